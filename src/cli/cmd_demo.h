@@ -1,0 +1,18 @@
+#pragma once
+
+#include "exit_code.h"
+
+namespace CLI {
+class App;
+}
+
+namespace cb::cli {
+
+struct DemoOptions {
+  double wait_in_open_s = 3.0;
+};
+
+CLI::App* setup_demo(CLI::App& app, DemoOptions& options);
+ExitCode run_demo(const DemoOptions& options);
+
+}  // namespace cb::cli

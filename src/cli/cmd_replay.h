@@ -1,0 +1,22 @@
+#pragma once
+
+#include <string>
+
+#include "exit_code.h"
+
+namespace CLI {
+class App;
+}
+
+namespace cb::cli {
+
+struct ReplayOptions {
+  int threshold = 0;
+  std::string cooldown;  // decimal seconds, read exactly
+  std::string input = "-";
+};
+
+CLI::App* setup_replay(CLI::App& app, ReplayOptions& options);
+ExitCode run_replay(const ReplayOptions& options);
+
+}  // namespace cb::cli

@@ -1,0 +1,51 @@
+// cb-lab: the circuit-breaker lab client. One file per subcommand (cmd_*.cpp).
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cmd_demo.h"
+#include "cmd_replay.h"
+#include "cmd_script.h"
+#include "exit_code.h"
+
+int main(int argc, char** argv) {
+  using namespace cb::cli;
+  CLI::App app{"cb-lab: a lab harness for the circuit-breaker pattern", "cb-lab"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("cb-lab ") + CB_LAB_VERSION);
+
+  DemoOptions demo;
+  ScriptOptions script;
+  ReplayOptions replay;
+  auto* demo_cmd = setup_demo(app, demo);
+  auto* script_cmd = setup_script(app, script);
+  auto* replay_cmd = setup_replay(app, replay);
+
+  // CLI11 would answer a mistyped subcommand with "a subcommand is required"; name it instead.
+  std::string known;
+  bool is_known = false;
+  for (const auto* sub : app.get_subcommands({})) {
+    known += (known.empty() ? "" : ", ") + sub->get_name();
+    is_known = is_known || (argc > 1 && sub->get_name() == argv[1]);
+  }
+  if (argc > 1 && argv[1][0] != '-' && !is_known) {
+    std::cerr << "cb-lab: unknown subcommand '" << argv[1] << "' (known: " << known << ")\n";
+    return to_int(ExitCode::Usage);
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // CLI11 prints help on --help (exit 0) and a message otherwise; bad usage is exit 2.
+    const int code = app.exit(e);
+    return code == 0 ? 0 : to_int(ExitCode::Usage);
+  }
+  try {
+    if (*demo_cmd) return to_int(run_demo(demo));
+    if (*script_cmd) return to_int(run_script(script));
+    if (*replay_cmd) return to_int(run_replay(replay));
+  } catch (const std::exception& e) {
+    // The program's edge: nothing below throws on bad input, so this is a bug or the system.
+    std::cerr << "cb-lab: internal error: " << e.what() << '\n';
+    return to_int(ExitCode::Failed);
+  }
+  return to_int(ExitCode::Usage);
+}

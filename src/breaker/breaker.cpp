@@ -26,9 +26,9 @@ CircuitBreaker::~CircuitBreaker() = default;
 // Runs f on the machine in one critical section, then hands any transitions it made to the
 // listeners, outside the lock and in order.
 template <class F>
-auto CircuitBreaker::locked(F&& f) {
+auto CircuitBreaker::locked(F&& f, std::optional<TimePoint> known_now) {
   std::unique_lock lock(mu_);
-  LazyNow now(clock_);
+  LazyNow now(clock_, known_now);
   auto run = [&] { return f(*machine_, now); };
   using R = decltype(run());
   auto finish = [&] {
@@ -87,7 +87,14 @@ void CircuitBreaker::deliver_pending() {
 }
 
 Admission CircuitBreaker::try_acquire() {
-  return locked([](StateMachine& m, LazyNow& now) { return m.admit(now); });
+  // While OPEN, most calls are refusals: answer them without the lock (see
+  // StateMachine::refuse_without_lock), and hand the clock reading on if the lock is needed.
+  std::optional<TimePoint> now;
+  if (machine_->may_refuse_without_lock()) {
+    now = clock_.now();
+    if (auto refused = machine_->refuse_without_lock(*now)) return {*refused, {0, State::Open}};
+  }
+  return locked([](StateMachine& m, LazyNow& lazy) { return m.admit(lazy); }, now);
 }
 
 RecordEffect CircuitBreaker::record(const Ticket& ticket, const CallResult& result) {

@@ -24,12 +24,13 @@ std::optional<double> judged_rate(std::uint32_t count, std::uint32_t calls, int 
 
 StateMachine::StateMachine(const ValidOptions& options, RandomSource* random, TimePoint created,
                            std::vector<Transition>& sink)
-    : o_(options.get()),
+    : uses_window_(options->trip.failure_rate_percent.has_value() || options->trip.slow_call_rate_percent.has_value()),
+      window_(options->trip.window),
+      since_(created),
+      o_(options.get()),
       cooldown_policy_(o_.cooldown),
       random_(random),
-      sink_(sink),
-      since_(created),
-      window_(o_.trip.window) {}
+      sink_(sink) {}
 
 // ---- Time ------------------------------------------------------------------------------------
 // Nobody runs a timer. An OPEN breaker is HALF_OPEN from the instant now - opened_at >= cooldown
@@ -137,7 +138,7 @@ void StateMachine::release(const Ticket& ticket) {
 void StateMachine::record_closed(bool failure, bool slow, LazyNow& now) {
   // Consecutive, not total: one success breaks the run (seed 000's first common mistake).
   consecutive_failures_ = failure ? consecutive_failures_ + 1 : 0;
-  window_.record(failure, slow, window_.uses_time() ? now() : TimePoint{});
+  if (uses_window_) window_.record(failure, slow, window_.uses_time() ? now() : TimePoint{});
   if (mode_ == Mode::ForcedClosed) return;  // metrics only
 
   const TripOptions& t = o_.trip;
@@ -206,10 +207,23 @@ void StateMachine::begin(State to, TimePoint at, Reason why) {
   if (to == State::Closed) failed_trials_ = 0;
   state_ = to;
   since_ = at;
+  publish_refusal_window();
   if (t.from != t.to) {
     ++counters_.transitions;
     sink_.push_back(t);
   }
+}
+
+void StateMachine::publish_refusal_window() noexcept {
+  Duration::rep before = kNoRefusal;
+  if (state_ == State::Open) before = mode_ == Mode::ForcedOpen ? kRefuseForever : (since_ + cooldown_).time_since_epoch().count();
+  refuse_before_.store(before, std::memory_order_release);
+}
+
+Counters StateMachine::counters() const noexcept {
+  Counters c = counters_;
+  c.not_permitted += lock_free_refusals_.load(std::memory_order_relaxed);
+  return c;
 }
 
 void StateMachine::clear_counts() {
@@ -250,7 +264,7 @@ Status StateMachine::status(LazyNow& now) {
   s.cooldown = cooldown_;
   if (state_ == State::Open && mode_ == Mode::Normal) s.open_remaining = since_ + cooldown_ - now();
   Metrics& m = s.metrics;
-  m.counters = counters_;
+  m.counters = counters();
   m.window = window_.totals();
   m.consecutive_failures = consecutive_failures_;
   m.trials_admitted = trials_admitted_;
@@ -278,7 +292,7 @@ Snapshot StateMachine::snapshot() const {
   s.trial_successes = trial_successes_;
   s.trial_failures = trial_failures_;
   s.trial_slow = trial_slow_;
-  s.counters = counters_;
+  s.counters = counters();
   return s;
 }
 
@@ -322,6 +336,8 @@ Result<void> StateMachine::restore(const Snapshot& s) {
   trials_admitted_ = s.trial_successes + s.trial_failures;
   first_trial_at_.reset();
   counters_ = s.counters;
+  lock_free_refusals_.store(0, std::memory_order_relaxed);
+  publish_refusal_window();
   return {};
 }
 

@@ -14,6 +14,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "cb/breaker/cooldown.h"
@@ -69,7 +70,7 @@ class CircuitBreaker {
   CircuitBreaker& operator=(const CircuitBreaker&) = delete;
 
   // Decides and reserves in one critical section: two threads can never both take the last
-  // half-open slot.
+  // half-open slot. A refusal's ticket means nothing (generation 0).
   [[nodiscard]] Admission try_acquire();
   RecordEffect record(const Ticket& ticket, const CallResult& result);
   // The permitted call was never made, or was abandoned: give back its half-open slot.
@@ -100,7 +101,7 @@ class CircuitBreaker {
  private:
   CircuitBreaker(const ValidOptions& options, const Clock& clock, RandomSource* random);
   template <class F>
-  auto locked(F&& f);
+  auto locked(F&& f, std::optional<TimePoint> known_now = std::nullopt);
   void deliver_pending();
 
   const Clock& clock_;

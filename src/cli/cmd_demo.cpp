@@ -12,7 +12,7 @@
 #include "cb/breaker/breaker.h"
 #include "cb/breaker/profiles.h"
 #include "cb/classify/classifier.h"
-#include "cb/exercises/decimal_time.h"
+#include "cb/decimal_time.h"
 
 namespace cb::cli {
 namespace {
@@ -81,12 +81,12 @@ ExitCode run_demo(const DemoOptions& options) {
   CircuitBreaker& b = **created;
   std::vector<std::string> log;
   b.subscribe([&](const Transition& t) {
-    log.push_back("t=" + exercises::format_seconds(t.at.time_since_epoch()) + " s  " + std::string(to_string(t.from)) +
+    log.push_back("t=" + cb::format_seconds(t.at.time_since_epoch()) + " s  " + std::string(to_string(t.from)) +
                   "->" + std::string(to_string(t.to)) + "  (" + std::string(to_string(t.reason)) + ")");
   });
 
   std::cout << "The lab's breaker (profile lab: window 10, minimum 5, failure rate >= 50%, 3 trials), "
-            << exercises::format_seconds(wait) << " s in OPEN, on a simulated clock:\n\n";
+            << cb::format_seconds(wait) << " s in OPEN, on a simulated clock:\n\n";
   // Each step's calls happen before its description is taken (operands of + are unsequenced).
   auto step = [&](const std::string& name, const std::string& what, CircuitBreaker& breaker, const std::string& path,
                   int n) {
@@ -100,7 +100,7 @@ ExitCode run_demo(const DemoOptions& options) {
   line("step 4", "10 calls while OPEN",
        std::to_string(demo.reached_backend - before) + " of 10 reached the downstream  -> " + describe(b));
   demo.clock.advance(wait);
-  step("step 5", "wait " + exercises::format_seconds(wait) + " s, 1 x /fast", b, "/fast", 1);
+  step("step 5", "wait " + cb::format_seconds(wait) + " s, 1 x /fast", b, "/fast", 1);
   step("step 6", "/fast until CLOSED", b, "/fast", 2);
   auto fresh = CircuitBreaker::create(profiles::lab(wait), demo.clock);
   step("step 7", "new breaker, 10 x /bad (400)", **fresh, "/bad", 10);

@@ -4,7 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "cb/exercises/decimal_time.h"
+#include "cb/decimal_time.h"
 #include "cb/exercises/replay.h"
 #include "input.h"
 
@@ -33,7 +33,7 @@ CLI::App* setup_replay(CLI::App& app, ReplayOptions& options) {
 
 ExitCode run_replay(const ReplayOptions& options) {
   if (options.threshold < 1) return fail("--threshold: must be >= 1, got " + std::to_string(options.threshold));
-  auto cooldown = exercises::parse_seconds(options.cooldown);
+  auto cooldown = cb::parse_seconds(options.cooldown);
   if (!cooldown) return fail("--cooldown: " + cooldown.error().message);
   if (cooldown->count() < 0) return fail("--cooldown: must be >= 0, got " + options.cooldown);
 

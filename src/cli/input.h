@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <string>
 
-#include "cb/breaker/result.h"
+#include "cb/result.h"
 
 namespace cb::cli {
 

@@ -4,7 +4,7 @@
 #include <ostream>
 
 #include "cb/breaker/profiles.h"
-#include "cb/exercises/decimal_time.h"
+#include "cb/decimal_time.h"
 
 namespace cb::exercises {
 namespace {

@@ -21,7 +21,7 @@
 #include "cb/breaker/metrics.h"
 #include "cb/breaker/options.h"
 #include "cb/breaker/outcome.h"
-#include "cb/breaker/result.h"
+#include "cb/result.h"
 #include "cb/breaker/state.h"
 #include "cb/breaker/time.h"
 #include "cb/breaker/transition.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-#include "cb/breaker/result.h"
+#include "cb/result.h"
 #include "cb/breaker/time.h"
 
 namespace cb {

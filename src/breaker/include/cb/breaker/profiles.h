@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "cb/breaker/options.h"
-#include "cb/breaker/result.h"
+#include "cb/result.h"
 
 namespace cb::profiles {
 

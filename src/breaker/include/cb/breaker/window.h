@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cb/breaker/options.h"
-#include "cb/breaker/result.h"
+#include "cb/result.h"
 #include "cb/breaker/time.h"
 
 namespace cb {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cb/breaker/outcome.h"
-#include "cb/breaker/result.h"
+#include "cb/result.h"
 
 namespace cb::classify {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cb/breaker/result.h"
+#include "cb/result.h"
 #include "cb/breaker/time.h"
 
 namespace cb::exercises {

@@ -1,16 +1,20 @@
-#include "cb/exercises/decimal_time.h"
+#include "cb/decimal_time.h"
+
+#include <array>
+#include <limits>
+#include <utility>
 
 #include <cstdint>
 #include <limits>
 
-namespace cb::exercises {
+namespace cb {
 namespace {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 }  // namespace
 
-Result<Duration> parse_seconds(std::string_view text) {
+Result<std::chrono::microseconds> parse_seconds(std::string_view text) {
   const std::string quoted = "'" + std::string(text.substr(0, 40)) + (text.size() > 40 ? "...'" : "'");
   std::size_t i = 0;
   bool negative = false;
@@ -63,10 +67,42 @@ Result<Duration> parse_seconds(std::string_view text) {
     if (us > kMax / 10) return Error{quoted + " is out of range"};
     us *= 10;
   }
-  return Duration{negative ? -us : us};
+  return std::chrono::microseconds{negative ? -us : us};
 }
 
-std::string format_seconds(Duration d) {
+Result<std::chrono::microseconds> parse_duration(std::string_view text) {
+  // Longest suffixes first, so "ms" is not read as "m" and "s" is not read out of "us".
+  static constexpr std::array kUnits{
+      std::pair{std::string_view{"us"}, 1LL},          std::pair{std::string_view{"ms"}, 1'000LL},
+      std::pair{std::string_view{"s"}, 1'000'000LL},   std::pair{std::string_view{"m"}, 60'000'000LL},
+      std::pair{std::string_view{"h"}, 3'600'000'000LL},
+  };
+  long long scale = 1'000'000;
+  std::string_view number = text;
+  for (const auto& [suffix, us] : kUnits) {
+    if (text.size() > suffix.size() && text.substr(text.size() - suffix.size()) == suffix) {
+      number = text.substr(0, text.size() - suffix.size());
+      scale = us;
+      break;
+    }
+  }
+  // Read the number as if it were seconds (exact, in millionths), then rescale: units below a
+  // second divide (exactly, or it is finer than a microsecond), units above multiply.
+  auto value = parse_seconds(number);
+  if (!value) return Error{"'" + std::string(text) + "' is not a duration (a number with us, ms, s, m or h)"};
+  const long long v = value->count();
+  if (scale < 1'000'000) {
+    const long long divisor = 1'000'000 / scale;
+    if (v % divisor != 0) return Error{"'" + std::string(text) + "' is finer than a microsecond"};
+    return std::chrono::microseconds{v / divisor};
+  }
+  const long long factor = scale / 1'000'000;
+  if (v > std::numeric_limits<long long>::max() / factor || v < std::numeric_limits<long long>::min() / factor)
+    return Error{"'" + std::string(text) + "' is out of range"};
+  return std::chrono::microseconds{v * factor};
+}
+
+std::string format_seconds(std::chrono::microseconds d) {
   auto us = d.count();
   std::string sign;
   if (us < 0) {
@@ -84,4 +120,4 @@ std::string format_seconds(Duration d) {
   return out;
 }
 
-}  // namespace cb::exercises
+}  // namespace cb

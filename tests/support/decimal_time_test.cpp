@@ -1,13 +1,13 @@
 #include <doctest/doctest.h>
 
-#include "cb/exercises/decimal_time.h"
+#include "cb/decimal_time.h"
 
-namespace cb::exercises {
+namespace cb {
 namespace {
 
 using namespace std::chrono_literals;
 
-Duration ok(std::string_view s) {
+std::chrono::microseconds ok(std::string_view s) {
   auto r = parse_seconds(s);
   REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
   return *r;
@@ -26,7 +26,7 @@ TEST_CASE("decimal seconds are read exactly to the microsecond") {
   CHECK(ok("1.5E-3") == 1500us);
   CHECK(ok("25e-6") == 25us);
   CHECK(ok("0.000001") == 1us);
-  CHECK(ok("9223372036854") == Duration{9223372036854000000});
+  CHECK(ok("9223372036854") == std::chrono::microseconds{9223372036854000000});
 }
 
 TEST_CASE("what is not an exact number of microseconds is refused - with the text") {
@@ -45,6 +45,27 @@ TEST_CASE("what is not an exact number of microseconds is refused - with the tex
   CHECK(error("1e999999999") == "'1e999999999' is out of range");
 }
 
+TEST_CASE("durations carry a unit and are exact too") {
+  auto d = [](std::string_view s) {
+    auto r = parse_duration(s);
+    REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+    return *r;
+  };
+  CHECK(d("4s") == 4s);
+  CHECK(d("250ms") == 250ms);
+  CHECK(d("1.5ms") == 1500us);
+  CHECK(d("90us") == 90us);
+  CHECK(d("1.5m") == 90s);
+  CHECK(d("2h") == 7200s);
+  CHECK(d("3") == 3s);  // a bare number is seconds
+  CHECK(d("0.1s") + d("0.2s") == d("0.3s"));
+  CHECK(parse_duration("0.5us").error().message == "'0.5us' is finer than a microsecond");
+  CHECK(parse_duration("fast").error().message == "'fast' is not a duration (a number with us, ms, s, m or h)");
+  CHECK(parse_duration("s").error().message == "'s' is not a duration (a number with us, ms, s, m or h)");
+  CHECK(parse_duration("4 s").error().message == "'4 s' is not a duration (a number with us, ms, s, m or h)");
+  CHECK(parse_duration("1e10h").error().message == "'1e10h' is out of range");
+}
+
 TEST_CASE("format_seconds writes the shortest exact decimal") {
   CHECK(format_seconds(1500ms) == "1.5");
   CHECK(format_seconds(3s) == "3");
@@ -54,4 +75,4 @@ TEST_CASE("format_seconds writes the shortest exact decimal") {
 }
 
 }  // namespace
-}  // namespace cb::exercises
+}  // namespace cb

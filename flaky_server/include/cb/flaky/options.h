@@ -1,0 +1,45 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "cb/flaky/record.h"
+
+#include "cb/result.h"
+
+namespace cb::flaky {
+
+using namespace std::chrono_literals;
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 8110;           // 0: any free port (the "listening on" line says which)
+  bool allow_remote = false; // binding anything but loopback needs this, on purpose
+  std::chrono::microseconds toggle_period = 4s;   // /toggle: healthy, then 500, in turns (seed 003)
+  std::chrono::microseconds slow_default = 3500ms;  // /slow without ?ms=: past the lab's 3 s slow line
+  std::chrono::microseconds hang_limit = 60s;     // /hang gives up on a forgotten client after this
+  std::size_t record_capacity = 10'000;           // entries the request record holds
+  int threads = 64;            // worker threads; each open connection holds one while it is open
+  bool access_log = false;     // one line per request on stderr
+  // Per request: how long a client may take to send it, and how many bytes it may be.
+  std::chrono::microseconds request_timeout = 5s;
+  std::size_t max_request_bytes = 64 * 1024;
+  std::chrono::microseconds keep_alive_timeout = 5s;
+  // The server's monotonic clock, as time since it started: what /toggle's phase and the
+  // record's t_ms read. Empty: std::chrono::steady_clock. Tests set it to move time by hand.
+  std::function<std::chrono::microseconds()> clock;
+  // Told of every lab request as it arrives (Outcome::Pending) and as it ends, on the worker
+  // thread, outside any lock. For tests that must act once the server has seen something.
+  std::function<void(std::uint64_t seq, std::string_view path, Outcome outcome)> observer;
+};
+
+// Every rule a configuration must obey; errors name the flag.
+[[nodiscard]] Result<void> validate(const ServerOptions& o);
+
+// 127.0.0.0/8, ::1 and "localhost".
+[[nodiscard]] bool is_loopback(const std::string& host);
+
+}  // namespace cb::flaky

@@ -1,0 +1,62 @@
+#pragma once
+// cpp-httplib's Server, with our own connection loop and router. Why not its defaults:
+// - Nagle's algorithm would hold each small keep-alive response ~40 ms: TCP_NODELAY is set.
+// - Its thread pool stalls keep-alive clients beyond the pool size until one times out: an idle
+//   connection here gives its thread up as soon as another connection waits for one.
+// - It keeps connections only 5 requests: here a connection lives until idle or told to close.
+// - SO_REUSEPORT (its default) would let a second server bind the same port and share the
+//   traffic: only SO_REUSEADDR is set, so a port in use is an error.
+// - Its regex routes run per request: one pre-routing handler dispatches on the exact path.
+// - /reset and /garbage need the socket itself: the connection loop owns it (connection.h).
+
+#include <httplib.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+
+#include "cb/flaky/options.h"
+#include "cb/flaky/record.h"
+#include "connection.h"
+
+namespace cb::flaky {
+
+class WorkerPool;
+
+class HttpServer final : public httplib::Server {
+ public:
+  HttpServer(const ServerOptions& options, RequestRecord& record);
+
+  // After bind: httplib listens with a backlog of 5, too few for 16 clients connecting at once.
+  void widen_backlog();
+
+  // Stops accepting and wakes everything that waits (keep-alive, /slow, /hang).
+  void begin_stop();
+  [[nodiscard]] bool stopping() const noexcept { return stopping_.load(std::memory_order_acquire); }
+
+  enum class Wake { Elapsed, ClientGone, Stopping };
+  // Waits up to `d`, watching for the server stopping and the client going away.
+  Wake wait(const Connection& conn, std::chrono::microseconds d);
+
+  [[nodiscard]] std::int64_t mono_us() const;
+  [[nodiscard]] const ServerOptions& options() const noexcept { return options_; }
+  [[nodiscard]] RequestRecord& record() noexcept { return record_; }
+
+ private:
+  bool process_and_close_socket(socket_t sock) override;
+  bool wait_for_next_request(const Connection& conn, const SocketStream& strm, bool first);
+  HandlerResponse route(const httplib::Request& req, httplib::Response& res);
+  void admin(const httplib::Request& req, httplib::Response& res);
+  void log_line(const httplib::Request& req, int status, std::string_view outcome, std::int64_t duration_us) const;
+
+  ServerOptions options_;
+  RequestRecord& record_;
+  std::chrono::steady_clock::time_point started_;
+  std::atomic<bool> stopping_{false};
+  std::mutex stop_mu_;
+  std::condition_variable stop_cv_;
+  WorkerPool* pool_ = nullptr;  // owned by httplib's listen loop
+};
+
+}  // namespace cb::flaky

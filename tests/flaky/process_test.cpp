@@ -1,0 +1,104 @@
+// flaky-server as a program: its one line on start, its exit codes, and its signals.
+#include <doctest/doctest.h>
+#include <httplib.h>
+
+#include <csignal>
+#include <regex>
+
+#include "process.h"
+#include "raw_socket.h"
+
+namespace cb::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct Started {
+  std::unique_ptr<Process> process;
+  int port = 0;
+};
+
+Started start_server(std::vector<std::string> extra = {}) {
+  std::vector<std::string> argv{FLAKY_SERVER_BIN, "--port", "0"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  Started s{std::make_unique<Process>(argv)};
+  const auto line = s.process->read_line();
+  REQUIRE(line.has_value());
+  std::smatch m;
+  REQUIRE(std::regex_match(*line, m, std::regex(R"(listening on http://127\.0\.0\.1:(\d+))")));
+  s.port = std::stoi(m[1]);
+  return s;
+}
+
+TEST_CASE("flaky-server process: prints where it listens - serves - and stops cleanly on SIGTERM") {
+  auto s = start_server();
+  httplib::Client c("127.0.0.1", s.port);
+  auto r = c.Get("/fast");
+  REQUIRE(r);
+  CHECK(r->status == 200);
+  s.process->signal(SIGTERM);
+  CHECK(s.process->wait(2s) == 0);
+}
+
+TEST_CASE("flaky-server process: SIGINT too") {
+  auto s = start_server();
+  s.process->signal(SIGINT);
+  CHECK(s.process->wait(2s) == 0);
+}
+
+TEST_CASE("flaky-server process: a stop cuts a hanging request within a second") {
+  auto s = start_server({"--hang-limit", "60s"});
+  RawSocket hanging(s.port);
+  REQUIRE(hanging.send("GET /hang HTTP/1.1\r\nHost: x\r\n\r\n"));
+  // Whether or not the request was already being served, the server must be gone in a second
+  // and the connection closed, not left for the 60 s hang limit.
+  httplib::Client c("127.0.0.1", s.port);
+  REQUIRE(c.Get("/fast"));
+  s.process->signal(SIGTERM);
+  CHECK(s.process->wait(1500ms) == 0);
+  int error = 99;
+  (void)hanging.receive_all(1000, &error);
+  CHECK(error != -1);  // closed or reset, not still open
+}
+
+TEST_CASE("flaky-server process: a port in use is a one-line error and exit 2") {
+  auto first = start_server();
+  const Ran second = run({FLAKY_SERVER_BIN, "--port", std::to_string(first.port)});
+  CHECK(second.exit_code == 2);
+  CHECK(second.err == "flaky-server: cannot listen on 127.0.0.1:" + std::to_string(first.port) +
+                          ": address already in use\n");
+  CHECK(second.out.empty());
+}
+
+TEST_CASE("flaky-server process: bad flags are one-line errors and exit 2") {
+  SUBCASE("a duration without sense") {
+    const Ran r = run({FLAKY_SERVER_BIN, "--port", "0", "--toggle-period", "4 parsecs"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "flaky-server: --toggle-period: '4 parsecs' is not a duration (a number with us, ms, s, m or h)\n");
+  }
+  SUBCASE("a port that is not a number") {
+    const Ran r = run({FLAKY_SERVER_BIN, "--port", "eighty"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("--port") != std::string::npos);
+  }
+  SUBCASE("a public address without --allow-remote") {
+    const Ran r = run({FLAKY_SERVER_BIN, "--port", "0", "--host", "0.0.0.0"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.rfind("flaky-server: --host: 0.0.0.0 is not a loopback address", 0) == 0);
+  }
+}
+
+TEST_CASE("flaky-server process: --log writes one line per request on stderr") {
+  auto s = start_server({"--log"});
+  httplib::Client c("127.0.0.1", s.port);
+  REQUIRE(c.Get("/fast"));
+  REQUIRE(c.Get("/always500"));
+  s.process->signal(SIGTERM);
+  REQUIRE(s.process->wait(2s) == 0);
+  const std::string err = s.process->read_all_stderr();
+  CHECK(std::regex_search(err, std::regex(R"(Z 127\.0\.0\.1:\d+ GET /fast 200 answered [0-9.]+ms\n)")));
+  CHECK(std::regex_search(err, std::regex(R"(GET /always500 500 answered)")));
+}
+
+}  // namespace
+}  // namespace cb::testing

@@ -1,0 +1,175 @@
+#include "process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+
+extern char** environ;
+
+namespace cb::testing {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void set_cloexec(int fd) { ::fcntl(fd, F_SETFD, FD_CLOEXEC); }
+
+int remaining_ms(Clock::time_point until) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
+  return static_cast<int>(std::max<long>(left, 0));
+}
+
+std::string drain(int fd) {
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env, int in_fd, int out_fd,
+            int err_fd) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
+  for (const auto& e : env) env_strings.push_back(e);
+  std::vector<char*> envp;
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    if (in_fd >= 0) ::dup2(in_fd, 0);
+    ::dup2(out_fd, 1);
+    ::dup2(err_fd, 2);
+    ::execve(args[0], args.data(), envp.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+int decode(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
+
+}  // namespace
+
+Process::Process(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  int out[2];
+  int err[2];
+  if (::pipe(out) != 0 || ::pipe(err) != 0) throw std::runtime_error("pipe");
+  set_cloexec(out[0]);
+  set_cloexec(err[0]);
+  pid_ = spawn(argv, env, -1, out[1], err[1]);
+  ::close(out[1]);
+  ::close(err[1]);
+  out_ = out[0];
+  err_ = err[0];
+}
+
+Process::~Process() {
+  if (!reaped_) {
+    ::kill(-pid_, SIGKILL);
+    ::waitpid(pid_, &status_, 0);
+  }
+  ::close(out_);
+  ::close(err_);
+}
+
+std::optional<std::string> Process::read_line(std::chrono::milliseconds timeout) {
+  const auto until = Clock::now() + timeout;
+  for (;;) {
+    if (const auto nl = out_buf_.find('\n'); nl != std::string::npos) {
+      std::string line = out_buf_.substr(0, nl);
+      out_buf_.erase(0, nl + 1);
+      return line;
+    }
+    pollfd p{out_, POLLIN, 0};
+    if (::poll(&p, 1, remaining_ms(until)) <= 0) return std::nullopt;
+    char buf[4096];
+    const ssize_t n = ::read(out_, buf, sizeof buf);
+    if (n <= 0) return std::nullopt;
+    out_buf_.append(buf, static_cast<std::size_t>(n));
+  }
+}
+
+std::string Process::read_rest_of_stdout() {
+  std::string rest = std::move(out_buf_);
+  out_buf_.clear();
+  return rest + drain(out_);
+}
+
+std::string Process::read_all_stderr() { return drain(err_); }
+
+void Process::signal(int sig) const { ::kill(pid_, sig); }
+
+std::optional<int> Process::wait(std::chrono::milliseconds timeout) {
+  if (reaped_) return decode(status_);
+  const auto until = Clock::now() + timeout;
+  while (Clock::now() < until) {
+    const pid_t r = ::waitpid(pid_, &status_, WNOHANG);
+    if (r == pid_) {
+      reaped_ = true;
+      return decode(status_);
+    }
+    // Polling a child's exit; the bound above is what the test asserts, not this interval.
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ::kill(-pid_, SIGKILL);
+  ::waitpid(pid_, &status_, 0);
+  reaped_ = true;
+  return std::nullopt;
+}
+
+Ran run(const std::vector<std::string>& argv, const std::string& stdin_text, const std::vector<std::string>& env,
+        std::chrono::milliseconds timeout) {
+  int in[2];
+  int out[2];
+  int err[2];
+  if (::pipe(in) != 0 || ::pipe(out) != 0 || ::pipe(err) != 0) throw std::runtime_error("pipe");
+  for (int fd : {in[1], out[0], err[0]}) set_cloexec(fd);
+  const pid_t pid = spawn(argv, env, in[0], out[1], err[1]);
+  ::close(in[0]);
+  ::close(out[1]);
+  ::close(err[1]);
+  std::thread feeder([&] {
+    std::size_t done = 0;
+    while (done < stdin_text.size()) {
+      const ssize_t n = ::write(in[1], stdin_text.data() + done, stdin_text.size() - done);
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    ::close(in[1]);
+  });
+  // A program that outlives its bound is killed (with its process group), which ends the
+  // reads below.
+  std::atomic<bool> finished{false};
+  std::thread watchdog([&] {
+    const auto until = Clock::now() + timeout;
+    while (!finished.load() && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (!finished.load()) ::kill(-pid, SIGKILL);
+  });
+  std::string err_text;
+  std::thread err_reader([&] { err_text = drain(err[0]); });
+  std::string out_text = drain(out[0]);
+  err_reader.join();
+  feeder.join();
+  ::close(out[0]);
+  ::close(err[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  finished.store(true);
+  watchdog.join();
+  return {decode(status), std::move(out_text), std::move(err_text)};
+}
+
+}  // namespace cb::testing

@@ -1,0 +1,52 @@
+#pragma once
+// Test-only: a child process with its stdout and stderr captured, for tests that run our
+// programs for real (a server on a free port, cb-lab, cb-grade).
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cb::testing {
+
+class Process {
+ public:
+  // Starts `argv[0]` with `argv`; `env` entries ("K=V") are added to the environment.
+  explicit Process(const std::vector<std::string>& argv, const std::vector<std::string>& env = {});
+  ~Process();
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+
+  // The next line of stdout, or nullopt at EOF or after `timeout` (a bound, not a wait for state).
+  std::optional<std::string> read_line(std::chrono::milliseconds timeout = std::chrono::seconds{10});
+  // Everything still to come on stdout / stderr until the process closes them.
+  std::string read_rest_of_stdout();
+  std::string read_all_stderr();
+  void signal(int sig) const;
+  // Exit status (or 128 + signal); nullopt if it has not exited within `timeout`, when it is killed.
+  std::optional<int> wait(std::chrono::milliseconds timeout = std::chrono::seconds{10});
+  [[nodiscard]] pid_t pid() const { return pid_; }
+
+ private:
+  pid_t pid_ = -1;
+  int out_ = -1;
+  int err_ = -1;
+  std::string out_buf_;
+  bool reaped_ = false;
+  int status_ = 0;
+};
+
+// Runs a program to the end: exit code, stdout, stderr.
+struct Ran {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+Ran run(const std::vector<std::string>& argv, const std::string& stdin_text = {},
+        const std::vector<std::string>& env = {}, std::chrono::milliseconds timeout = std::chrono::seconds{60});
+
+}  // namespace cb::testing

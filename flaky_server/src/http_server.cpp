@@ -3,6 +3,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -25,13 +26,6 @@ std::int64_t wall_us() {
       .count();
 }
 
-bool client_gone(int fd) {
-  pollfd p{fd, POLLIN | POLLRDHUP, 0};
-  if (::poll(&p, 1, 0) <= 0) return false;
-  if ((p.revents & (POLLHUP | POLLERR | POLLRDHUP)) != 0) return true;
-  char c = 0;
-  return ::recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
-}
 
 bool has_body(const httplib::Request& req) {
   return (req.has_header("Content-Length") && req.get_header_value("Content-Length") != "0") ||
@@ -55,7 +49,7 @@ std::optional<std::uint64_t> param_u64(const httplib::Request& req, const char* 
 }  // namespace
 
 HttpServer::HttpServer(const ServerOptions& options, RequestRecord& record)
-    : options_(options), record_(record), started_(Clock::now()) {
+    : options_(options), record_(record), started_(Clock::now()), stop_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
   set_socket_options([](socket_t sock) {
     int yes = 1;
     ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
@@ -79,14 +73,14 @@ HttpServer::HttpServer(const ServerOptions& options, RequestRecord& record)
   });
 }
 
+HttpServer::~HttpServer() { ::close(stop_fd_); }
+
 void HttpServer::widen_backlog() { ::listen(svr_sock_, SOMAXCONN); }
 
 void HttpServer::begin_stop() {
-  {
-    std::lock_guard lock(stop_mu_);
-    stopping_.store(true, std::memory_order_release);
-  }
-  stop_cv_.notify_all();
+  stopping_.store(true, std::memory_order_release);
+  const std::uint64_t one = 1;
+  (void)!::write(stop_fd_, &one, sizeof one);
   // httplib's stop() does nothing until its listen loop has set is_running_, so a stop that comes
   // right after start would leave the loop blocked in accept() for good. Closing the socket
   // here works whenever it comes: a loop already in accept() wakes, one not yet started never
@@ -103,16 +97,18 @@ std::int64_t HttpServer::mono_us() const {
   return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started_).count();
 }
 
+// One poll on the client's socket and the stop signal, for the whole wait: POLLRDHUP (with
+// POLLHUP and POLLERR, always reported) says the client has gone, without reading anything it
+// may have sent.
 HttpServer::Wake HttpServer::wait(const Connection& conn, std::chrono::microseconds d) {
   const auto until = Clock::now() + d;
-  std::unique_lock lock(stop_mu_);
   for (;;) {
     if (stopping()) return Wake::Stopping;
-    const auto now = Clock::now();
-    if (now >= until) return Wake::Elapsed;
-    // Short slices: a client that gives up is noticed within 50 ms, and its thread freed.
-    stop_cv_.wait_for(lock, std::min<Clock::duration>(until - now, 50ms));
-    if (client_gone(conn.fd)) return Wake::ClientGone;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
+    if (left <= 0ms) return Wake::Elapsed;
+    pollfd p[2] = {{conn.fd, POLLRDHUP, 0}, {stop_fd_, POLLIN, 0}};
+    const int timeout = static_cast<int>(std::min<long long>(left.count() + 1, 24LL * 3600 * 1000));
+    if (::poll(p, 2, timeout) > 0 && (p[0].revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0) return Wake::ClientGone;
   }
 }
 
@@ -131,8 +127,10 @@ bool HttpServer::wait_for_next_request(const Connection& conn, const SocketStrea
     if (now >= until) return false;
     if (!first && now - start >= 50ms && pool_ != nullptr && pool_->waiting() > 0) return false;
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count();
-    pollfd p{conn.fd, POLLIN, 0};
-    if (::poll(&p, 1, static_cast<int>(std::min<long>(left, first ? 100 : 25))) > 0) return true;
+    // The stop signal wakes this at once; the 25 ms slices are only for noticing waiters.
+    pollfd p[2] = {{conn.fd, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
+    if (::poll(p, 2, static_cast<int>(std::min<long>(left, 25))) > 0 && (p[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0)
+      return true;
   }
 }
 

@@ -13,8 +13,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
 
 #include "cb/flaky/options.h"
 #include "cb/flaky/record.h"
@@ -27,6 +25,7 @@ class WorkerPool;
 class HttpServer final : public httplib::Server {
  public:
   HttpServer(const ServerOptions& options, RequestRecord& record);
+  ~HttpServer() override;
 
   // After bind: httplib listens with a backlog of 5, too few for 16 clients connecting at once.
   void widen_backlog();
@@ -54,8 +53,9 @@ class HttpServer final : public httplib::Server {
   RequestRecord& record_;
   std::chrono::steady_clock::time_point started_;
   std::atomic<bool> stopping_{false};
-  std::mutex stop_mu_;
-  std::condition_variable stop_cv_;
+  // Readable once the server is stopping (an eventfd that is written once and never read), so
+  // every wait can include it in its poll and wake at once.
+  int stop_fd_ = -1;
   WorkerPool* pool_ = nullptr;  // owned by httplib's listen loop
 };
 

@@ -53,7 +53,8 @@ TEST_CASE("flaky-server process: a stop cuts a hanging request within a second")
   // Whether or not the request was already being served, the server must be gone in a second
   // and the connection closed, not left for the 60 s hang limit.
   httplib::Client c("127.0.0.1", s.port);
-  REQUIRE(c.Get("/fast"));
+  auto fast = c.Get("/fast");
+  REQUIRE_MESSAGE(fast, httplib::to_string(fast.error()));
   s.process->signal(SIGTERM);
   CHECK(s.process->wait(1500ms) == 0);
   int error = 99;

@@ -332,6 +332,20 @@ TEST_CASE("flaky server: garbage and half-sent requests neither crash it nor cou
   CHECK(s.record()["entries"].back()["path"] == "/fast");
 }
 
+TEST_CASE("flaky server: a client that trickles its request is cut off at the request timeout") {
+  ServerOptions o;
+  o.request_timeout = 200ms;
+  TestServer s(o);
+  RawSocket slow(s.port());
+  REQUIRE(slow.send("GET /fast HTTP/1.1\r\nHost: x\r\n"));  // ...and the rest never comes
+  int error = 99;
+  (void)slow.receive_all(5000, &error);
+  CHECK(error != -1);  // the server closed it; the 5 s bound here is far above the 200 ms
+  CHECK(s.count() == 0);
+  auto c = s.client();
+  CHECK(status_of(c, "/fast") == 200);
+}
+
 TEST_CASE("flaky server: more keep-alive clients than threads do not stall") {
   ServerOptions o;
   o.threads = 2;

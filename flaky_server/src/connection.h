@@ -40,6 +40,11 @@ class SocketStream final : public httplib::Stream {
   // Sends what write() has held back; false if the peer could not take it all.
   bool flush();
 
+  // Between requests: one blocking receive (bounded by the socket's SO_RCVTIMEO) straight into
+  // the read buffer, instead of a poll and then a receive.
+  enum class Arrival : std::uint8_t { Data, Quiet, Closed };
+  Arrival await_request();
+
   bool is_readable() const override;
   bool is_writable() const override;
   ssize_t read(char* ptr, size_t size) override;

@@ -44,7 +44,7 @@ class HttpServer final : public httplib::Server {
 
  private:
   bool process_and_close_socket(socket_t sock) override;
-  bool wait_for_next_request(const Connection& conn, const SocketStream& strm, bool first);
+  bool wait_for_next_request(const Connection& conn, SocketStream& strm, bool first);
   HandlerResponse route(const httplib::Request& req, httplib::Response& res);
   void admin(const httplib::Request& req, httplib::Response& res);
   void log_line(const httplib::Request& req, int status, std::string_view outcome, std::int64_t duration_us) const;

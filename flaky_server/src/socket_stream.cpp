@@ -138,6 +138,18 @@ bool SocketStream::flush() {
   return whole;
 }
 
+SocketStream::Arrival SocketStream::await_request() {
+  if (has_buffered()) return Arrival::Data;
+  const ssize_t n = ::recv(conn_.fd, buf_.data(), buf_.size(), 0);
+  if (n > 0) {
+    pos_ = 0;
+    len_ = static_cast<std::size_t>(n);
+    return Arrival::Data;
+  }
+  if (n == 0) return Arrival::Closed;
+  return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? Arrival::Quiet : Arrival::Closed;
+}
+
 // Asked for on every request; the answer cannot change within a connection.
 void SocketStream::get_remote_ip_and_port(std::string& ip, int& port) const {
   if (remote_port_ < 0) address_of(conn_.fd, true, remote_ip_, remote_port_);

@@ -1,0 +1,35 @@
+#pragma once
+// A class's submissions at once: every subdirectory of a root is a submission, graded in
+// parallel, into one gradebook.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cb/grade/grade.h"
+#include "cb/grade/run_student.h"
+
+namespace cb::grade {
+
+struct BatchOptions {
+  std::string root;
+  std::string files_dir = ".";                 // inside each submission, where the lab's files are
+  std::optional<std::string> run_command;      // --run, in each submission, on a server of its own
+  std::chrono::milliseconds timeout = std::chrono::seconds{60};
+  GradeOptions grade;
+  int jobs = 0;                                // 0: one per core
+};
+
+struct BatchRow {
+  std::string submission;  // the subdirectory's name
+  std::optional<Report> report;
+  std::string error;       // when it could not be graded at all
+};
+
+// Errors: the root cannot be listed.
+[[nodiscard]] Result<std::vector<BatchRow>> grade_batch(const BatchOptions& options);
+
+[[nodiscard]] std::string gradebook_csv(const std::vector<BatchRow>& rows);
+[[nodiscard]] std::string gradebook_json(const std::vector<BatchRow>& rows);
+
+}  // namespace cb::grade

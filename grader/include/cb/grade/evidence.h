@@ -1,0 +1,66 @@
+#pragma once
+// The server's record: what really reached the flaky server, read from its /admin/record. The
+// grader believes this over any file a student wrote.
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cb/result.h"
+
+namespace cb::grade {
+
+struct RecordEntry {
+  std::uint64_t seq = 0;
+  double t_ms = 0;                     // arrival, since the server started
+  std::optional<std::int64_t> wall_us; // arrival, Unix epoch
+  std::string method;
+  std::string path;
+  std::optional<int> status;           // none if no status line was sent
+  std::string outcome;
+  bool counted = false;
+  std::optional<std::int64_t> count;   // /count: the value answered
+  std::optional<double> duration_ms;
+};
+
+struct Record {
+  std::uint64_t epoch = 0;
+  std::uint64_t count = 0;
+  bool gap = false;  // entries were dropped before they could be read
+  std::vector<RecordEntry> entries;
+};
+
+// /admin/record's JSON. Anything not of that shape is an error naming the field.
+[[nodiscard]] Result<Record> parse_record(std::string_view json);
+
+// The record as JSON in /admin/record's own shape, so that parse_record reads it back: for
+// keeping the evidence a grade was given on (--save-record) and grading on it later (--record).
+[[nodiscard]] std::string to_json(const Record& record);
+
+// GET {server}/admin/record, all pages. Errors: not reachable, or not a flaky server.
+[[nodiscard]] Result<Record> fetch_record(const std::string& server_url,
+                                          std::chrono::milliseconds timeout = std::chrono::seconds{5});
+
+// The lab run the record shows, in the lab's own terms (DESIGN.md section 5).
+struct LabRun {
+  std::vector<const RecordEntry*> lab;          // counted requests, in order
+  std::vector<const RecordEntry*> count_calls;  // /count requests, in order
+  std::size_t fast_before_first_500 = 0;        // /fast answered 200 before the first /always500
+  std::size_t other_before_first_500 = 0;       // anything else before it
+  std::size_t always500 = 0;                    // /always500 requests received, in all
+  // Step 3's /always500: from the first one to the first /count after it (fastfail's "before")
+  // or the first other request. Calls leaking through OPEN in step 4 come after that /count.
+  std::size_t first_burst_500 = 0;
+  std::optional<std::size_t> trip;              // index in `lab` of the burst's last /always500
+  std::optional<std::size_t> last_500;          // index in `lab` of the last /always500
+  std::optional<double> gap_after_open_ms;      // arrival of the next request after it, minus its end
+  std::vector<const RecordEntry*> trials;       // after the last /always500, before the first /bad
+  std::size_t bad = 0;                          // /bad requests received
+  std::size_t bad_answered_400 = 0;
+};
+[[nodiscard]] LabRun analyse(const Record& record);
+
+}  // namespace cb::grade

@@ -1,0 +1,52 @@
+#pragma once
+// Reading a submission without trusting it: only regular files, only inside the submission
+// directory (a symbolic link that leads out of it is refused, one that stays inside is
+// followed), at most a bounded number of bytes, and never blocking on a FIFO or device.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "cb/result.h"
+
+namespace cb::grade {
+
+// Larger than any honest lab file by three orders of magnitude; what is larger is refused
+// without being read.
+inline constexpr std::size_t kMaxFileBytes = 1 << 20;
+
+struct FileRead {
+  enum class Status { Ok, Missing, Refused };
+  Status status = Status::Missing;
+  std::string bytes;   // Ok: the content
+  std::string reason;  // Missing / Refused: one line, naming the file
+};
+
+class SubmissionDir {
+ public:
+  // Errors: the directory cannot be opened (it is not there, or not a directory).
+  [[nodiscard]] static Result<SubmissionDir> open(const std::string& path);
+  SubmissionDir(SubmissionDir&& other) noexcept;
+  SubmissionDir& operator=(SubmissionDir&& other) noexcept;
+  SubmissionDir(const SubmissionDir&) = delete;
+  SubmissionDir& operator=(const SubmissionDir&) = delete;
+  ~SubmissionDir();
+
+  // `name` is a plain file name (no '/', not "." or ".."). Never throws.
+  [[nodiscard]] FileRead read(const std::string& name, std::size_t limit = kMaxFileBytes) const;
+  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+
+ private:
+  SubmissionDir(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  int fd_ = -1;
+  std::string path_;
+};
+
+// The first byte offset where `text` stops being UTF-8, or npos if it is all UTF-8.
+[[nodiscard]] std::size_t invalid_utf8_at(std::string_view text) noexcept;
+
+// `text` with every byte that is not part of valid UTF-8 replaced by '?': for messages that
+// quote a piece of a file (a cut can split a character).
+[[nodiscard]] std::string valid_utf8(std::string_view text);
+
+}  // namespace cb::grade

@@ -1,0 +1,18 @@
+#pragma once
+
+#include <array>
+#include <string_view>
+
+#include "cb/result.h"
+
+namespace cb::grade {
+
+// Points per step. Equal by default (one each); a rubric file can weigh them:
+//   {"points": {"1": 5, "2": 10, ...}}   (steps left out keep one point)
+struct Rubric {
+  std::array<double, 9> points{};  // [1..8]
+  [[nodiscard]] static Rubric equal();
+  [[nodiscard]] static Result<Rubric> parse(std::string_view json);
+};
+
+}  // namespace cb::grade

@@ -1,0 +1,191 @@
+// cb-grade: the lab's grader. Checks a directory of output files step by step, against the
+// server's record of what really happened.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cb/decimal_time.h"
+#include "cb/grade/batch.h"
+#include "cb/grade/format.h"
+#include "cb/grade/grade.h"
+#include "cb/grade/run_student.h"
+#include "src/write_file.h"
+
+namespace {
+
+using namespace cb::grade;
+
+// 0: every selected step passed; 1: a step failed; 2: the grader could not run.
+enum class ExitCode : int { Ok = 0, Failed = 1, CouldNotRun = 2 };
+
+int could_not_run(const std::string& message) {
+  std::cerr << "cb-grade: " << message << '\n';
+  return static_cast<int>(ExitCode::CouldNotRun);
+}
+
+struct Options {
+  std::string dir = "./cb";
+  std::vector<int> steps;
+  std::string server;
+  std::string run;
+  std::string timeout = "60s";
+  std::string format = "text";
+  std::string output;
+  std::string rubric;
+  std::string batch;
+  std::string batch_files = ".";
+  std::string record_file;
+  std::string save_record;
+  int jobs = 0;
+  bool any_port = false;
+};
+
+std::string slurp(const std::string& path, bool& ok) {
+  std::ifstream f(path, std::ios::binary);
+  ok = static_cast<bool>(f);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+int emit(const Options& o, const std::string& text) {
+  if (o.output.empty()) {
+    std::cout << text;
+    std::cout.flush();
+    return 0;
+  }
+  if (auto w = write_file_atomically(o.output, text); !w) return could_not_run(w.error().message);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  CLI::App app{"cb-grade: grades the circuit-breaker lab, step by step, on the server's evidence", "cb-grade"};
+  app.add_option("--dir", o.dir, "The lab's output directory")->capture_default_str();
+  app.add_option("--step", o.steps, "Check what must hold right after step N (repeatable); default: all 8, finished")
+      ->check(CLI::Range(1, 8));
+  app.add_option("--server", o.server, "The flaky server whose record is the evidence (default: try http://127.0.0.1:8110)");
+  app.add_option("--run", o.run, "Start a fresh server, run this command (CB_SERVER, CB_DIR set), then grade");
+  app.add_option("--timeout", o.timeout, "--run: time limit; on expiry the command is killed and graded as far as it got")
+      ->capture_default_str();
+  app.add_flag("--any-port", o.any_port, "--run: always use a free port (CB_SERVER says which)");
+  app.add_option("--format", o.format, "text, json, junit or gradescope")->capture_default_str();
+  app.add_option("-o,--output", o.output, "Write the report here (atomically) instead of standard output");
+  app.add_option("--rubric", o.rubric, "JSON points per step: {\"points\": {\"1\": 10, ...}}");
+  app.add_option("--record", o.record_file, "Grade on a saved record (from --save-record) instead of a live server");
+  app.add_option("--save-record", o.save_record, "Keep the server's record this grade was given on, as JSON");
+  app.add_option("--batch", o.batch, "Grade every subdirectory of this directory into one gradebook (CSV, or JSON)");
+  app.add_option("--batch-files", o.batch_files, "--batch: where the lab's files are inside each submission")
+      ->capture_default_str();
+  app.add_option("-j,--jobs", o.jobs, "--batch: submissions graded at once (default: one per core)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : static_cast<int>(ExitCode::CouldNotRun);
+  }
+
+  const auto format = parse_format(o.format);
+  if (!format) return could_not_run("--format: '" + o.format + "' is not one of text, json, junit, gradescope");
+  const auto timeout = cb::parse_duration(o.timeout);
+  if (!timeout || timeout->count() <= 0) return could_not_run("--timeout: '" + o.timeout + "' is not a positive duration like 60s");
+  GradeOptions grade_options;
+  grade_options.steps = {o.steps.begin(), o.steps.end()};
+  if (!o.rubric.empty()) {
+    bool ok = false;
+    const std::string text = slurp(o.rubric, ok);
+    if (!ok) return could_not_run(o.rubric + ": cannot read the rubric");
+    auto rubric = Rubric::parse(text);
+    if (!rubric) return could_not_run(o.rubric + ": " + rubric.error().message);
+    grade_options.rubric = *rubric;
+  }
+
+  if (!o.batch.empty()) {
+    BatchOptions b;
+    b.root = o.batch;
+    b.files_dir = o.batch_files;
+    if (!o.run.empty()) b.run_command = o.run;
+    b.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*timeout);
+    b.grade = grade_options;
+    b.jobs = o.jobs;
+    auto rows = grade_batch(b);
+    if (!rows) return could_not_run(rows.error().message);
+    const bool json = *format == Format::Json || (o.output.size() > 5 && o.output.substr(o.output.size() - 5) == ".json");
+    if (const int rc = emit(o, json ? gradebook_json(*rows) : gradebook_csv(*rows)); rc != 0) return rc;
+    bool all_passed = true;
+    for (const auto& r : *rows) all_passed = all_passed && r.report && r.report->passed;
+    return static_cast<int>(all_passed ? ExitCode::Ok : ExitCode::Failed);
+  }
+
+  std::optional<Record> record;
+  std::string no_record;
+  std::string server_used;
+  std::string run_output;
+  if (!o.record_file.empty() && (!o.run.empty() || !o.server.empty()))
+    return could_not_run("--record grades on a saved record; it does not go with --run or --server");
+  if (!o.record_file.empty()) {
+    bool ok = false;
+    const std::string text = slurp(o.record_file, ok);
+    if (!ok) return could_not_run(o.record_file + ": cannot read the record");
+    auto parsed = parse_record(text);
+    if (!parsed) return could_not_run(o.record_file + ": " + parsed.error().message);
+    record = std::move(parsed).value();
+    server_used = "saved record " + o.record_file;
+  } else if (!o.run.empty()) {
+    RunOptions run;
+    run.command = o.run;
+    run.out_dir = o.dir;
+    run.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*timeout);
+    if (!o.server.empty()) {
+      // --server with --run says where the fresh server listens: http://HOST:PORT.
+      const auto colon = o.server.rfind(':');
+      const auto slashes = o.server.find("//");
+      if (colon == std::string::npos || slashes == std::string::npos || colon < slashes)
+        return could_not_run("--server: '" + o.server + "' is not http://HOST:PORT");
+      run.host = o.server.substr(slashes + 2, colon - slashes - 2);
+      run.port = std::atoi(o.server.c_str() + colon + 1);
+    }
+    if (o.any_port) run.port = 0;
+    auto ran = run_student(run);
+    if (!ran) return could_not_run(ran.error().message);
+    server_used = ran->server_url;
+    run_output = ran->output_tail;
+    if (ran->timed_out) run_output += "\n[cb-grade: the command was killed at the time limit, " + o.timeout + "]";
+    else if (ran->exit_code != 0) run_output += "\n[cb-grade: the command exited with " + std::to_string(ran->exit_code) + "]";
+    if (!ran->record) return could_not_run("reading the fresh server's record: " + ran->record.error().message);
+    record = std::move(ran->record).value();
+  } else {
+    const bool named = !o.server.empty();
+    const std::string url = named ? o.server : "http://127.0.0.1:8110";
+    auto fetched = fetch_record(url, std::chrono::milliseconds(named ? 5000 : 500));
+    if (fetched) {
+      record = std::move(fetched).value();
+      server_used = url;
+    } else if (named || grade_options.steps.count(1) > 0) {
+      // The server was asked for by name, or step 1 (the server runs) is what is being checked.
+      return could_not_run(fetched.error().message);
+    } else {
+      no_record = "no flaky server at " + url + ", so checks on its record are skipped (start it, or use --server or --run)";
+    }
+  }
+
+  if (!o.save_record.empty()) {
+    if (!record) return could_not_run("--save-record: there is no server record to save (" + no_record + ")");
+    if (auto w = write_file_atomically(o.save_record, to_json(*record)); !w) return could_not_run(w.error().message);
+  }
+  auto dir = SubmissionDir::open(o.dir);
+  if (!dir) return could_not_run(dir.error().message);
+  Report report = grade(*dir, record, no_record, grade_options);
+  report.server = server_used;
+  report.run_output = run_output;
+  const bool colour = *format == Format::Text && o.output.empty() && ::isatty(STDOUT_FILENO) != 0 &&
+                      std::getenv("NO_COLOR") == nullptr;
+  if (const int rc = emit(o, render(report, *format, colour)); rc != 0) return rc;
+  return static_cast<int>(report.passed ? ExitCode::Ok : ExitCode::Failed);
+}

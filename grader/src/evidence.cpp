@@ -1,0 +1,173 @@
+#include <httplib.h>
+
+#include <cstdio>
+#include <ctime>
+
+#include "cb/grade/artifacts.h"
+#include "cb/grade/evidence.h"
+#include "json_limits.h"
+
+namespace cb::grade {
+namespace {
+
+using json = nlohmann::json;
+
+Result<RecordEntry> entry_from(const json& e, std::size_t i) {
+  const std::string at = "entries[" + std::to_string(i) + "]";
+  if (!e.is_object()) return Error{at + ": expected an object"};
+  RecordEntry r;
+  auto need = [&](const char* key, auto check) -> bool {
+    const auto it = e.find(key);
+    return it != e.end() && check(*it);
+  };
+  if (!need("seq", [](const json& v) { return v.is_number_unsigned(); })) return Error{at + ".seq: expected a whole number"};
+  if (!need("t_ms", [](const json& v) { return v.is_number(); })) return Error{at + ".t_ms: expected a number"};
+  if (!need("method", [](const json& v) { return v.is_string(); })) return Error{at + ".method: expected a string"};
+  if (!need("path", [](const json& v) { return v.is_string(); })) return Error{at + ".path: expected a string"};
+  if (!need("outcome", [](const json& v) { return v.is_string(); })) return Error{at + ".outcome: expected a string"};
+  if (!need("counted", [](const json& v) { return v.is_boolean(); })) return Error{at + ".counted: expected true or false"};
+  if (!need("status", [](const json& v) { return v.is_null() || v.is_number_integer(); }))
+    return Error{at + ".status: expected a status code or null"};
+  r.seq = e["seq"].get<std::uint64_t>();
+  r.t_ms = e["t_ms"].get<double>();
+  r.method = e["method"].get<std::string>();
+  r.path = e["path"].get<std::string>();
+  r.outcome = e["outcome"].get<std::string>();
+  r.counted = e["counted"].get<bool>();
+  if (e["status"].is_number_integer()) r.status = e["status"].get<int>();
+  if (const auto w = e.find("wall"); w != e.end() && w->is_string()) r.wall_us = parse_iso8601_utc(w->get<std::string>());
+  if (const auto c = e.find("count"); c != e.end() && c->is_number_integer()) r.count = c->get<std::int64_t>();
+  if (const auto d = e.find("duration_ms"); d != e.end() && d->is_number()) r.duration_ms = d->get<double>();
+  return r;
+}
+
+}  // namespace
+
+Result<Record> parse_record(std::string_view text) {
+  auto parsed = parse_bounded_json(text, 8);
+  if (!parsed) return Error{"the server's record is not JSON: " + parsed.error().message};
+  const json& j = *parsed;
+  if (!j.is_object() || !j.contains("entries") || !j["entries"].is_array())
+    return Error{"the server's record has no \"entries\" array; is this a flaky server?"};
+  Record r;
+  if (j.contains("epoch") && j["epoch"].is_number_unsigned()) r.epoch = j["epoch"].get<std::uint64_t>();
+  if (j.contains("count") && j["count"].is_number_unsigned()) r.count = j["count"].get<std::uint64_t>();
+  if (j.contains("gap") && j["gap"].is_boolean()) r.gap = j["gap"].get<bool>();
+  const json& entries = j["entries"];
+  r.entries.reserve(entries.size());
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    auto e = entry_from(entries[i], i);
+    if (!e) return Error{"the server's record: " + e.error().message};
+    if (!r.entries.empty() && e->seq <= r.entries.back().seq)
+      return Error{"the server's record: entries[" + std::to_string(i) + "].seq does not increase"};
+    r.entries.push_back(std::move(*e));
+  }
+  return r;
+}
+
+std::string to_json(const Record& r) {
+  json entries = json::array();
+  for (const RecordEntry& e : r.entries) {
+    json j{{"seq", e.seq},         {"t_ms", e.t_ms},   {"method", e.method}, {"path", e.path},
+           {"outcome", e.outcome}, {"counted", e.counted},
+           {"status", e.status ? json(*e.status) : json(nullptr)}};
+    if (e.wall_us) {
+      const std::time_t secs = static_cast<std::time_t>(*e.wall_us / 1'000'000);
+      std::tm tm{};
+      gmtime_r(&secs, &tm);
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                    tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(*e.wall_us % 1'000'000));
+      j["wall"] = buf;
+    }
+    if (e.count) j["count"] = *e.count;
+    if (e.duration_ms) j["duration_ms"] = *e.duration_ms;
+    entries.push_back(std::move(j));
+  }
+  return json{{"epoch", r.epoch}, {"count", r.count}, {"gap", r.gap}, {"entries", std::move(entries)}}.dump(1) + "\n";
+}
+
+Result<Record> fetch_record(const std::string& server_url, std::chrono::milliseconds timeout) {
+  httplib::Client client(server_url);
+  if (!client.is_valid()) return Error{"'" + server_url + "' is not a server URL like http://127.0.0.1:8110"};
+  const auto secs = static_cast<time_t>(timeout.count() / 1000);
+  const auto usecs = static_cast<time_t>((timeout.count() % 1000) * 1000);
+  client.set_connection_timeout(secs, usecs);
+  client.set_read_timeout(secs, usecs);
+  Record all;
+  std::uint64_t since = 0;
+  // Pages of 10000 until a short page; at most 100 pages, far beyond any ring the server keeps.
+  for (int page = 0; page < 100; ++page) {
+    auto res = client.Get(("/admin/record?since=" + std::to_string(since) + "&limit=10000").c_str());
+    if (!res) return Error{"no flaky server answers at " + server_url + " (" + httplib::to_string(res.error()) + ")"};
+    if (res->status != 200)
+      return Error{server_url + "/admin/record answered " + std::to_string(res->status) + "; is this a flaky server?"};
+    auto rec = parse_record(res->body);
+    if (!rec) return rec.error();
+    if (page == 0) {
+      all.epoch = rec->epoch;
+      all.gap = rec->gap;
+    } else if (rec->epoch != all.epoch) {
+      return Error{"the server's record was reset while it was being read; grade again"};
+    }
+    all.count = rec->count;
+    const bool more = rec->entries.size() == 10000;
+    for (auto& e : rec->entries) all.entries.push_back(std::move(e));
+    if (!more) break;
+    since = all.entries.back().seq;
+  }
+  return all;
+}
+
+LabRun analyse(const Record& record) {
+  LabRun run;
+  for (const RecordEntry& e : record.entries) {
+    if (e.path == "/count") {
+      run.count_calls.push_back(&e);
+    } else if (e.counted) {
+      run.lab.push_back(&e);
+    }
+  }
+  bool in_burst = false;
+  bool burst_over = false;
+  std::size_t lab_index = 0;
+  for (const RecordEntry& e : record.entries) {
+    if (burst_over) break;
+    if (e.path == "/always500" && e.counted) {
+      in_burst = true;
+      ++run.first_burst_500;
+      run.trip = lab_index;
+    } else if (in_burst && (e.path == "/count" || e.counted)) {
+      burst_over = true;
+    }
+    if (e.counted) ++lab_index;
+  }
+  bool seen_500 = false;
+  std::optional<std::size_t> first_bad;
+  for (std::size_t i = 0; i < run.lab.size(); ++i) {
+    const RecordEntry& e = *run.lab[i];
+    if (e.path == "/always500") {
+      seen_500 = true;
+      ++run.always500;
+      run.last_500 = i;
+    } else if (!seen_500) {
+      ++(e.path == "/fast" && e.status == 200 ? run.fast_before_first_500 : run.other_before_first_500);
+    }
+    if (e.path == "/bad") {
+      ++run.bad;
+      if (e.status == 400) ++run.bad_answered_400;
+      if (!first_bad) first_bad = i;
+    }
+  }
+  if (run.last_500) {
+    const RecordEntry& opened = *run.lab[*run.last_500];
+    const std::size_t next = *run.last_500 + 1;
+    if (next < run.lab.size() && (!first_bad || next < *first_bad)) {
+      run.gap_after_open_ms = run.lab[next]->t_ms - (opened.t_ms + opened.duration_ms.value_or(0.0));
+    }
+    for (std::size_t i = next; i < run.lab.size() && (!first_bad || i < *first_bad); ++i) run.trials.push_back(run.lab[i]);
+  }
+  return run;
+}
+
+}  // namespace cb::grade

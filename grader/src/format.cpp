@@ -1,0 +1,143 @@
+#include <algorithm>
+
+#include "cb/grade/files.h"
+#include "format_common.h"
+
+namespace cb::grade {
+
+std::optional<Format> parse_format(std::string_view name) {
+  if (name == "text") return Format::Text;
+  if (name == "json") return Format::Json;
+  if (name == "junit") return Format::Junit;
+  if (name == "gradescope") return Format::Gradescope;
+  return std::nullopt;
+}
+
+std::string render(const Report& report, Format format, bool colour) {
+  switch (format) {
+    case Format::Text: return render_text(report, colour);
+    case Format::Json: return render_json(report);
+    case Format::Junit: return render_junit(report);
+    case Format::Gradescope: return render_gradescope(report);
+  }
+  return {};
+}
+
+std::string render_json(const Report& r) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const StepReport& s : r.steps) {
+    nlohmann::json checks = nlohmann::json::array();
+    for (const Check& c : s.checks) {
+      checks.push_back({{"name", c.name},
+                        {"status", to_string(c.status)},
+                        {"message", c.message},
+                        {"expected", c.expected},
+                        {"actual", c.actual},
+                        {"needs_server", c.needs_server}});
+    }
+    steps.push_back({{"step", s.step},
+                     {"title", s.title},
+                     {"status", to_string(s.status)},
+                     {"score", s.score},
+                     {"max_score", s.max_score},
+                     {"checks", std::move(checks)}});
+  }
+  nlohmann::json out{{"score", r.score},
+                     {"max_score", r.max_score},
+                     {"passed", r.passed},
+                     {"steps", std::move(steps)},
+                     {"dir", r.dir},
+                     {"server", r.server.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.server)},
+                     {"checks_run", r.checks_run},
+                     {"checks_total", r.checks_total},
+                     {"seconds", r.seconds}};
+  if (!r.evidence_note.empty()) out["evidence_note"] = r.evidence_note;
+  return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+std::string render_gradescope(const Report& r) {
+  nlohmann::json tests = nlohmann::json::array();
+  for (const StepReport& s : r.steps) {
+    std::string output = check_lines(s);
+    if (s.status == Status::Skip) output = "Not checked: " + output;
+    tests.push_back({{"name", "Step " + std::to_string(s.step) + ": " + s.title},
+                     {"number", std::to_string(s.step)},
+                     {"score", s.score},
+                     {"max_score", s.max_score},
+                     {"status", s.status == Status::Pass ? "passed" : "failed"},
+                     {"output", output},
+                     {"visibility", "visible"}});
+  }
+  std::string summary = "Score " + points(r.score) + "/" + points(r.max_score) + ". " + std::to_string(r.checks_run) +
+                        " of " + std::to_string(r.checks_total) + " checks run.";
+  if (!r.evidence_note.empty()) summary += " " + r.evidence_note;
+  if (!r.run_output.empty()) summary += "\n\nYour program's output (the end of it):\n" + r.run_output;
+  nlohmann::json out{{"score", r.score},           {"max_score", r.max_score}, {"execution_time", r.seconds},
+                     {"output", summary},          {"stdout_visibility", "visible"}, {"tests", std::move(tests)}};
+  return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+std::string xml_escape(std::string_view raw) {
+  const std::string text = valid_utf8(raw);
+  std::string out;
+  out.reserve(text.size());
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        // XML 1.0 cannot hold control characters other than tab, newline and return, escaped
+        // or not.
+        out += (c < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') ? '?' : ch;
+    }
+  }
+  return out;
+}
+
+std::string render_junit(const Report& r) {
+  int failures = 0;
+  int errors = 0;
+  int skipped = 0;
+  std::string cases;
+  for (const StepReport& s : r.steps) {
+    const bool fault = std::any_of(s.checks.begin(), s.checks.end(), [](const Check& c) { return c.grader_fault; });
+    char time[32];
+    std::snprintf(time, sizeof time, "%.6f", s.seconds);
+    cases += "    <testcase name=\"" + xml_escape("Step " + std::to_string(s.step) + ": " + s.title) +
+             "\" classname=\"cb-lab.step" + std::to_string(s.step) + "\" time=\"" + time + "\">\n";
+    cases += "      <properties>\n        <property name=\"score\" value=\"" + points(s.score) +
+             "\"/>\n        <property name=\"max_score\" value=\"" + points(s.max_score) + "\"/>\n      </properties>\n";
+    std::string first;
+    for (const Check& c : s.checks)
+      if (first.empty() && c.status == (s.status == Status::Skip ? Status::Skip : Status::Fail))
+        first = c.name + (c.message.empty() ? "" : ": " + c.message);
+    const std::string body = xml_escape(check_lines(s));
+    if (fault) {
+      ++errors;
+      cases += "      <error message=\"" + xml_escape(first) + "\" type=\"grader\">" + body + "</error>\n";
+    } else if (s.status == Status::Fail) {
+      ++failures;
+      cases += "      <failure message=\"" + xml_escape(first) + "\" type=\"check\">" + body + "</failure>\n";
+    } else if (s.status == Status::Skip) {
+      ++skipped;
+      cases += "      <skipped message=\"" + xml_escape(first) + "\"/>\n";
+    }
+    cases += "      <system-out>" + body + "</system-out>\n    </testcase>\n";
+  }
+  char time[32];
+  std::snprintf(time, sizeof time, "%.6f", r.seconds);
+  const std::string counts = "tests=\"" + std::to_string(r.steps.size()) + "\" failures=\"" + std::to_string(failures) +
+                             "\" errors=\"" + std::to_string(errors) + "\" skipped=\"" + std::to_string(skipped) +
+                             "\" time=\"" + time + "\"";
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"cb-grade\" " + counts +
+         ">\n  <testsuite name=\"cb-lab\" " + counts + ">\n    <properties>\n      <property name=\"score\" value=\"" +
+         points(r.score) + "\"/>\n      <property name=\"max_score\" value=\"" + points(r.max_score) +
+         "\"/>\n      <property name=\"dir\" value=\"" + xml_escape(r.dir) + "\"/>\n    </properties>\n" + cases +
+         "  </testsuite>\n</testsuites>\n";
+}
+
+}  // namespace cb::grade

@@ -1,0 +1,38 @@
+#pragma once
+// Helpers the report formats share.
+
+#include <cstdio>
+#include <string>
+
+#include "cb/grade/format.h"
+
+namespace cb::grade {
+
+// 1 -> "1", 0.5 -> "0.5", 12.25 -> "12.25"
+inline std::string points(double p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", p);
+  return buf;
+}
+
+// A JSON value as a person reads it: strings without their quotes.
+inline std::string shown(const nlohmann::json& v) {
+  return v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// One step's checks as plain lines, for the formats that carry text (junit, gradescope).
+inline std::string check_lines(const StepReport& s) {
+  std::string out;
+  for (const Check& c : s.checks) {
+    out += std::string(c.status == Status::Pass ? "[ok]   " : c.status == Status::Fail ? "[FAIL] " : "[skip] ") + c.name + "\n";
+    if (c.status != Status::Pass && !c.message.empty()) out += "       " + c.message + "\n";
+  }
+  return out;
+}
+
+std::string render_text(const Report& r, bool colour);
+std::string render_json(const Report& r);
+std::string render_junit(const Report& r);
+std::string render_gradescope(const Report& r);
+
+}  // namespace cb::grade

@@ -1,0 +1,63 @@
+#include <cstdio>
+
+#include "cb/grade/files.h"
+#include "format_common.h"
+
+namespace cb::grade {
+namespace {
+
+struct Paint {
+  bool on;
+  [[nodiscard]] std::string operator()(const char* code, const std::string& s) const {
+    return on ? std::string("\x1b[") + code + "m" + s + "\x1b[0m" : s;
+  }
+};
+
+std::string label(Status s, const Paint& paint) {
+  switch (s) {
+    case Status::Pass: return paint("32", "ok  ");
+    case Status::Fail: return paint("1;31", "FAIL");
+    case Status::Skip: return paint("33", "skip");
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string render_text_raw(const Report& r, bool colour);
+
+std::string render_text(const Report& r, bool colour) { return valid_utf8(render_text_raw(r, colour)); }
+
+std::string render_text_raw(const Report& r, bool colour) {
+  const Paint paint{colour};
+  std::string out = "cb-grade " + r.dir;
+  out += r.server.empty() ? "  (files only: " + r.evidence_note + ")\n" : "  (evidence: " + r.server + ")\n";
+  int failed = 0;
+  int skipped = 0;
+  for (const StepReport& s : r.steps) {
+    failed += s.status == Status::Fail ? 1 : 0;
+    skipped += s.status == Status::Skip ? 1 : 0;
+    const char* verdict = s.status == Status::Pass ? "PASS" : s.status == Status::Fail ? "FAIL" : "SKIP";
+    const char* code = s.status == Status::Pass ? "1;32" : s.status == Status::Fail ? "1;31" : "1;33";
+    out += "\nStep " + std::to_string(s.step) + "  " + s.title + "  " + paint(code, verdict) + "  " + points(s.score) +
+           "/" + points(s.max_score) + "\n";
+    for (const Check& c : s.checks) {
+      out += "    " + label(c.status, paint) + "  " + c.name + "\n";
+      if (c.status == Status::Pass) continue;
+      if (!c.message.empty()) out += "          " + c.message + "\n";
+      if (c.status == Status::Fail && !c.expected.is_null())
+        out += "          expected " + shown(c.expected) + ", got " + shown(c.actual) + "\n";
+    }
+  }
+  out += "\nScore " + points(r.score) + "/" + points(r.max_score);
+  if (failed > 0) out += ": " + std::to_string(failed) + " step(s) failed";
+  else if (r.passed) out += ": every step checked passed";
+  out += ". " + std::to_string(r.checks_run) + " of " + std::to_string(r.checks_total) + " checks run";
+  if (skipped > 0 || r.checks_run < r.checks_total)
+    out += " (" + std::to_string(r.checks_total - r.checks_run) + " skipped; the server's record verifies the rest: --server or --run)";
+  out += ".\n";
+  if (!r.run_output.empty()) out += "\nYour program's output (the end of it):\n" + r.run_output + "\n";
+  return out;
+}
+
+}  // namespace cb::grade

@@ -1,0 +1,65 @@
+#include "json_limits.h"
+
+namespace cb::grade {
+namespace {
+
+// Counts nesting and nothing else; stops at the first level too deep.
+class DepthProbe final : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  explicit DepthProbe(int max) : max_(max) {}
+  bool too_deep = false;
+  std::string syntax_error;
+
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return enter(); }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return leave(); }
+  bool start_array(std::size_t) override { return enter(); }
+  bool end_array() override { return leave(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& ex) override {
+    syntax_error = ex.what();
+    if (const auto at = syntax_error.find(" at line "); at != std::string::npos) syntax_error = syntax_error.substr(at + 4);
+    return false;
+  }
+
+ private:
+  bool enter() {
+    if (++depth_ > max_) {
+      too_deep = true;
+      return false;
+    }
+    return true;
+  }
+  bool leave() {
+    --depth_;
+    return true;
+  }
+  int max_;
+  int depth_ = 0;
+};
+
+}  // namespace
+
+Result<nlohmann::json> parse_bounded_json(std::string_view text, int max_depth) {
+  DepthProbe probe(max_depth);
+  if (!nlohmann::json::sax_parse(text, &probe, nlohmann::json::input_format_t::json, true)) {
+    if (probe.too_deep) return Error{"nested deeper than " + std::to_string(max_depth) + " levels; not a lab file"};
+    return Error{probe.syntax_error.empty() ? std::string("not valid JSON") : probe.syntax_error};
+  }
+  // The probe has seen it all: this parse cannot fail, and cannot nest deeply.
+  return nlohmann::json::parse(text, nullptr, false);
+}
+
+std::string clipped_dump(const nlohmann::json& v) {
+  std::string s = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (s.size() > 40) s = s.substr(0, 37) + "...";
+  return s;
+}
+
+}  // namespace cb::grade

@@ -1,0 +1,31 @@
+#include "cb/grade/rubric.h"
+
+#include <cmath>
+
+#include "json_limits.h"
+
+namespace cb::grade {
+
+Rubric Rubric::equal() {
+  Rubric r;
+  for (int s = 1; s <= 8; ++s) r.points[static_cast<std::size_t>(s)] = 1.0;
+  return r;
+}
+
+Result<Rubric> Rubric::parse(std::string_view text) {
+  auto j = parse_bounded_json(text, 4);
+  if (!j) return Error{"rubric: " + j.error().message};
+  if (!j->is_object() || !j->contains("points") || !(*j)["points"].is_object())
+    return Error{"rubric: expected {\"points\": {\"1\": <points>, ...}}"};
+  Rubric r = equal();
+  for (const auto& [key, value] : (*j)["points"].items()) {
+    if (key.size() != 1 || key[0] < '1' || key[0] > '8')
+      return Error{"rubric: points.\"" + key.substr(0, 20) + "\": steps are \"1\" to \"8\""};
+    if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0)
+      return Error{"rubric: points.\"" + key + "\": expected a number of points, 0 or more"};
+    r.points[static_cast<std::size_t>(key[0] - '0')] = value.get<double>();
+  }
+  return r;
+}
+
+}  // namespace cb::grade

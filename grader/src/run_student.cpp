@@ -1,0 +1,144 @@
+#include "cb/grade/run_student.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "cb/flaky/server.h"
+
+extern char** environ;
+
+namespace cb::grade {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::size_t kTail = 8 * 1024;
+
+void keep_tail(std::string& tail, const char* data, std::size_t n) {
+  tail.append(data, n);
+  if (tail.size() > 4 * kTail) tail.erase(0, tail.size() - kTail);
+}
+
+Result<void> make_dirs(const std::string& dir) {
+  std::string path;
+  for (std::size_t i = 0; i <= dir.size(); ++i) {
+    if (i == dir.size() || (dir[i] == '/' && i > 0)) {
+      path = dir.substr(0, i);
+      if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) return Error{path + ": cannot create: " + std::strerror(errno)};
+    }
+  }
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return Error{dir + ": not a directory"};
+  return {};
+}
+
+}  // namespace
+
+Result<void> clear_lab_files(const std::string& dir) {
+  for (const char* name : {"state.json", "fastfail.txt", "ignore4xx.json", "transitions.log"}) {
+    const std::string path = dir + "/" + name;
+    // unlink removes a symbolic link itself, never what it points to.
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+      if (errno == EISDIR || errno == EPERM) continue;  // a directory of that name is graded as such
+      return Error{path + ": cannot remove before the run: " + std::strerror(errno)};
+    }
+  }
+  return {};
+}
+
+Result<RunOutcome> run_student(const RunOptions& o) {
+  if (auto made = make_dirs(o.out_dir); !made) return made.error();
+  if (auto cleared = clear_lab_files(o.out_dir); !cleared) return cleared.error();
+
+  flaky::ServerOptions server_options;
+  server_options.host = o.host;
+  server_options.port = o.port;
+  auto server = flaky::FlakyServer::start(server_options);
+  if (!server && o.port != 0) {  // the lab's port is taken: a free one, announced in CB_SERVER
+    server_options.port = 0;
+    server = flaky::FlakyServer::start(server_options);
+  }
+  if (!server) return Error{"cannot start the flaky server: " + server.error().message};
+
+  RunOutcome out;
+  out.server_url = (*server)->url();
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return Error{std::string("pipe: ") + std::strerror(errno)};
+
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string kv = *e;
+    if (kv.rfind("CB_SERVER=", 0) != 0 && kv.rfind("CB_DIR=", 0) != 0) env_strings.push_back(kv);
+  }
+  env_strings.push_back("CB_SERVER=" + out.server_url);
+  env_strings.push_back("CB_DIR=" + o.out_dir);
+  std::vector<char*> envp;
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  const auto started = Clock::now();
+  const pid_t pid = ::fork();
+  if (pid < 0) return Error{std::string("fork: ") + std::strerror(errno)};
+  if (pid == 0) {
+    // A process group of its own, so the time limit can end everything the command started.
+    ::setpgid(0, 0);
+    ::dup2(pipe_fds[1], 1);
+    ::dup2(pipe_fds[1], 2);
+    const int devnull = ::open("/dev/null", O_RDONLY);
+    if (devnull >= 0) ::dup2(devnull, 0);
+    if (!o.cwd.empty() && ::chdir(o.cwd.c_str()) != 0) ::_exit(126);
+    char sh[] = "/bin/sh";
+    char dash_c[] = "-c";
+    std::string command = o.command;
+    char* argv[] = {sh, dash_c, command.data(), nullptr};
+    ::execve("/bin/sh", argv, envp.data());
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);  // also from here: whichever runs first, the group exists before any kill
+  ::close(pipe_fds[1]);
+
+  const auto deadline = started + o.timeout;
+  bool open_pipe = true;
+  int status = 0;
+  bool exited = false;
+  char buf[4096];
+  while (!exited) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0 && !out.timed_out) {
+      out.timed_out = true;
+      ::kill(-pid, SIGKILL);
+    }
+    if (open_pipe) {
+      pollfd p{pipe_fds[0], POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(std::clamp<long long>(left, 0, 50))) > 0) {
+        const ssize_t n = ::read(pipe_fds[0], buf, sizeof buf);
+        if (n > 0) keep_tail(out.output_tail, buf, static_cast<std::size_t>(n));
+        if (n == 0) open_pipe = false;
+      }
+    } else {
+      // The command closed its output but lives on: wait for it without spinning.
+      ::poll(nullptr, 0, static_cast<int>(std::clamp<long long>(left, 1, 50)));
+    }
+    const pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid) exited = true;
+  }
+  // Whatever the command left running in its group is not graded and not left behind.
+  ::kill(-pid, SIGKILL);
+  ::close(pipe_fds[0]);
+  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  out.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  if (out.output_tail.size() > kTail) out.output_tail.erase(0, out.output_tail.size() - kTail);
+  out.record = fetch_record(out.server_url);
+  (*server)->stop();
+  return out;
+}
+
+}  // namespace cb::grade

@@ -1,0 +1,13 @@
+#pragma once
+
+#include <string>
+
+#include "cb/result.h"
+
+namespace cb::grade {
+
+// Writes `content` to `path` atomically: a temporary file beside it, flushed, then renamed over
+// it, so a reader sees the old file or the new one and never half of one.
+[[nodiscard]] Result<void> write_file_atomically(const std::string& path, const std::string& content);
+
+}  // namespace cb::grade

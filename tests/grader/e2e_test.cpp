@@ -1,0 +1,204 @@
+// cb-grade as a program: --run on small student programs that are right and that cheat, the
+// time limit, the exit codes, and every output format, well-formed.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "process.h"
+#include "temp_dir.h"
+
+namespace cb::testing {
+namespace {
+
+using json = nlohmann::json;
+using namespace std::chrono_literals;
+
+const std::string kGrade = CB_GRADE_BIN;
+const std::string kStudent = std::string(CB_FIXTURES) + "/students/good_breaker.py";
+const std::string kGood = std::string(CB_FIXTURES) + "/submissions/good";
+
+Ran grade_run(const TempDir& out, const std::string& command, std::vector<std::string> extra = {}) {
+  std::vector<std::string> argv{kGrade, "--run", command, "--dir", out.path(), "--any-port", "--format", "json"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return run(argv);
+}
+
+std::map<int, std::string> verdicts(const std::string& report) {
+  std::map<int, std::string> out;
+  const json parsed = json::parse(report);  // kept: a range-for over json::parse(...)["steps"] would dangle
+  for (const auto& s : parsed["steps"]) out[s["step"].get<int>()] = s["status"].get<std::string>();
+  return out;
+}
+
+TEST_CASE("cb-grade --run: a right solution passes all eight steps on full evidence") {
+  TempDir out;
+  const Ran r = grade_run(out, "python3 " + kStudent);
+  CHECK(r.exit_code == 0);
+  const json report = json::parse(r.out);
+  CHECK(report["score"] == 8);
+  CHECK(report["passed"] == true);
+  CHECK(report["checks_run"] == report["checks_total"]);
+  CHECK(std::filesystem::exists(out / "transitions.log"));
+}
+
+TEST_CASE("cb-grade --run: files written without calling the server fail") {
+  TempDir out;
+  const Ran r = grade_run(out, "python3 " + kStudent + " no-server");
+  CHECK(r.exit_code == 1);
+  for (const auto& [step, status] : verdicts(r.out)) {
+    CAPTURE(step);
+    CHECK(status == "fail");
+  }
+}
+
+TEST_CASE("cb-grade --run: claiming before==after while calling through OPEN fails step 4") {
+  TempDir out;
+  const Ran r = grade_run(out, "python3 " + kStudent + " leak");
+  CHECK(r.exit_code == 1);
+  INFO(r.out);
+  INFO(r.err);
+  const auto v = verdicts(r.out);
+  REQUIRE(v.size() == 8);
+  CHECK(v.at(4) == "fail");
+  CHECK(v.at(6) == "pass");
+  CHECK(r.out.find("fastfail.txt quotes before=6 then after=6") != std::string::npos);
+}
+
+TEST_CASE("cb-grade --run: the time limit kills the whole process group - and grades what is there") {
+  TempDir out;
+  const auto t0 = std::chrono::steady_clock::now();
+  const Ran r = run({kGrade, "--run", "sleep 30 & sleep 30", "--dir", out.path(), "--any-port", "--timeout", "500ms"});
+  CHECK(std::chrono::steady_clock::now() - t0 < 10s);  // a bound far from 30 s; not a speed check
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("killed at the time limit") != std::string::npos);
+  CHECK(r.out.find("state.json is missing") != std::string::npos);
+}
+
+TEST_CASE("cb-grade --run: the output directory is emptied of old lab files first") {
+  TempDir out;
+  out.write("state.json", R"({"state":"CLOSED","failures":0,"window_size":10,"permitted_in_half_open":3})");
+  const Ran r = grade_run(out, "true");
+  CHECK(r.exit_code == 1);
+  CHECK_FALSE(std::filesystem::exists(out / "state.json"));
+}
+
+TEST_CASE("cb-grade: the grader could not run - exit 2 with one line") {
+  SUBCASE("a server named but not there") {
+    const Ran r = run({kGrade, "--dir", kGood, "--server", "http://127.0.0.1:1"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.rfind("cb-grade: no flaky server answers at http://127.0.0.1:1", 0) == 0);
+  }
+  SUBCASE("no such directory") {
+    const Ran r = run({kGrade, "--dir", "/nonexistent/cb", "--record", kGood + "/record.json"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "cb-grade: /nonexistent/cb: cannot open the directory: No such file or directory\n");
+  }
+  SUBCASE("a bad format") {
+    const Ran r = run({kGrade, "--dir", kGood, "--format", "yaml"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "cb-grade: --format: 'yaml' is not one of text, json, junit, gradescope\n");
+  }
+  SUBCASE("a step out of range") {
+    const Ran r = run({kGrade, "--dir", kGood, "--step", "9"});
+    CHECK(r.exit_code == 2);
+  }
+  SUBCASE("--record with --run") {
+    const Ran r = run({kGrade, "--record", kGood + "/record.json", "--run", "true"});
+    CHECK(r.exit_code == 2);
+  }
+}
+
+TEST_CASE("cb-grade: every format is well-formed") {
+  const std::vector<std::string> base{kGrade, "--dir", kGood, "--record", kGood + "/record.json", "--format"};
+  auto with = [&](const char* f) {
+    auto argv = base;
+    argv.emplace_back(f);
+    return run(argv);
+  };
+  SUBCASE("json: DESIGN.md's schema") {
+    const Ran r = with("json");
+    CHECK(r.exit_code == 0);
+    const json j = json::parse(r.out);
+    for (const char* key : {"score", "max_score", "passed", "steps"}) CHECK(j.contains(key));
+    REQUIRE(j["steps"].size() == 8);
+    for (const auto& s : j["steps"]) {
+      for (const char* key : {"step", "title", "status", "score", "max_score", "checks"}) CHECK(s.contains(key));
+      for (const auto& c : s["checks"])
+        for (const char* key : {"name", "status", "message", "expected", "actual"}) CHECK(c.contains(key));
+    }
+  }
+  SUBCASE("junit: XML a CI server reads") {
+    const Ran r = with("junit");
+    CHECK(r.exit_code == 0);
+    TempDir t;
+    t.write("r.xml", r.out);
+    const Ran parsed = run({"/usr/bin/env", "python3", "-c",
+                            "import sys, xml.etree.ElementTree as E; s=E.parse(sys.argv[1]).getroot().find('testsuite');"
+                            "print(s.get('tests'), len(s.findall('testcase')), len(s.findall('testcase/failure')))",
+                            t / "r.xml"});
+    CHECK(parsed.exit_code == 0);
+    CHECK(parsed.out == "8 8 0\n");
+  }
+  SUBCASE("gradescope: results.json") {
+    const Ran r = with("gradescope");
+    const json j = json::parse(r.out);
+    for (const char* key : {"score", "max_score", "tests", "execution_time"}) CHECK(j.contains(key));
+    REQUIRE(j["tests"].size() == 8);
+    for (const auto& t : j["tests"])
+      for (const char* key : {"name", "number", "score", "max_score", "status", "output"}) CHECK(t.contains(key));
+  }
+  SUBCASE("text: a checklist - no colour when not on a terminal") {
+    const Ran r = with("text");
+    CHECK(r.out.find("Score 8/8") != std::string::npos);
+    CHECK(r.out.find('\x1b') == std::string::npos);
+  }
+}
+
+TEST_CASE("cb-grade: a failing step in junit is a failure - with the message") {
+  const std::string dir = std::string(CB_FIXTURES) + "/submissions/slow-refusal";
+  const Ran r = run({kGrade, "--dir", dir, "--record", dir + "/record.json", "--format", "junit"});
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("failures=\"1\"") != std::string::npos);
+  CHECK(r.out.find("<failure message=\"fastfail.txt: max_ms &lt; 50: max_ms=73 is not &lt; 50") != std::string::npos);
+}
+
+TEST_CASE("cb-grade: -o writes the report to a file") {
+  TempDir t;
+  const Ran r = run({kGrade, "--dir", kGood, "--record", kGood + "/record.json", "--format", "json", "-o", t / "r.json"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.empty());
+  CHECK(json::parse(std::ifstream(t / "r.json"))["score"] == 8);
+}
+
+TEST_CASE("cb-grade --batch: a class at once - into one gradebook") {
+  TempDir root;
+  std::filesystem::copy(kGood, root / "alice");
+  std::filesystem::create_directory(root / "bob");  // handed in nothing
+  std::filesystem::copy(std::string(CB_FIXTURES) + "/submissions/counts-4xx", root / "carol");
+  SUBCASE("files only: CSV") {
+    const Ran r = run({kGrade, "--batch", root.path()});
+    CHECK(r.exit_code == 1);
+    const std::string header = "submission,score,max_score,passed,step1,step2,step3,step4,step5,step6,step7,step8,error\n";
+    CHECK(r.out.rfind(header, 0) == 0);
+    CHECK(r.out.find("\nalice,") != std::string::npos);
+    CHECK(r.out.find("\nbob,") != std::string::npos);
+    CHECK(std::regex_search(r.out, std::regex("\ncarol,[0-9.]+,8,false,skip,skip,pass,pass,pass,pass,fail,pass,\n")));
+  }
+  SUBCASE("with --run: each on a server of its own - in parallel - as JSON") {
+    const Ran r = run({kGrade, "--batch", root.path(), "--batch-files", "out", "--run", "python3 " + kStudent,
+                       "--format", "json", "-j", "2"});
+    const json book = json::parse(r.out);
+    REQUIRE(book.size() == 3);
+    for (const auto& row : book) {
+      CAPTURE(row["submission"].get<std::string>());
+      CHECK(row["passed"] == true);
+      CHECK(row["score"] == 8);
+    }
+    CHECK(r.exit_code == 0);
+  }
+}
+
+}  // namespace
+}  // namespace cb::testing

@@ -1,0 +1,100 @@
+// Reading what a submission holds, without trusting it.
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cb/grade/files.h"
+#include "temp_dir.h"
+
+namespace cb::grade {
+namespace {
+
+using cb::testing::TempDir;
+
+TEST_CASE("files: a regular file inside the submission is read") {
+  TempDir t;
+  t.write("state.json", "{}");
+  auto dir = SubmissionDir::open(t.path());
+  REQUIRE(dir.ok());
+  const FileRead f = dir->read("state.json");
+  CHECK(f.status == FileRead::Status::Ok);
+  CHECK(f.bytes == "{}");
+}
+
+TEST_CASE("files: missing - a directory - a FIFO - a name with a slash") {
+  TempDir t;
+  auto dir = SubmissionDir::open(t.path());
+  REQUIRE(dir.ok());
+  CHECK(dir->read("state.json").status == FileRead::Status::Missing);
+  CHECK(dir->read("state.json").reason == "state.json is missing");
+  std::filesystem::create_directory(t / "fastfail.txt");
+  CHECK(dir->read("fastfail.txt").status == FileRead::Status::Refused);
+  CHECK(dir->read("fastfail.txt").reason == "fastfail.txt is a directory, not a file the lab writes");
+  REQUIRE(::mkfifo((t / "transitions.log").c_str(), 0600) == 0);
+  // A FIFO would block a plain open() until a writer came; this returns at once.
+  CHECK(dir->read("transitions.log").reason == "transitions.log is not a regular file, not a file the lab writes");
+  CHECK(dir->read("../etc/passwd").status == FileRead::Status::Refused);
+  CHECK(dir->read("..").status == FileRead::Status::Refused);
+}
+
+TEST_CASE("files: a symbolic link out of the submission is refused - one that stays inside is followed") {
+  TempDir outside;
+  outside.write("secret", "{\"state\":\"CLOSED\"}");
+  TempDir t;
+  t.write("real.json", "inside");
+  std::filesystem::create_symlink(outside / "secret", t / "state.json");
+  std::filesystem::create_symlink("/etc/passwd", t / "fastfail.txt");
+  std::filesystem::create_symlink("real.json", t / "ignore4xx.json");
+  std::filesystem::create_symlink("../" + std::filesystem::path(outside.path()).filename().string() + "/secret",
+                                  t / "transitions.log");
+  auto dir = SubmissionDir::open(t.path());
+  REQUIRE(dir.ok());
+  for (const char* name : {"state.json", "fastfail.txt", "transitions.log"}) {
+    CAPTURE(name);
+    const FileRead f = dir->read(name);
+    CHECK(f.status == FileRead::Status::Refused);
+    CHECK(f.reason == std::string(name) + " is a symbolic link that leads outside the submission; only files inside it are read");
+    CHECK(f.bytes.empty());
+  }
+  CHECK(dir->read("ignore4xx.json").bytes == "inside");
+}
+
+TEST_CASE("files: a huge file is refused without being read") {
+  TempDir t;
+  {
+    std::ofstream big(t / "state.json", std::ios::binary);
+    big.seekp((100 << 20) - 1);  // 100 MiB, sparse: costs no disk and no time to make
+    big.put('x');
+  }
+  auto dir = SubmissionDir::open(t.path());
+  REQUIRE(dir.ok());
+  const FileRead f = dir->read("state.json");
+  CHECK(f.status == FileRead::Status::Refused);
+  CHECK(f.reason == "state.json is 104857600 bytes, more than the 1048576 a lab file can be; it was not read");
+  CHECK(f.bytes.empty());
+}
+
+TEST_CASE("files: the submission directory itself") {
+  CHECK_FALSE(SubmissionDir::open("/nonexistent/cb").ok());
+  CHECK(SubmissionDir::open("/nonexistent/cb").error().message == "/nonexistent/cb: cannot open the directory: No such file or directory");
+  TempDir t;
+  t.write("plain", "x");
+  CHECK_FALSE(SubmissionDir::open(t / "plain").ok());
+}
+
+TEST_CASE("files: UTF-8 is checked to the byte") {
+  CHECK(invalid_utf8_at("plain ASCII") == std::string::npos);
+  CHECK(invalid_utf8_at("caf\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80") == std::string::npos);
+  CHECK(invalid_utf8_at("ab\xff") == 2);
+  CHECK(invalid_utf8_at("\xc3") == 0);             // cut short
+  CHECK(invalid_utf8_at("\xc0\xaf") == 0);         // overlong '/'
+  CHECK(invalid_utf8_at("\xed\xa0\x80") == 0);     // a surrogate
+  CHECK(invalid_utf8_at("\xf4\x90\x80\x80") == 0); // past U+10FFFF
+  CHECK(valid_utf8("ok\xff\xfeok") == "ok??ok");
+}
+
+}  // namespace
+}  // namespace cb::grade

@@ -1,0 +1,150 @@
+// The lab files' parsers: what the contracts allow, and a clear one-line error for the rest.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "cb/grade/artifacts.h"
+#include "cb/grade/evidence.h"
+#include "cb/grade/rubric.h"
+
+namespace cb::grade {
+namespace {
+
+template <class R>
+std::string error_of(const R& r) {
+  return r.ok() ? std::string("(accepted)") : r.error().message;
+}
+
+TEST_CASE("state.json: the contract's four keys with their types") {
+  auto ok = parse_state_file(R"({"state":"OPEN","failures":3,"window_size":10,"permitted_in_half_open":3,"calls":6})");
+  REQUIRE(ok.ok());
+  CHECK(ok->state == "OPEN");
+  CHECK(ok->failures == 3);
+  CHECK(ok->window_size == 10);
+  CHECK(ok->permitted_in_half_open == 3);
+  SUBCASE("values are the checks' business: a lower-case state parses") {
+    CHECK(parse_state_file(R"({"state":"open","failures":0,"window_size":10,"permitted_in_half_open":3})").ok());
+  }
+  SUBCASE("whitespace - CRLF and a trailing newline are fine") {
+    CHECK(parse_state_file("{\r\n \"state\": \"CLOSED\",\r\n \"failures\": 0, \"window_size\": 10,\r\n"
+                           " \"permitted_in_half_open\": 3\r\n}\r\n")
+              .ok());
+  }
+  CHECK(error_of(parse_state_file(R"({"failures":0,"window_size":10,"permitted_in_half_open":3})")) == "\"state\" is missing");
+  CHECK(error_of(parse_state_file(R"({"state":3,"failures":0,"window_size":10,"permitted_in_half_open":3})")) ==
+        "\"state\" is 3; expected a string such as \"CLOSED\"");
+  CHECK(error_of(parse_state_file(R"({"state":"OPEN","failures":"0","window_size":10,"permitted_in_half_open":3})")) ==
+        "\"failures\" is \"0\" (a string); expected a whole number");
+  CHECK(error_of(parse_state_file(R"({"state":"OPEN","failures":1.5,"window_size":10,"permitted_in_half_open":3})")) ==
+        "\"failures\" is 1.5 (a number with a fraction); expected a whole number");
+  CHECK(error_of(parse_state_file(R"({"state":"OPEN","failures":-1,"window_size":10,"permitted_in_half_open":3})")) ==
+        "\"failures\" is -1; expected 0 or more");
+  CHECK(error_of(parse_state_file(R"({"state":"OPEN","failures":0,"window_size":0,"permitted_in_half_open":3})")) ==
+        "\"window_size\" is 0; expected 1 or more");
+  CHECK(error_of(parse_state_file(R"({"state":"OPEN","failures":0,"window_size":10})")) ==
+        "\"permitted_in_half_open\" is missing");
+  CHECK(error_of(parse_state_file(R"(["OPEN"])")) == "expected a JSON object, got an array");
+  CHECK(error_of(parse_state_file(R"({"state":"OPEN"} trailing)")).rfind("line 1, column 20: syntax error", 0) == 0);
+  CHECK(error_of(parse_state_file("{\"state\": \"OP")).rfind("line 1, column", 0) == 0);
+  CHECK(error_of(parse_state_file("")).rfind("line 1, column 1", 0) == 0);
+  SUBCASE("a million nested brackets are refused by a scan - not a recursion") {
+    CHECK(error_of(parse_state_file(std::string(1'000'000, '['))) == "nested deeper than 32 levels; not a lab file");
+  }
+}
+
+TEST_CASE("fastfail.txt: one line of four keys - in any order") {
+  auto ok = parse_fastfail("before=6 after=6 blocked=10 max_ms=0.012\n");
+  REQUIRE(ok.ok());
+  CHECK(ok->before == 6);
+  CHECK(ok->after == 6);
+  CHECK(ok->blocked == 10);
+  CHECK(ok->max_ms == doctest::Approx(0.012));
+  CHECK(parse_fastfail("max_ms=3 blocked=10 after=6 before=6").ok());
+  CHECK(parse_fastfail("  before=6\tafter=6   blocked=10 max_ms=0.5  \r\n").ok());
+  CHECK(parse_fastfail("before=6 after=6 blocked=10 max_ms=7\n\n").ok());
+  CHECK(error_of(parse_fastfail("before=6 after=6 blocked=10\n")) == "\"max_ms=\" is missing");
+  CHECK(error_of(parse_fastfail("before=6 after=6 max_ms=1")) == "\"blocked=\" is missing");
+  CHECK(error_of(parse_fastfail("before=6 before=7 after=6 blocked=10 max_ms=1")) == "\"before\" appears twice");
+  CHECK(error_of(parse_fastfail("before=six after=6 blocked=10 max_ms=1")) == "before=six is not a whole number");
+  CHECK(error_of(parse_fastfail("before=-6 after=6 blocked=10 max_ms=1")) == "before=-6 is not a whole number");
+  CHECK(error_of(parse_fastfail("before=6 after=6 blocked=10 max_ms=fast")) ==
+        "max_ms=fast is not a number of milliseconds (like 0.012)");
+  CHECK(error_of(parse_fastfail("before=6 after=6 blocked=10 max_ms=nan")) ==
+        "max_ms=nan is not a number of milliseconds (like 0.012)");
+  CHECK(error_of(parse_fastfail("before=6 after=6 blocked=10 max_ms=1\nbefore=7")) ==
+        "expected one line; there is more after line 1");
+  CHECK(error_of(parse_fastfail("before 6 after=6 blocked=10 max_ms=1")) == "'before' is not key=value");
+}
+
+TEST_CASE("transitions.log: FROM->TO per line - optionally stamped") {
+  auto ok = parse_transitions(
+      "2026-01-01T10:00:00.000Z CLOSED->OPEN\r\n2026-01-01T10:00:03.012Z OPEN->HALF_OPEN\nHALF_OPEN->CLOSED\n\n");
+  REQUIRE(ok.ok());
+  REQUIRE(ok->size() == 3);
+  CHECK((*ok)[0].from == "CLOSED");
+  CHECK((*ok)[1].to == "HALF_OPEN");
+  CHECK(*(*ok)[1].at_us - *(*ok)[0].at_us == 3'012'000);
+  CHECK_FALSE((*ok)[2].at_us.has_value());
+  CHECK((*ok)[2].line == 3);
+  CHECK(parse_transitions("").ok());
+  CHECK(parse_transitions("")->empty());
+  CHECK(error_of(parse_transitions("CLOSED->OPEN\nclosed->open\n")) ==
+        "line 2: 'closed' is not a state; states are upper case: CLOSED");
+  CHECK(error_of(parse_transitions("CLOSED => OPEN\n")) == "line 1: 'CLOSED' is not an ISO-8601 UTC time like 2026-01-01T10:00:03.012Z");
+  CHECK(error_of(parse_transitions("CLOSED>OPEN\n")) == "line 1: expected FROM->TO (like CLOSED->OPEN), got 'CLOSED>OPEN'");
+  CHECK(error_of(parse_transitions("yesterday CLOSED->OPEN\n")).rfind("line 1: 'yesterday' is not an ISO-8601", 0) == 0);
+  CHECK(error_of(parse_transitions("CLOSED->HALF-OPEN\n")) == "line 1: 'HALF-OPEN' is not a state; states are CLOSED, OPEN, HALF_OPEN");
+}
+
+TEST_CASE("ISO-8601 UTC times") {
+  CHECK(parse_iso8601_utc("1970-01-01T00:00:00Z") == 0);
+  CHECK(parse_iso8601_utc("1970-01-01T00:00:01.5Z") == 1'500'000);
+  CHECK(parse_iso8601_utc("2026-01-01T10:00:03.012+00:00") == parse_iso8601_utc("2026-01-01T10:00:03.012Z"));
+  CHECK(parse_iso8601_utc("2026-01-01T10:00:03.123456789Z").value() % 1'000'000 == 123'456);
+  CHECK_FALSE(parse_iso8601_utc("2026-02-31T10:00:00Z"));
+  CHECK_FALSE(parse_iso8601_utc("2026-13-01T10:00:00Z"));
+  CHECK_FALSE(parse_iso8601_utc("2026-01-01T10:00:00"));      // no zone
+  CHECK_FALSE(parse_iso8601_utc("2026-01-01T10:00:00+02:00"));  // not UTC
+  CHECK_FALSE(parse_iso8601_utc("2026-01-01 10:00:00Z"));
+}
+
+TEST_CASE("the server's record: its shape is checked - field by field") {
+  auto ok = parse_record(R"({"epoch":2,"count":1,"gap":false,"entries":[
+      {"seq":1,"t_ms":1.5,"wall":"2026-01-01T10:00:00.000Z","method":"GET","path":"/fast","status":200,
+       "outcome":"answered","duration_ms":0.1,"counted":true},
+      {"seq":2,"t_ms":2,"method":"GET","path":"/count","status":200,"outcome":"answered","counted":false,"count":1},
+      {"seq":3,"t_ms":3,"method":"GET","path":"/reset","status":null,"outcome":"reset","counted":true}]})");
+  REQUIRE(ok.ok());
+  CHECK(ok->epoch == 2);
+  CHECK(ok->entries.size() == 3);
+  CHECK(ok->entries[1].count == 1);
+  CHECK_FALSE(ok->entries[2].status.has_value());
+  CHECK(error_of(parse_record("[]")) == "the server's record has no \"entries\" array; is this a flaky server?");
+  CHECK(error_of(parse_record(R"({"entries":[{"seq":"1"}]})")) == "the server's record: entries[0].seq: expected a whole number");
+  CHECK(error_of(parse_record(
+            R"({"entries":[{"seq":2,"t_ms":1,"method":"GET","path":"/","outcome":"x","counted":true,"status":1},
+                           {"seq":1,"t_ms":1,"method":"GET","path":"/","outcome":"x","counted":true,"status":1}]})")) ==
+        "the server's record: entries[1].seq does not increase");
+  CHECK(error_of(parse_record("{")).rfind("the server's record is not JSON", 0) == 0);
+  SUBCASE("round trip through to_json") {
+    auto again = parse_record(to_json(*ok));
+    REQUIRE(again.ok());
+    CHECK(again->entries.size() == 3);
+    CHECK(again->entries[0].wall_us == ok->entries[0].wall_us);
+    CHECK(again->entries[1].count == 1);
+  }
+}
+
+TEST_CASE("rubric: points per step") {
+  auto r = Rubric::parse(R"({"points": {"1": 5, "8": 20}})");
+  REQUIRE(r.ok());
+  CHECK(r->points[1] == 5);
+  CHECK(r->points[2] == 1);
+  CHECK(r->points[8] == 20);
+  CHECK(error_of(Rubric::parse(R"({"points": {"9": 5}})")) == "rubric: points.\"9\": steps are \"1\" to \"8\"");
+  CHECK(error_of(Rubric::parse(R"({"points": {"1": -5}})")) == "rubric: points.\"1\": expected a number of points, 0 or more");
+  CHECK(error_of(Rubric::parse(R"({"weights": {}})")) == "rubric: expected {\"points\": {\"1\": <points>, ...}}");
+}
+
+}  // namespace
+}  // namespace cb::grade

@@ -12,3 +12,13 @@ if(CB_SANITIZE)
   add_compile_options(-fsanitize=${CB_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
   add_link_options(-fsanitize=${CB_SANITIZE})
 endif()
+
+# Fuzzing instruments everything for coverage, with ASan and UBSan to turn bugs into crashes;
+# only the fuzz targets link libFuzzer's main (grader/fuzz/CMakeLists.txt).
+if(CB_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "CB_FUZZ needs clang (libFuzzer): use the fuzz preset")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()

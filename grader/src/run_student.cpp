@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -61,6 +62,7 @@ Result<RunOutcome> run_student(const RunOptions& o) {
   flaky::ServerOptions server_options;
   server_options.host = o.host;
   server_options.port = o.port;
+  server_options.threads = o.server_threads;
   auto server = flaky::FlakyServer::start(server_options);
   if (!server && o.port != 0) {  // the lab's port is taken: a free one, announced in CB_SERVER
     server_options.port = 0;
@@ -106,32 +108,37 @@ Result<RunOutcome> run_student(const RunOptions& o) {
   ::close(pipe_fds[1]);
 
   const auto deadline = started + o.timeout;
+  // A pidfd becomes readable when the child exits, so one poll waits for output, the exit and
+  // the time limit together. (Without one, from a kernel before 5.3: short polls.)
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
   bool open_pipe = true;
   int status = 0;
-  bool exited = false;
   char buf[4096];
-  while (!exited) {
+  for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left <= 0 && !out.timed_out) {
       out.timed_out = true;
       ::kill(-pid, SIGKILL);
     }
-    if (open_pipe) {
-      pollfd p{pipe_fds[0], POLLIN, 0};
-      if (::poll(&p, 1, static_cast<int>(std::clamp<long long>(left, 0, 50))) > 0) {
-        const ssize_t n = ::read(pipe_fds[0], buf, sizeof buf);
-        if (n > 0) keep_tail(out.output_tail, buf, static_cast<std::size_t>(n));
-        if (n == 0) open_pipe = false;
-      }
-    } else {
-      // The command closed its output but lives on: wait for it without spinning.
-      ::poll(nullptr, 0, static_cast<int>(std::clamp<long long>(left, 1, 50)));
+    pollfd p[2] = {{open_pipe ? pipe_fds[0] : -1, POLLIN, 0}, {pidfd, POLLIN, 0}};
+    const int wait_ms = out.timed_out ? 10 : static_cast<int>(std::clamp<long long>(left, 1, pidfd >= 0 ? 60'000 : 10));
+    if (::poll(p, 2, wait_ms) > 0 && (p[0].revents & (POLLIN | POLLHUP)) != 0) {
+      const ssize_t n = ::read(pipe_fds[0], buf, sizeof buf);
+      if (n > 0) keep_tail(out.output_tail, buf, static_cast<std::size_t>(n));
+      if (n == 0) open_pipe = false;
     }
-    const pid_t r = ::waitpid(pid, &status, WNOHANG);
-    if (r == pid) exited = true;
+    if (::waitpid(pid, &status, WNOHANG) == pid) break;
   }
   // Whatever the command left running in its group is not graded and not left behind.
   ::kill(-pid, SIGKILL);
+  // What is still in the pipe (written just before the exit) belongs to the output too; a poll
+  // before each read, so a pipe some straggler still holds open cannot block it.
+  for (pollfd p{pipe_fds[0], POLLIN, 0}; open_pipe && ::poll(&p, 1, 0) > 0;) {
+    const ssize_t n = ::read(pipe_fds[0], buf, sizeof buf);
+    if (n <= 0) break;
+    keep_tail(out.output_tail, buf, static_cast<std::size_t>(n));
+  }
+  if (pidfd >= 0) ::close(pidfd);
   ::close(pipe_fds[0]);
   out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   out.seconds = std::chrono::duration<double>(Clock::now() - started).count();

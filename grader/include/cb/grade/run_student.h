@@ -17,6 +17,9 @@ struct RunOptions {
   std::string host = "127.0.0.1";
   int port = 8110;          // the server's port; 0, or 8110 being taken, means a free one
   std::chrono::milliseconds timeout = std::chrono::seconds{60};
+  // A lab program holds a connection or two at a time; the server's default 64 workers cost
+  // more to start and stop than a whole --run of the lab takes to grade (bench/run-grader-bench).
+  int server_threads = 8;
 };
 
 struct RunOutcome {

@@ -1,0 +1,9 @@
+#include "cb/grade/artifacts.h"
+#include "fuzz_parsers.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const auto text = as_text(data, size);
+  (void)cb::grade::parse_transitions(text);
+  (void)cb::grade::parse_iso8601_utc(text);
+  return 0;
+}

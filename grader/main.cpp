@@ -13,7 +13,7 @@
 #include "cb/grade/format.h"
 #include "cb/grade/grade.h"
 #include "cb/grade/run_student.h"
-#include "src/write_file.h"
+#include "cb/atomic_file.h"
 
 namespace {
 
@@ -58,7 +58,7 @@ int emit(const Options& o, const std::string& text) {
     std::cout.flush();
     return 0;
   }
-  if (auto w = write_file_atomically(o.output, text); !w) return could_not_run(w.error().message);
+  if (auto w = cb::write_file_atomically(o.output, text); !w) return could_not_run(w.error().message);
   return 0;
 }
 
@@ -177,7 +177,7 @@ int main(int argc, char** argv) {
 
   if (!o.save_record.empty()) {
     if (!record) return could_not_run("--save-record: there is no server record to save (" + no_record + ")");
-    if (auto w = write_file_atomically(o.save_record, to_json(*record)); !w) return could_not_run(w.error().message);
+    if (auto w = cb::write_file_atomically(o.save_record, to_json(*record)); !w) return could_not_run(w.error().message);
   }
   auto dir = SubmissionDir::open(o.dir);
   if (!dir) return could_not_run(dir.error().message);

@@ -4,10 +4,10 @@
 
 #include "cb/result.h"
 
-namespace cb::grade {
+namespace cb {
 
 // Writes `content` to `path` atomically: a temporary file beside it, flushed, then renamed over
 // it, so a reader sees the old file or the new one and never half of one.
 [[nodiscard]] Result<void> write_file_atomically(const std::string& path, const std::string& content);
 
-}  // namespace cb::grade
+}  // namespace cb

@@ -1,4 +1,4 @@
-#include "write_file.h"
+#include "cb/atomic_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace cb::grade {
+namespace cb {
 
 Result<void> write_file_atomically(const std::string& path, const std::string& content) {
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
@@ -32,4 +32,4 @@ Result<void> write_file_atomically(const std::string& path, const std::string& c
   return {};
 }
 
-}  // namespace cb::grade
+}  // namespace cb

@@ -7,6 +7,7 @@ enum class ExitCode : int {
   Ok = 0,
   Failed = 1,  // the program ran, and what it checked did not pass
   Usage = 2,   // bad flags or unreadable/malformed input: nothing was run
+  Interrupted = 130,  // Ctrl-C (128 + SIGINT), as a shell reports it
 };
 
 [[nodiscard]] constexpr int to_int(ExitCode c) noexcept { return static_cast<int>(c); }

@@ -3,6 +3,9 @@
 #include <iostream>
 
 #include "cmd_demo.h"
+#include "cmd_run.h"
+#include "cmd_status.h"
+#include "cmd_step.h"
 #include "cmd_replay.h"
 #include "cmd_script.h"
 #include "exit_code.h"
@@ -13,9 +16,15 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("cb-lab ") + CB_LAB_VERSION);
 
+  RunOptions run;
+  StepOptions step;
+  StatusOptions status;
   DemoOptions demo;
   ScriptOptions script;
   ReplayOptions replay;
+  auto* run_cmd = setup_run(app, run);
+  auto* step_cmd = setup_step(app, step);
+  auto* status_cmd = setup_status(app, status);
   auto* demo_cmd = setup_demo(app, demo);
   auto* script_cmd = setup_script(app, script);
   auto* replay_cmd = setup_replay(app, replay);
@@ -39,6 +48,9 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : to_int(ExitCode::Usage);
   }
   try {
+    if (*run_cmd) return to_int(run_run(run));
+    if (*step_cmd) return to_int(run_step(step));
+    if (*status_cmd) return to_int(run_status(status));
     if (*demo_cmd) return to_int(run_demo(demo));
     if (*script_cmd) return to_int(run_script(script));
     if (*replay_cmd) return to_int(run_replay(replay));

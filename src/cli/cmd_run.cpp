@@ -1,0 +1,124 @@
+// cb-lab run: the whole lab in one command, graded as it goes.
+#include "cmd_run.h"
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cb/flaky/options.h"
+#include "cb/grade/format.h"
+#include "cb/lab/runner.h"
+#include "cb/lab/server_control.h"
+#include "cb/lab/session.h"
+#include "lab_console.h"
+
+namespace cb::cli {
+
+void add_lab_flags(CLI::App& cmd, LabArgs& args) {
+  cmd.add_option("--dir", args.dir, "Where the lab's files go")->capture_default_str();
+  cmd.add_option("--server", args.server, "The flaky server (default: the scenario's, http://127.0.0.1:8110)");
+  cmd.add_option("--scenario", args.scenario, "The steps to run (default: scenarios/lab.json)");
+  cmd.add_option("--call-timeout", args.call_timeout, "Per-call timeout, e.g. 2s (default: the scenario's)");
+}
+
+CLI::App* setup_run(CLI::App& app, RunOptions& options) {
+  auto* cmd = app.add_subcommand("run", "The whole lab, steps 1-8, against the flaky server, graded as it goes");
+  add_lab_flags(*cmd, options.lab);
+  cmd->add_flag("--json", options.json, "Print a machine-readable summary instead");
+  cmd->footer(
+      "Starts the bundled flaky server if nothing listens at the server's address (and stops it\n"
+      "afterwards). Exit 0 only if every step passed; 1 if one failed; 2 if the lab could not run;\n"
+      "130 if interrupted (the files written so far are whole).");
+  return cmd;
+}
+
+ExitCode run_run(const RunOptions& o) {
+  const auto started = std::chrono::steady_clock::now();
+  auto fail = [](const std::string& m, ExitCode c = ExitCode::Usage) {
+    std::cerr << "cb-lab run: " << m << '\n';
+    return c;
+  };
+  const std::string scenario_path = o.lab.scenario.empty() ? default_scenario_path() : o.lab.scenario;
+  auto scenario = lab::load_scenario(scenario_path);
+  if (!scenario) return fail(scenario.error().message);
+  auto url = lab::parse_url(o.lab.server.empty() ? scenario->server : o.lab.server);
+  if (!url) return fail("--server: " + url.error().message);
+  auto timeout = call_timeout(o.lab, *scenario);
+  if (!timeout) return fail(timeout.error().message);
+  if (auto d = prepare_dir(o.lab.dir); !d) return fail(d.error().message);
+
+  LabConsole console(o.json);
+  // Step 1's question first: is there a flaky server, or must we bring one?
+  std::unique_ptr<flaky::FlakyServer> own_server;
+  lab::Probe found = lab::probe(*url);
+  std::string where = "at " + url->text();
+  if (found.kind == lab::Probe::Kind::NothingListens) {
+    if (!flaky::is_loopback(url->host))
+      return fail("nothing listens at " + url->text() + ", and cb-lab starts its own server only on this machine");
+    auto s = lab::start_here(*url);
+    if (!s) return fail("nothing listens at " + url->text() + ", and the bundled server cannot start there: " + s.error().message);
+    own_server = std::move(s).value();
+    found = lab::probe(*url);
+    where += " (the bundled server, started for this run)";
+  } else if (found.kind != lab::Probe::Kind::Flaky) {
+    console.note("cb-lab: the server at " + url->text() + " is not answering as a flaky server (" + found.detail +
+                 "); the lab goes on, and the grade has no record to check");
+  }
+  const bool flaky = found.kind == lab::Probe::Kind::Flaky;
+  const std::atomic<bool>& interrupted = install_interrupt_flag();
+  console.header("cb-lab: " + scenario->title + "\n  " + std::to_string(scenario->steps.size()) + " steps, files in " +
+                 o.lab.dir + ", server " + where);
+
+  lab::Runner runner(*scenario, o.lab.dir, *url, *timeout, console, interrupted);
+  lab::Session session;
+  session.scenario = scenario_path;
+  session.server = url->text();
+  nlohmann::json steps_json = nlohmann::json::array();
+  for (int n = 1; n <= static_cast<int>(scenario->steps.size()); ++n) {
+    console.step(n, scenario->steps[static_cast<std::size_t>(n - 1)].title);
+    if (auto r = runner.run_step(n); !r) {
+      if (interrupted.load()) {
+        (void)lab::save_session(o.lab.dir, session);
+        return fail("interrupted during step " + std::to_string(n) + "; the files written so far are whole",
+                    ExitCode::Interrupted);
+      }
+      return fail("step " + std::to_string(n) + ": " + r.error().message);
+    }
+    session.after[n] = runner.capture();
+    if (auto saved = lab::save_session(o.lab.dir, session); !saved) return fail(saved.error().message);
+    // The grader's own check of this step, on the server's record as it is now.
+    const grade::Report report = grade_now(o.lab.dir, *url, flaky, {n});
+    if (n == 1 && !flaky) {
+      grade::StepReport r = report.steps.front();
+      r.status = grade::Status::Fail;
+      r.checks.push_back({"the flaky server answers", grade::Status::Fail, found.detail, nullptr, nullptr, true, false});
+      console.verdict(r);
+    } else {
+      console.verdict(report.steps.front());
+    }
+    steps_json.push_back({{"step", n},
+                          {"title", scenario->steps[static_cast<std::size_t>(n - 1)].title},
+                          {"status", grade::to_string(report.steps.front().status)},
+                          {"did", runner.lines()}});
+  }
+  grade::Report final_report = grade_now(o.lab.dir, *url, flaky, {});
+  if (!flaky) {
+    final_report.passed = false;  // step 1, the server itself, failed
+    final_report.steps.front().status = grade::Status::Fail;
+    final_report.steps.front().score = 0;
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  console.checklist(final_report, seconds);
+  if (o.json) {
+    nlohmann::json out{{"passed", final_report.passed}, {"score", final_report.score},
+                       {"max_score", final_report.max_score}, {"seconds", seconds},
+                       {"dir", o.lab.dir},        {"server", url->text()},
+                       {"steps", steps_json},
+                       {"report", nlohmann::json::parse(grade::render(final_report, grade::Format::Json, false))}};
+    std::cout << out.dump(2) << '\n';
+  }
+  return final_report.passed ? ExitCode::Ok : ExitCode::Failed;
+}
+
+}  // namespace cb::cli

@@ -1,0 +1,23 @@
+#pragma once
+
+#include "exit_code.h"
+#include "lab_common.h"
+
+namespace CLI {
+class App;
+}
+
+namespace cb::cli {
+
+struct RunOptions {
+  LabArgs lab;
+  bool json = false;
+};
+
+CLI::App* setup_run(CLI::App& app, RunOptions& options);
+ExitCode run_run(const RunOptions& options);
+
+// The shared flags of run and step: --dir, --server, --scenario, --call-timeout.
+void add_lab_flags(CLI::App& cmd, LabArgs& args);
+
+}  // namespace cb::cli

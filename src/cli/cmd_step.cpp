@@ -1,0 +1,102 @@
+// cb-lab step N: one step, continuing from where the earlier steps left the breakers.
+#include "cmd_step.h"
+
+#include <sys/stat.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cb/flaky/options.h"
+#include "cb/lab/runner.h"
+#include "cb/lab/server_control.h"
+#include "cb/lab/session.h"
+#include "cmd_run.h"
+#include "lab_console.h"
+
+namespace cb::cli {
+
+CLI::App* setup_step(CLI::App& app, StepOptions& options) {
+  auto* cmd = app.add_subcommand("step", "Only step N, continuing from the state the earlier steps left");
+  cmd->add_option("N", options.step, "The step, 1-8")->required()->check(CLI::Range(1, 1000));
+  add_lab_flags(*cmd, options.lab);
+  cmd->footer(
+      "The breakers' state after each step is kept in DIR/.cb-lab/session.json (times as wall-clock\n"
+      "times), so a step can run in a new process, or be run again. Step 1 starts a flaky server in\n"
+      "the background if none listens, and it keeps running for the next steps.");
+  return cmd;
+}
+
+ExitCode run_step(const StepOptions& o) {
+  auto fail = [&](const std::string& m, ExitCode c = ExitCode::Usage) {
+    std::cerr << "cb-lab step " << o.step << ": " << m << '\n';
+    return c;
+  };
+  auto session = lab::load_session(o.lab.dir);
+  if (!session) return fail(session.error().message);
+  // The scenario a session began with stays its scenario, unless one is named.
+  const std::string scenario_path =
+      !o.lab.scenario.empty() ? o.lab.scenario : !session->scenario.empty() ? session->scenario : default_scenario_path();
+  auto scenario = lab::load_scenario(scenario_path);
+  if (!scenario) return fail(scenario.error().message);
+  const int n = o.step;
+  if (n > static_cast<int>(scenario->steps.size()))
+    return fail("the scenario has " + std::to_string(scenario->steps.size()) + " steps");
+  for (int k = 1; k < n; ++k) {
+    if (session->after.count(k) == 0)
+      return fail("step " + std::to_string(n) + " continues from step " + std::to_string(k) +
+                  ", which has not run in " + o.lab.dir + ": run `cb-lab step " + std::to_string(k) + "` first");
+  }
+  const std::string server_text =
+      !o.lab.server.empty() ? o.lab.server : (n > 1 && !session->server.empty()) ? session->server : scenario->server;
+  auto url = lab::parse_url(server_text);
+  if (!url) return fail("--server: " + url.error().message);
+  auto timeout = call_timeout(o.lab, *scenario);
+  if (!timeout) return fail(timeout.error().message);
+  if (auto d = prepare_dir(o.lab.dir); !d) return fail(d.error().message);
+
+  LabConsole console(false);
+  lab::Probe found = lab::probe(*url);
+  if (found.kind == lab::Probe::Kind::NothingListens) {
+    if (!flaky::is_loopback(url->host))
+      return fail("nothing listens at " + url->text() + ", and cb-lab starts a server only on this machine");
+    // In the background: the server and its record must outlive this step for the next ones.
+    (void)::mkdir((o.lab.dir + "/.cb-lab").c_str(), 0755);
+    auto pid = lab::start_in_background(*url, o.lab.dir + "/.cb-lab/server.log");
+    if (!pid) return fail("nothing listens at " + url->text() + ", and a flaky server cannot start there: " + pid.error().message);
+    session->server_pid = *pid;
+    console.note("cb-lab: started a flaky server at " + url->text() + " in the background (pid " + std::to_string(*pid) +
+                 "); it keeps running for the next steps. Stop it with: kill " + std::to_string(*pid));
+    found = lab::probe(*url);
+  }
+  const bool flaky = found.kind == lab::Probe::Kind::Flaky;
+  if (!flaky) console.note("cb-lab: the server at " + url->text() + " is not answering as a flaky server (" + found.detail + ")");
+
+  const std::atomic<bool>& interrupted = install_interrupt_flag();
+  lab::Runner runner(*scenario, o.lab.dir, *url, *timeout, console, interrupted);
+  if (n > 1) {
+    if (auto r = runner.restore(session->after.at(n - 1)); !r) return fail(lab::session_path(o.lab.dir) + ": " + r.error().message);
+  } else {
+    session->after.clear();
+  }
+  session->scenario = scenario_path;
+  session->server = url->text();
+  console.step(n, scenario->steps[static_cast<std::size_t>(n - 1)].title);
+  if (auto r = runner.run_step(n); !r) {
+    if (interrupted.load()) return fail("interrupted; the files written so far are whole", ExitCode::Interrupted);
+    return fail(r.error().message);
+  }
+  // Later steps were built on the state this step replaces: they must run again.
+  for (auto it = session->after.begin(); it != session->after.end();) it = it->first > n ? session->after.erase(it) : ++it;
+  session->after[n] = runner.capture();
+  if (auto saved = lab::save_session(o.lab.dir, *session); !saved) return fail(saved.error().message);
+  const grade::Report report = grade_now(o.lab.dir, *url, flaky, {n});
+  grade::StepReport verdict = report.steps.front();
+  if (n == 1 && !flaky) {
+    verdict.status = grade::Status::Fail;
+    verdict.checks.push_back({"the flaky server answers", grade::Status::Fail, found.detail, nullptr, nullptr, true, false});
+  }
+  console.verdict(verdict);
+  return verdict.status == grade::Status::Fail ? ExitCode::Failed : ExitCode::Ok;
+}
+
+}  // namespace cb::cli

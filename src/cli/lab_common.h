@@ -1,0 +1,44 @@
+#pragma once
+// What `cb-lab run`, `step` and `status` share: finding the scenario and the output directory,
+// reaching (or starting) the server, and asking the grader about a step.
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cb/flaky/server.h"
+#include "cb/grade/grade.h"
+#include "cb/lab/http_call.h"
+#include "cb/lab/scenario.h"
+#include "exit_code.h"
+
+namespace cb::cli {
+
+struct LabArgs {
+  std::string dir = "./cb";
+  std::string server;        // empty: the session's, else the scenario's
+  std::string scenario;      // empty: the session's, else scenarios/lab.json
+  std::string call_timeout;  // empty: the scenario's
+};
+
+// A one-line error for the program to print, and the exit code it means.
+struct Failure {
+  std::string message;
+  ExitCode code = ExitCode::Usage;
+};
+
+[[nodiscard]] Result<lab::Scenario> load_lab_scenario(const std::string& path);
+[[nodiscard]] std::string default_scenario_path();
+// Creates DIR if needed, and makes sure files can be written in it.
+[[nodiscard]] Result<void> prepare_dir(const std::string& dir);
+[[nodiscard]] Result<std::chrono::milliseconds> call_timeout(const LabArgs& a, const lab::Scenario& s);
+
+// The grader's verdict on the record now at `server` (or on the files alone if it has none).
+[[nodiscard]] grade::Report grade_now(const std::string& dir, const lab::ServerUrl& server, bool server_is_flaky,
+                                      std::set<int> steps);
+
+// SIGINT sets the flag (and a second one exits at once); the runner stops between calls.
+const std::atomic<bool>& install_interrupt_flag();
+
+}  // namespace cb::cli

@@ -1,0 +1,65 @@
+#pragma once
+// Runs a scenario's steps against a real server, through the engine's breakers, and writes the
+// lab's files. What it shows goes to a Reporter (the console, or nothing for --json).
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cb/breaker/breaker.h"
+#include "cb/lab/anchored_clock.h"
+#include "cb/lab/http_call.h"
+#include "cb/lab/scenario.h"
+#include "cb/lab/session.h"
+
+namespace cb::lab {
+
+class Reporter {
+ public:
+  virtual ~Reporter() = default;
+  virtual void action(const std::string& text) = 0;                    // one line per action
+  virtual void countdown(std::chrono::microseconds left, std::chrono::microseconds total) = 0;
+};
+
+class Runner {
+ public:
+  Runner(const Scenario& scenario, std::string out_dir, ServerUrl server, std::chrono::milliseconds call_timeout,
+         Reporter& reporter, const std::atomic<bool>& interrupted);
+  ~Runner();
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
+
+  // Continues from what an earlier step left (see Session). Errors: a snapshot this scenario's
+  // breakers could not have made.
+  [[nodiscard]] Result<void> restore(const StepState& state);
+  [[nodiscard]] StepState capture();
+
+  // Step n, 1-based. Errors: interrupted, or a file that could not be written.
+  [[nodiscard]] Result<void> run_step(int n);
+
+  [[nodiscard]] CircuitBreaker& breaker(const std::string& name);
+  [[nodiscard]] const std::vector<std::string>& lines() const noexcept { return lines_; }
+
+ private:
+  struct Live;
+  void make_breaker(const std::string& name);
+  Result<void> call(const Action& a);
+  Result<void> wait(const Action& a);
+  Result<void> write(const std::string& file, const std::string& content);
+  void say(const std::string& text);
+
+  const Scenario& scenario_;
+  std::string out_dir_;
+  ServerUrl server_;
+  std::chrono::milliseconds call_timeout_;
+  Reporter& reporter_;
+  const std::atomic<bool>& interrupted_;
+  AnchoredClock clock_;
+  std::map<std::string, std::unique_ptr<Live>> breakers_;
+  std::map<std::string, double> values_;
+  std::vector<std::string> lines_;
+};
+
+}  // namespace cb::lab

@@ -1,0 +1,31 @@
+#pragma once
+// Finding the lab's server, or starting the bundled one: in this process for `cb-lab run`, in
+// the background for `cb-lab step` (so that it and its record outlive one step).
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "cb/flaky/server.h"
+#include "cb/lab/http_call.h"
+
+namespace cb::lab {
+
+struct Probe {
+  enum class Kind { Flaky, NotFlaky, NothingListens, NoAnswer };
+  Kind kind = Kind::NoAnswer;
+  std::string detail;
+};
+
+// GET /admin/health: a flaky server answers {"status": "ok", ...}.
+[[nodiscard]] Probe probe(const ServerUrl& server, std::chrono::milliseconds timeout = std::chrono::seconds{1});
+
+// Starts the flaky server in this process at `server` (loopback only).
+[[nodiscard]] Result<std::unique_ptr<flaky::FlakyServer>> start_here(const ServerUrl& server);
+
+// Starts it in a detached background process that keeps running after this one exits; returns
+// its pid once it answers. Call before this process has started any thread. Its log (the
+// server's own access log) goes to `log_path`.
+[[nodiscard]] Result<int> start_in_background(const ServerUrl& server, const std::string& log_path);
+
+}  // namespace cb::lab

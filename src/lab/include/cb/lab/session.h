@@ -1,0 +1,40 @@
+#pragma once
+// What `cb-lab step N` continues from: after each step, the breakers' snapshots, their
+// transitions and the values measured so far, saved beside the outputs in DIR/.cb-lab/session.json.
+// Times are on the AnchoredClock's timeline, which is wall-clock time, so they mean the same in
+// the next process.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cb/breaker/metrics.h"
+#include "cb/breaker/transition.h"
+#include "cb/result.h"
+
+namespace cb::lab {
+
+struct StepState {
+  std::map<std::string, Snapshot> breakers;
+  std::map<std::string, std::vector<Transition>> transitions;
+  std::map<std::string, double> values;
+};
+
+struct Session {
+  std::string scenario;  // the scenario's path
+  std::string server;    // the server the steps ran against
+  std::optional<int> server_pid;  // a flaky server cb-lab started in the background, if it did
+  std::map<int, StepState> after;  // after[N]: the state once step N had run
+};
+
+[[nodiscard]] std::string session_path(const std::string& dir);
+// A missing session is an empty one; a damaged one is an error naming the field.
+[[nodiscard]] Result<Session> load_session(const std::string& dir);
+[[nodiscard]] Result<void> save_session(const std::string& dir, const Session& s);
+
+// The snapshot as JSON, and back (exposed for tests).
+[[nodiscard]] std::string snapshot_to_json(const Snapshot& s);
+[[nodiscard]] Result<Snapshot> snapshot_from_json(const std::string& text);
+
+}  // namespace cb::lab

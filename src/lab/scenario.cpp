@@ -1,0 +1,278 @@
+#include "cb/lab/scenario.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "cb/breaker/profiles.h"
+#include "cb/decimal_time.h"
+
+namespace cb::lab {
+namespace {
+
+using json = nlohmann::json;
+
+// Reads fields of one JSON object, remembering the path for errors and which keys were used,
+// so that a misspelt key is an error rather than silently ignored.
+class Fields {
+ public:
+  Fields(const json& j, std::string path) : j_(j), path_(std::move(path)) {}
+
+  [[nodiscard]] std::string at(const std::string& key) const { return path_ + (path_.empty() ? "" : ".") + key; }
+
+  Result<std::optional<std::string>> text(const std::string& key) {
+    used_.insert(key);
+    const auto it = j_.find(key);
+    if (it == j_.end()) return std::optional<std::string>{};
+    if (!it->is_string()) return Error{at(key) + ": expected a string"};
+    return std::optional<std::string>{it->get<std::string>()};
+  }
+  Result<std::optional<long long>> whole(const std::string& key, long long lo, long long hi) {
+    used_.insert(key);
+    const auto it = j_.find(key);
+    if (it == j_.end()) return std::optional<long long>{};
+    if (!it->is_number_integer() || it->get<long long>() < lo || it->get<long long>() > hi)
+      return Error{at(key) + ": expected a whole number from " + std::to_string(lo) + " to " + std::to_string(hi)};
+    return std::optional<long long>{it->get<long long>()};
+  }
+  Result<std::optional<double>> number(const std::string& key) {
+    used_.insert(key);
+    const auto it = j_.find(key);
+    if (it == j_.end()) return std::optional<double>{};
+    if (!it->is_number()) return Error{at(key) + ": expected a number"};
+    return std::optional<double>{it->get<double>()};
+  }
+  Result<std::optional<std::chrono::microseconds>> duration(const std::string& key) {
+    auto t = text(key);
+    if (!t) return t.error();
+    if (!*t) return std::optional<std::chrono::microseconds>{};
+    auto d = parse_duration(**t);
+    if (!d) return Error{at(key) + ": " + d.error().message};
+    if (d->count() < 0) return Error{at(key) + ": must not be negative"};
+    return std::optional<std::chrono::microseconds>{*d};
+  }
+  Result<bool> flag(const std::string& key) {
+    used_.insert(key);
+    const auto it = j_.find(key);
+    if (it == j_.end()) return false;
+    if (!it->is_boolean()) return Error{at(key) + ": expected true or false"};
+    return it->get<bool>();
+  }
+  // Marks a key as read (its value is read by the caller directly).
+  void use(const std::string& key) { used_.insert(key); }
+  // Every key must have been asked for.
+  Result<void> no_others() const {
+    for (const auto& [key, value] : j_.items())
+      if (used_.count(key) == 0) return Error{at(key) + ": not a field here"};
+    return {};
+  }
+
+ private:
+  const json& j_;
+  std::string path_;
+  std::set<std::string> used_;
+};
+
+#define CB_TRY(var, expr)              \
+  auto var = (expr);                   \
+  if (!var) return var.error();
+
+Result<BreakerSpec> breaker_spec(const json& j, const std::string& path) {
+  if (!j.is_object()) return Error{path + ": expected an object"};
+  Fields f(j, path);
+  CB_TRY(profile, f.text("profile"));
+  auto base = profiles::by_name(profile->value_or("lab"));
+  if (!base) return Error{f.at("profile") + ": " + base.error().message};
+  BreakerSpec spec;
+  BreakerOptions o = std::move(*base);
+  CB_TRY(wait, f.duration("wait_in_open"));
+  if (*wait) o.cooldown.base = **wait;
+  CB_TRY(window, f.whole("window_size", 1, 100000));
+  if (*window) o.trip.window.size = static_cast<int>(**window);
+  CB_TRY(minimum, f.whole("minimum_calls", 1, 100000));
+  if (*minimum) o.trip.window.minimum_calls = static_cast<int>(**minimum);
+  CB_TRY(rate, f.number("failure_rate"));
+  if (*rate) o.trip.failure_rate_percent = **rate;
+  CB_TRY(slow_rate, f.number("slow_call_rate"));
+  if (*slow_rate) o.trip.slow_call_rate_percent = **slow_rate;
+  CB_TRY(slow, f.duration("slow_call_duration"));
+  if (*slow) o.trip.slow_call_duration = **slow;
+  CB_TRY(consecutive, f.whole("consecutive_failures", 0, 100000));
+  if (*consecutive) o.trip.consecutive_failures = static_cast<int>(**consecutive);
+  CB_TRY(trials, f.whole("permitted_in_half_open", 0, 100000));
+  if (*trials) o.half_open.permitted_calls = static_cast<int>(**trials);
+  CB_TRY(max_wait, f.duration("max_wait_in_half_open"));
+  if (*max_wait) o.half_open.max_wait = **max_wait;
+  CB_TRY(rules, f.text("classification"));
+  if (*rules) {
+    auto c = classify::Classifier::parse(**rules);
+    if (!c) return Error{f.at("classification") + ": " + c.error().message};
+    spec.classifier = std::move(*c);
+  }
+  if (auto others = f.no_others(); !others) return others.error();
+  auto valid = validate(o);
+  if (!valid) return Error{path + ": " + valid.error().message};
+  spec.options = valid->get();
+  return spec;
+}
+
+Result<Action> action(const json& j, const std::string& path, const Scenario& s) {
+  if (!j.is_object()) return Error{path + ": expected an object with an \"action\""};
+  Fields f(j, path);
+  CB_TRY(kind, f.text("action"));
+  if (!*kind) return Error{f.at("action") + ": missing"};
+  Action a;
+  const std::string& k = **kind;
+  auto need_breaker = [&]() -> Result<void> {
+    auto b = f.text("breaker");
+    if (!b) return b.error();
+    if (*b) a.breaker = **b;
+    if (s.breakers.count(a.breaker) == 0)
+      return Error{f.at("breaker") + ": no breaker named '" + a.breaker + "' under \"breakers\""};
+    return {};
+  };
+  auto need_file = [&]() -> Result<void> {
+    auto file = f.text("file");
+    if (!file) return file.error();
+    if (!*file || (*file)->empty() || (*file)->find('/') != std::string::npos || **file == "." || **file == "..")
+      return Error{f.at("file") + ": expected a file name (no directories)"};
+    a.file = **file;
+    return {};
+  };
+  if (k == "reset_server") {
+    a.kind = Action::Kind::ResetServer;
+  } else if (k == "count") {
+    a.kind = Action::Kind::Count;
+    CB_TRY(as, f.text("as"));
+    if (*as) a.as = **as;
+  } else if (k == "call") {
+    a.kind = Action::Kind::Call;
+    CB_TRY(p, f.text("path"));
+    if (!*p || (*p)->empty() || (*p)->front() != '/') return Error{f.at("path") + ": expected a path such as \"/fast\""};
+    a.path = **p;
+    CB_TRY(times, f.whole("times", 1, 1000));
+    if (*times) a.times = static_cast<int>(**times);
+    CB_TRY(until, f.text("until"));
+    if (*until) {
+      a.until = parse_state(**until);
+      if (!a.until) return Error{f.at("until") + ": expected CLOSED, OPEN or HALF_OPEN"};
+    }
+    CB_TRY(max, f.whole("max", 1, 1000));
+    if (*max) a.max = static_cast<int>(**max);
+    CB_TRY(measure, f.flag("measure"));
+    a.measure = *measure;
+    if (auto b = need_breaker(); !b) return b.error();
+  } else if (k == "wait") {
+    a.kind = Action::Kind::Wait;
+    CB_TRY(what, f.text("for"));
+    CB_TRY(d, f.duration("duration"));
+    if (*what && **what != "cooldown") return Error{f.at("for") + ": the only thing to wait for is \"cooldown\""};
+    if (static_cast<bool>(*what) == static_cast<bool>(*d))
+      return Error{path + ": a wait takes either \"for\": \"cooldown\" or a \"duration\""};
+    a.wait_for_cooldown = static_cast<bool>(*what);
+    if (*d) a.duration = **d;
+    if (auto b = need_breaker(); !b) return b.error();
+  } else if (k == "new_breaker") {
+    a.kind = Action::Kind::NewBreaker;
+    if (auto b = need_breaker(); !b) return b.error();
+  } else if (k == "write_state" || k == "write_transitions") {
+    a.kind = k == "write_state" ? Action::Kind::WriteState : Action::Kind::WriteTransitions;
+    if (auto file = need_file(); !file) return file.error();
+    if (auto b = need_breaker(); !b) return b.error();
+  } else if (k == "write_fastfail") {
+    a.kind = Action::Kind::WriteFastfail;
+    if (auto file = need_file(); !file) return file.error();
+  } else {
+    return Error{f.at("action") + ": '" + k +
+                 "' is not an action (reset_server, count, call, wait, new_breaker, write_state, write_fastfail, "
+                 "write_transitions)"};
+  }
+  if (auto others = f.no_others(); !others) return others.error();
+  return a;
+}
+
+}  // namespace
+
+Result<Scenario> parse_scenario(const std::string& text, const std::string& name) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    // The library's message, less its prefix: "line 3, column 7: syntax error ...".
+    std::string what = e.what();
+    if (const auto at = what.find(" at line "); at != std::string::npos) what = what.substr(at + 4);
+    return Error{name + ": " + what};
+  }
+  auto in_file = [&](const Error& e) { return Error{name + ": " + e.message}; };
+  if (!j.is_object()) return Error{name + ": expected a JSON object"};
+  Fields f(j, "");
+  Scenario s;
+  auto n = f.text("name");
+  if (!n) return in_file(n.error());
+  s.name = n->value_or("scenario");
+  auto t = f.text("title");
+  if (!t) return in_file(t.error());
+  s.title = t->value_or(s.name);
+  auto server = f.text("server");
+  if (!server) return in_file(server.error());
+  s.server = server->value_or("http://127.0.0.1:8110");
+  auto timeout = f.duration("call_timeout");
+  if (!timeout) return in_file(timeout.error());
+  if (*timeout) {
+    if (**timeout < std::chrono::milliseconds(1)) return Error{name + ": call_timeout: must be at least 1ms"};
+    s.call_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(**timeout);
+  }
+  f.use("breakers");
+  const auto breakers = j.find("breakers");
+  if (breakers == j.end() || !breakers->is_object() || breakers->empty())
+    return Error{name + ": breakers: expected an object naming at least one breaker"};
+  for (const auto& [key, value] : breakers->items()) {
+    auto spec = breaker_spec(value, "breakers." + key);
+    if (!spec) return in_file(spec.error());
+    s.breakers.emplace(key, std::move(*spec));
+  }
+  f.use("steps");
+  const auto steps = j.find("steps");
+  if (steps == j.end() || !steps->is_array() || steps->empty())
+    return Error{name + ": steps: expected a non-empty array"};
+  for (std::size_t i = 0; i < steps->size(); ++i) {
+    const std::string path = "steps[" + std::to_string(i) + "]";
+    const json& sj = (*steps)[i];
+    if (!sj.is_object()) return Error{name + ": " + path + ": expected an object"};
+    Fields sf(sj, path);
+    Step step;
+    auto title = sf.text("title");
+    if (!title) return in_file(title.error());
+    step.title = title->value_or("step " + std::to_string(i + 1));
+    sf.use("do");
+    const auto actions = sj.find("do");
+    if (actions == sj.end() || !actions->is_array()) return Error{name + ": " + path + ".do: expected an array of actions"};
+    for (std::size_t k = 0; k < actions->size(); ++k) {
+      auto a = action((*actions)[k], path + ".do[" + std::to_string(k) + "]", s);
+      if (!a) return in_file(a.error());
+      step.actions.push_back(std::move(*a));
+    }
+    if (auto others = sf.no_others(); !others) return in_file(others.error());
+    s.steps.push_back(std::move(step));
+  }
+  if (auto others = f.no_others(); !others) return in_file(others.error());
+  return s;
+}
+
+Result<Scenario> load_scenario(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{path + ": cannot read the scenario"};
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (text.str().size() > (1U << 20)) return Error{path + ": larger than 1 MiB; not a scenario"};
+  return parse_scenario(text.str(), path);
+}
+
+std::string scenarios_dir() {
+  if (const char* env = std::getenv("CB_SCENARIOS"); env != nullptr && *env != '\0') return env;
+  return CB_SCENARIOS_DIR;
+}
+
+}  // namespace cb::lab

@@ -1,0 +1,116 @@
+#include "cb/lab/server_control.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+namespace cb::lab {
+namespace {
+
+using namespace std::chrono_literals;
+
+int g_stop_pipe = -1;
+extern "C" void on_stop(int) {
+  const char b = 1;
+  (void)!::write(g_stop_pipe, &b, 1);
+}
+
+}  // namespace
+
+Probe probe(const ServerUrl& server, std::chrono::milliseconds timeout) {
+  const HttpAnswer a = http_request(server, "GET", "/admin/health", timeout);
+  switch (a.observation.origin) {
+    case classify::Origin::ConnectRefused: return {Probe::Kind::NothingListens, a.detail};
+    case classify::Origin::Timeout: return {Probe::Kind::NoAnswer, a.detail};
+    case classify::Origin::Response: {
+      const auto j = nlohmann::json::parse(a.body, nullptr, false);
+      if (a.observation.status == 200 && j.is_object() && j.value("status", "") == "ok") return {Probe::Kind::Flaky, {}};
+      return {Probe::Kind::NotFlaky, "GET /admin/health answered " + std::to_string(a.observation.status)};
+    }
+    case classify::Origin::ConnectionReset:
+    case classify::Origin::MalformedResponse: return {Probe::Kind::NotFlaky, a.detail};
+  }
+  return {Probe::Kind::NoAnswer, a.detail};
+}
+
+Result<std::unique_ptr<flaky::FlakyServer>> start_here(const ServerUrl& server) {
+  flaky::ServerOptions o;
+  o.host = server.host;
+  o.port = server.port;
+  return flaky::FlakyServer::start(o);
+}
+
+Result<int> start_in_background(const ServerUrl& server, const std::string& log_path) {
+  int ready[2];
+  if (::pipe2(ready, O_CLOEXEC) != 0) return Error{std::string("pipe: ") + std::strerror(errno)};
+  // Whatever this process has buffered for its own output must not be written twice.
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) return Error{std::string("fork: ") + std::strerror(errno)};
+  if (pid == 0) {
+    // The daemon: a session of its own (a Ctrl-C in the terminal does not reach it), no
+    // terminal, its log in a file.
+    ::close(ready[0]);
+    ::setsid();
+    int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (log < 0) log = ::open("/dev/null", O_WRONLY | O_CLOEXEC);  // never the person's terminal
+    const int null = ::open("/dev/null", O_RDONLY);
+    if (null >= 0) ::dup2(null, 0);
+    ::dup2(log, 1);
+    ::dup2(log, 2);
+    int stop[2];
+    if (::pipe2(stop, O_CLOEXEC) != 0) ::_exit(1);
+    g_stop_pipe = stop[1];
+    struct sigaction sa {};
+    sa.sa_handler = on_stop;
+    ::sigaction(SIGTERM, &sa, nullptr);
+    ::sigaction(SIGINT, &sa, nullptr);
+    ::signal(SIGPIPE, SIG_IGN);
+    flaky::ServerOptions o;
+    o.host = server.host;
+    o.port = server.port;
+    o.access_log = true;
+    auto started = flaky::FlakyServer::start(o);
+    const char status = started ? 'y' : 'n';
+    if (!started) {
+      const std::string why = started.error().message + "\n";
+      (void)!::write(ready[1], &status, 1);
+      (void)!::write(ready[1], why.data(), why.size());
+      ::_exit(2);
+    }
+    (void)!::write(ready[1], &status, 1);
+    ::close(ready[1]);
+    for (;;) {
+      pollfd p{stop[0], POLLIN, 0};
+      if (::poll(&p, 1, 100) > 0) break;  // short polls: see flaky_server/main.cpp
+    }
+    (*started)->stop();
+    ::_exit(0);
+  }
+  ::close(ready[1]);
+  char status = 'n';
+  std::string why;
+  pollfd p{ready[0], POLLIN, 0};
+  if (::poll(&p, 1, 5000) > 0 && ::read(ready[0], &status, 1) == 1 && status != 'y') {
+    char buf[512];
+    const ssize_t n = ::read(ready[0], buf, sizeof buf);
+    if (n > 0) why.assign(buf, static_cast<std::size_t>(n) - 1);
+  }
+  ::close(ready[0]);
+  if (status != 'y') {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    return Error{why.empty() ? "the background flaky server did not start" : why};
+  }
+  return static_cast<int>(pid);
+}
+
+}  // namespace cb::lab

@@ -1,0 +1,179 @@
+// cb-lab run / step / status as processes against real servers on free ports.
+#include <doctest/doctest.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cb/flaky/server.h"
+#include "hanging_listener.h"
+#include "process.h"
+#include "temp_dir.h"
+
+namespace cb::testing {
+namespace {
+
+using json = nlohmann::json;
+using namespace std::chrono_literals;
+
+const std::string kLab = CB_LAB_BIN;
+
+struct Flaky {
+  std::unique_ptr<flaky::FlakyServer> server;
+  std::string url;
+  Flaky() {
+    flaky::ServerOptions o;
+    o.port = 0;
+    server = flaky::FlakyServer::start(o).value();
+    url = server->url();
+  }
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// What must come out the same however the steps were run: everything but the times.
+json comparable(const TempDir& d) {
+  json state = json::parse(slurp(d / "state.json"));
+  json ignore = json::parse(slurp(d / "ignore4xx.json"));
+  state.erase("updated_at");
+  ignore.erase("updated_at");
+  std::string transitions;
+  std::istringstream log(slurp(d / "transitions.log"));
+  for (std::string line; std::getline(log, line);) transitions += line.substr(line.find(' ') + 1) + "\n";
+  std::string fastfail = slurp(d / "fastfail.txt");
+  fastfail = fastfail.substr(0, fastfail.find(" max_ms="));
+  return {{"state", state}, {"ignore4xx", ignore}, {"transitions", transitions}, {"fastfail", fastfail}};
+}
+
+TEST_CASE("cb-lab run: the whole lab passes all eight steps on the server's evidence") {
+  Flaky f;
+  TempDir out;
+  const Ran r = run({kLab, "run", "--dir", out.path(), "--server", f.url, "--json"});
+  CHECK(r.exit_code == 0);
+  const json summary = json::parse(r.out);
+  CHECK(summary["passed"] == true);
+  CHECK(summary["score"] == 8);
+  CHECK(summary["report"]["checks_run"] == summary["report"]["checks_total"]);  // nothing skipped: full evidence
+  REQUIRE(summary["steps"].size() == 8);
+  for (const auto& s : summary["steps"]) CHECK(s["status"] == "pass");
+  const std::string ff = slurp(out / "fastfail.txt");
+  CHECK(ff.rfind("before=6 after=6 blocked=10 max_ms=", 0) == 0);
+  CHECK(std::stod(ff.substr(ff.find("max_ms=") + 7)) < 1.0);  // the refusals: far under the lab's 50 ms
+  SUBCASE("and status tells where the breakers stand") {
+    const Ran st = run({kLab, "status", "--dir", out.path()});
+    CHECK(st.exit_code == 0);
+    CHECK(st.out.find("main: CLOSED") != std::string::npos);
+    CHECK(st.out.find("fresh: CLOSED") != std::string::npos);
+    CHECK(st.out.find("Steps run in " + out.path() + ": 1-8 of 8") != std::string::npos);
+  }
+}
+
+TEST_CASE("cb-lab step: one by one gives the same files and verdicts as a run") {
+  Flaky f;
+  TempDir stepwise;
+  for (int n = 1; n <= 8; ++n) {
+    CAPTURE(n);
+    const Ran r = run({kLab, "step", std::to_string(n), "--dir", stepwise.path(), "--server", f.url});
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("PASS") != std::string::npos);
+    CHECK(r.err.empty());
+  }
+  Flaky g;
+  TempDir whole;
+  REQUIRE(run({kLab, "run", "--dir", whole.path(), "--server", g.url}).exit_code == 0);
+  CHECK(comparable(stepwise) == comparable(whole));
+}
+
+TEST_CASE("cb-lab step: a step whose predecessors have not run is refused - saying which to run") {
+  Flaky f;
+  TempDir out;
+  const Ran early = run({kLab, "step", "4", "--dir", out.path(), "--server", f.url});
+  CHECK(early.exit_code == 2);
+  CHECK(early.err == "cb-lab step 4: step 4 continues from step 1, which has not run in " + out.path() +
+                         ": run `cb-lab step 1` first\n");
+  REQUIRE(run({kLab, "step", "1", "--dir", out.path(), "--server", f.url}).exit_code == 0);
+  REQUIRE(run({kLab, "step", "2", "--dir", out.path(), "--server", f.url}).exit_code == 0);
+  const Ran skip = run({kLab, "step", "4", "--dir", out.path(), "--server", f.url});
+  CHECK(skip.exit_code == 2);
+  CHECK(skip.err.find("step 4 continues from step 3, which has not run") != std::string::npos);
+  CHECK(skip.err.find("run `cb-lab step 3` first") != std::string::npos);
+}
+
+TEST_CASE("cb-lab run: a server that never answers - timeouts open the breaker - and the run fails in bounded time") {
+  HangingListener hung;
+  TempDir out;
+  TempDir scenarios;
+  // The lab, with a short cool-down so the bound is seconds.
+  std::string lab = slurp(std::string(CB_SCENARIOS) + "/lab.json");
+  for (std::size_t at; (at = lab.find("\"3s\"")) != std::string::npos;) lab.replace(at, 4, "\"200ms\"");
+  scenarios.write("lab.json", lab);
+  const auto t0 = std::chrono::steady_clock::now();
+  const Ran r = run({kLab, "run", "--dir", out.path(), "--server", "http://127.0.0.1:" + std::to_string(hung.port()),
+                     "--scenario", scenarios / "lab.json", "--call-timeout", "100ms"},
+                    {}, {}, 60s);
+  CHECK(std::chrono::steady_clock::now() - t0 < 30s);  // a bound, far above the ~4 s it takes
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("not answering as a flaky server") != std::string::npos);
+  CHECK(r.out.find("timeout") != std::string::npos);
+  CHECK(r.out.find("-> OPEN") != std::string::npos);
+  CHECK(r.out.find("refused") != std::string::npos);
+  CHECK(r.out.find("[ ] 1") != std::string::npos);  // the checklist says the server failed
+}
+
+TEST_CASE("cb-lab run: Ctrl-C stops it - and the files written so far are whole") {
+  Flaky f;
+  TempDir out;
+  Process p({kLab, "run", "--dir", out.path(), "--server", f.url});
+  bool waiting = false;
+  while (auto line = p.read_line(10s)) {
+    if (line->find("waiting for the cool-down") != std::string::npos) {
+      waiting = true;
+      break;
+    }
+  }
+  REQUIRE(waiting);
+  p.signal(SIGINT);
+  CHECK(p.wait(5s) == 130);
+  CHECK(p.read_all_stderr() == "cb-lab run: interrupted during step 5; the files written so far are whole\n");
+  const json state = json::parse(slurp(out / "state.json"));  // parses: written whole
+  CHECK(state["state"] == "OPEN");
+  CHECK(std::filesystem::exists(out / "fastfail.txt"));
+  CHECK_FALSE(std::filesystem::exists(out / "transitions.log"));
+}
+
+TEST_CASE("cb-lab run: what stops it before it starts is one line and exit 2") {
+  SUBCASE("a directory that cannot be written") {
+    const Ran r = run({kLab, "run", "--dir", "/proc/cb-lab-test"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.rfind("cb-lab run: /proc/cb-lab-test: cannot create the output directory", 0) == 0);
+  }
+  SUBCASE("a server URL that is not one") {
+    const Ran r = run({kLab, "run", "--server", "localhost:8110"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "cb-lab run: --server: 'localhost:8110' is not a server URL like http://127.0.0.1:8110\n");
+  }
+  SUBCASE("a scenario with a mistake") {
+    TempDir t;
+    t.write("bad.json", R"({"breakers": {"main": {}}, "steps": [{"do": [{"action": "call"}]}]})");
+    const Ran r = run({kLab, "run", "--scenario", t / "bad.json"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "cb-lab run: " + (t / "bad.json") + ": steps[0].do[0].path: expected a path such as \"/fast\"\n");
+  }
+}
+
+TEST_CASE("cb-lab status: before any run") {
+  TempDir out;
+  const Ran r = run({kLab, "status", "--dir", out.path()});
+  CHECK(r.exit_code == 1);
+  CHECK(r.out == "No lab has run in " + out.path() + " yet: `cb-lab run`, or `cb-lab step 1`.\n");
+}
+
+}  // namespace
+}  // namespace cb::testing

@@ -1,0 +1,88 @@
+// Scenarios are data: the lab's own file loads, and every mistake in one names its field.
+#include <doctest/doctest.h>
+
+#include "cb/lab/scenario.h"
+
+namespace cb::lab {
+namespace {
+
+std::string error_of(const std::string& json) {
+  auto s = parse_scenario(json, "x.json");
+  return s.ok() ? std::string("(accepted)") : s.error().message;
+}
+
+const std::string kBreakers = R"("breakers": {"main": {"profile": "lab", "wait_in_open": "3s"}})";
+
+std::string with_step(const std::string& action) {
+  return "{" + kBreakers + R"(, "steps": [{"title": "t", "do": [)" + action + "]}]}";
+}
+
+TEST_CASE("scenario: the lab's own file loads - 8 steps on the lab profile") {
+  auto s = load_scenario(std::string(CB_SCENARIOS) + "/lab.json");
+  REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
+  CHECK(s->steps.size() == 8);
+  CHECK(s->breakers.at("main").options.cooldown.base == std::chrono::seconds{3});
+  CHECK(s->breakers.at("main").options.half_open.permitted_calls == 3);
+  CHECK(s->steps[2].actions[0].path == "/always500");
+  CHECK(s->steps[2].actions[0].times == 5);
+  CHECK(s->steps[4].actions[0].wait_for_cooldown);
+  CHECK(s->steps[5].actions[0].until == State::Closed);
+  CHECK(s->call_timeout == std::chrono::seconds{2});
+}
+
+TEST_CASE("scenario: breaker settings override the profile - and are validated") {
+  auto s = parse_scenario("{" + std::string(R"("breakers": {"main": {"profile": "payment", "window_size": 20,
+      "minimum_calls": 10, "failure_rate": 40, "permitted_in_half_open": 5, "classification": "429=failure 4xx=ignored"}},
+      "steps": [{"do": []}]})"),
+                          "x.json");
+  REQUIRE(s.ok());
+  const auto& o = s->breakers.at("main").options;
+  CHECK(o.trip.window.size == 20);
+  CHECK(o.trip.window.minimum_calls == 10);
+  CHECK(*o.trip.failure_rate_percent == 40);
+  CHECK(o.half_open.permitted_calls == 5);
+  CHECK(s->breakers.at("main").classifier.has_value());
+  CHECK(error_of(R"({"breakers": {"main": {"window_size": 0}}, "steps": [{"do": []}]})") ==
+        "x.json: breakers.main.window_size: expected a whole number from 1 to 100000");
+  CHECK(error_of(R"({"breakers": {"main": {"failure_rate": 150}}, "steps": [{"do": []}]})") ==
+        "x.json: breakers.main: trip.failure_rate_percent: must be in (0, 100], got 150");
+  CHECK(error_of(R"({"breakers": {"main": {"profile": "nope"}}, "steps": [{"do": []}]})").rfind(
+            "x.json: breakers.main.profile: profile: unknown name 'nope'", 0) == 0);
+  CHECK(error_of(R"({"breakers": {"main": {"wait": "3s"}}, "steps": [{"do": []}]})") ==
+        "x.json: breakers.main.wait: not a field here");
+  CHECK(error_of(R"({"breakers": {"main": {"wait_in_open": "soon"}}, "steps": [{"do": []}]})") ==
+        "x.json: breakers.main.wait_in_open: 'soon' is not a duration (a number with us, ms, s, m or h)");
+}
+
+TEST_CASE("scenario: a malformed action names the step - the action and the field") {
+  CHECK(error_of(with_step(R"({"action": "call", "path": "/fast", "times": 0})")) ==
+        "x.json: steps[0].do[0].times: expected a whole number from 1 to 1000");
+  CHECK(error_of(with_step(R"({"action": "call", "path": "fast"})")) ==
+        "x.json: steps[0].do[0].path: expected a path such as \"/fast\"");
+  CHECK(error_of(with_step(R"({"action": "call", "path": "/fast", "breaker": "other"})")) ==
+        "x.json: steps[0].do[0].breaker: no breaker named 'other' under \"breakers\"");
+  CHECK(error_of(with_step(R"({"action": "call", "path": "/fast", "until": "closed"})")) ==
+        "x.json: steps[0].do[0].until: expected CLOSED, OPEN or HALF_OPEN");
+  CHECK(error_of(with_step(R"({"action": "call", "path": "/fast", "tmes": 3})")) ==
+        "x.json: steps[0].do[0].tmes: not a field here");
+  CHECK(error_of(with_step(R"({"action": "jump"})")).rfind("x.json: steps[0].do[0].action: 'jump' is not an action", 0) == 0);
+  CHECK(error_of(with_step(R"({"action": "wait"})")) ==
+        "x.json: steps[0].do[0]: a wait takes either \"for\": \"cooldown\" or a \"duration\"");
+  CHECK(error_of(with_step(R"({"action": "write_state", "file": "../etc/passwd"})")) ==
+        "x.json: steps[0].do[0].file: expected a file name (no directories)");
+  CHECK(error_of(with_step(R"("call")")) == "x.json: steps[0].do[0]: expected an object with an \"action\"");
+}
+
+TEST_CASE("scenario: the file as a whole") {
+  CHECK(error_of("{").rfind("x.json: line 1, column 2: syntax error", 0) == 0);
+  CHECK(error_of("[]") == "x.json: expected a JSON object");
+  CHECK(error_of(R"({"steps": [{"do": []}]})") == "x.json: breakers: expected an object naming at least one breaker");
+  CHECK(error_of("{" + kBreakers + "}") == "x.json: steps: expected a non-empty array");
+  CHECK(error_of("{" + kBreakers + R"(, "steps": [{"do": []}], "extra": 1})") == "x.json: extra: not a field here");
+  CHECK(error_of("{" + kBreakers + R"(, "call_timeout": "0ms", "steps": [{"do": []}]})") ==
+        "x.json: call_timeout: must be at least 1ms");
+  CHECK_FALSE(load_scenario("/nonexistent.json").ok());
+}
+
+}  // namespace
+}  // namespace cb::lab

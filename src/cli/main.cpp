@@ -4,6 +4,7 @@
 
 #include "cmd_demo.h"
 #include "cmd_run.h"
+#include "cmd_scene.h"
 #include "cmd_status.h"
 #include "cmd_step.h"
 #include "cmd_replay.h"
@@ -19,12 +20,14 @@ int main(int argc, char** argv) {
   RunOptions run;
   StepOptions step;
   StatusOptions status;
+  SceneOptions scene;
   DemoOptions demo;
   ScriptOptions script;
   ReplayOptions replay;
   auto* run_cmd = setup_run(app, run);
   auto* step_cmd = setup_step(app, step);
   auto* status_cmd = setup_status(app, status);
+  auto* scene_cmd = setup_scene(app, scene);
   auto* demo_cmd = setup_demo(app, demo);
   auto* script_cmd = setup_script(app, script);
   auto* replay_cmd = setup_replay(app, replay);
@@ -51,6 +54,7 @@ int main(int argc, char** argv) {
     if (*run_cmd) return to_int(run_run(run));
     if (*step_cmd) return to_int(run_step(step));
     if (*status_cmd) return to_int(run_status(status));
+    if (*scene_cmd) return to_int(run_scene(scene));
     if (*demo_cmd) return to_int(run_demo(demo));
     if (*script_cmd) return to_int(run_script(script));
     if (*replay_cmd) return to_int(run_replay(replay));

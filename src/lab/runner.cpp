@@ -226,6 +226,8 @@ Result<void> Runner::run_step(int n) {
         say("wrote " + a.file + ": " + text.substr(0, text.size() - 1));
         break;
       }
+      case Action::Kind::Scene:
+        return Error{"a scene action (charges, pool, traffic, fleet) runs with `cb-lab scene`, not as a lab step"};
       case Action::Kind::WriteTransitions: {
         const auto& list = breakers_.at(a.breaker)->transitions;
         if (auto w = write(a.file, transitions_file(list)); !w) return w;

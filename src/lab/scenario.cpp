@@ -8,76 +8,11 @@
 
 #include "cb/breaker/profiles.h"
 #include "cb/decimal_time.h"
+#include "cb/lab/scenes.h"
+#include "json_fields.h"
 
 namespace cb::lab {
 namespace {
-
-using json = nlohmann::json;
-
-// Reads fields of one JSON object, remembering the path for errors and which keys were used,
-// so that a misspelt key is an error rather than silently ignored.
-class Fields {
- public:
-  Fields(const json& j, std::string path) : j_(j), path_(std::move(path)) {}
-
-  [[nodiscard]] std::string at(const std::string& key) const { return path_ + (path_.empty() ? "" : ".") + key; }
-
-  Result<std::optional<std::string>> text(const std::string& key) {
-    used_.insert(key);
-    const auto it = j_.find(key);
-    if (it == j_.end()) return std::optional<std::string>{};
-    if (!it->is_string()) return Error{at(key) + ": expected a string"};
-    return std::optional<std::string>{it->get<std::string>()};
-  }
-  Result<std::optional<long long>> whole(const std::string& key, long long lo, long long hi) {
-    used_.insert(key);
-    const auto it = j_.find(key);
-    if (it == j_.end()) return std::optional<long long>{};
-    if (!it->is_number_integer() || it->get<long long>() < lo || it->get<long long>() > hi)
-      return Error{at(key) + ": expected a whole number from " + std::to_string(lo) + " to " + std::to_string(hi)};
-    return std::optional<long long>{it->get<long long>()};
-  }
-  Result<std::optional<double>> number(const std::string& key) {
-    used_.insert(key);
-    const auto it = j_.find(key);
-    if (it == j_.end()) return std::optional<double>{};
-    if (!it->is_number()) return Error{at(key) + ": expected a number"};
-    return std::optional<double>{it->get<double>()};
-  }
-  Result<std::optional<std::chrono::microseconds>> duration(const std::string& key) {
-    auto t = text(key);
-    if (!t) return t.error();
-    if (!*t) return std::optional<std::chrono::microseconds>{};
-    auto d = parse_duration(**t);
-    if (!d) return Error{at(key) + ": " + d.error().message};
-    if (d->count() < 0) return Error{at(key) + ": must not be negative"};
-    return std::optional<std::chrono::microseconds>{*d};
-  }
-  Result<bool> flag(const std::string& key) {
-    used_.insert(key);
-    const auto it = j_.find(key);
-    if (it == j_.end()) return false;
-    if (!it->is_boolean()) return Error{at(key) + ": expected true or false"};
-    return it->get<bool>();
-  }
-  // Marks a key as read (its value is read by the caller directly).
-  void use(const std::string& key) { used_.insert(key); }
-  // Every key must have been asked for.
-  Result<void> no_others() const {
-    for (const auto& [key, value] : j_.items())
-      if (used_.count(key) == 0) return Error{at(key) + ": not a field here"};
-    return {};
-  }
-
- private:
-  const json& j_;
-  std::string path_;
-  std::set<std::string> used_;
-};
-
-#define CB_TRY(var, expr)              \
-  auto var = (expr);                   \
-  if (!var) return var.error();
 
 Result<BreakerSpec> breaker_spec(const json& j, const std::string& path) {
   if (!j.is_object()) return Error{path + ": expected an object"};
@@ -184,10 +119,20 @@ Result<Action> action(const json& j, const std::string& path, const Scenario& s)
   } else if (k == "write_fastfail") {
     a.kind = Action::Kind::WriteFastfail;
     if (auto file = need_file(); !file) return file.error();
+  } else if (k == "charges" || k == "pool" || k == "traffic" || k == "fleet") {
+    auto spec = parse_scene_action(k, j, path);
+    if (!spec) return spec.error();
+    const std::string named = std::visit([](const auto& v) { return v.breaker; }, *spec);
+    if (named != "none" && s.breakers.count(named) == 0)
+      return Error{path + ".breaker: no breaker named '" + named + "' under \"breakers\""};
+    a.kind = Action::Kind::Scene;
+    a.breaker = named;
+    a.scene = std::make_shared<const SceneSpec>(std::move(*spec));
+    return a;  // parse_scene_action has checked every field
   } else {
     return Error{f.at("action") + ": '" + k +
                  "' is not an action (reset_server, count, call, wait, new_breaker, write_state, write_fastfail, "
-                 "write_transitions)"};
+                 "write_transitions, charges, pool, traffic, fleet)"};
   }
   if (auto others = f.no_others(); !others) return others.error();
   return a;

@@ -20,9 +20,11 @@
 //   write_state file [breaker=main]
 //   write_fastfail file          before, after, blocked, max_ms from the values
 //   write_transitions file [breaker=main]
+//   charges | pool | traffic | fleet   the scenes of seeds 002 and 003 (scenes.h)
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +32,7 @@
 #include "cb/breaker/options.h"
 #include "cb/breaker/state.h"
 #include "cb/classify/classifier.h"
+#include "cb/lab/scenes.h"
 #include "cb/result.h"
 
 namespace cb::lab {
@@ -40,7 +43,7 @@ struct BreakerSpec {
 };
 
 struct Action {
-  enum class Kind { ResetServer, Count, Call, Wait, NewBreaker, WriteState, WriteFastfail, WriteTransitions };
+  enum class Kind { ResetServer, Count, Call, Wait, NewBreaker, WriteState, WriteFastfail, WriteTransitions, Scene };
   Kind kind = Kind::Call;
   std::string path;
   int times = 1;
@@ -52,6 +55,7 @@ struct Action {
   bool wait_for_cooldown = false;
   std::chrono::microseconds duration{0};
   std::string file;
+  std::shared_ptr<const SceneSpec> scene;  // Kind::Scene: charges, pool, traffic or fleet (scenes.h)
 };
 
 struct Step {

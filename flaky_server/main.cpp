@@ -1,10 +1,6 @@
 // flaky-server: the lab's unreliable downstream, and its witness.
-#include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
-#include <unistd.h>
 
-#include <cerrno>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -12,18 +8,9 @@
 
 #include "cb/decimal_time.h"
 #include "cb/flaky/server.h"
+#include "cb/flaky/until_stopped.h"
 
 namespace {
-
-// The write end of a pipe the signal handler writes the signal number to. A handler rather than
-// sigwait with blocked signals: a thread the program did not start (a sanitizer's, a library's)
-// may not have the signals blocked, and the kernel can deliver to it.
-int g_signal_pipe = -1;
-
-extern "C" void on_stop_signal(int sig) {
-  const char byte = static_cast<char>(sig);
-  (void)!::write(g_signal_pipe, &byte, 1);
-}
 
 enum class ExitCode : int { Ok = 0, Failed = 1, Usage = 2 };
 
@@ -71,15 +58,6 @@ int main(int argc, char** argv) {
     *field = *d;
   }
 
-  int pipe_fds[2];
-  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return fail("cannot create a pipe for signals");
-  g_signal_pipe = pipe_fds[1];
-  struct sigaction stop_action {};
-  stop_action.sa_handler = on_stop_signal;
-  sigemptyset(&stop_action.sa_mask);
-  stop_action.sa_flags = SA_RESTART;
-  ::sigaction(SIGINT, &stop_action, nullptr);
-  ::sigaction(SIGTERM, &stop_action, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
 
   auto server = cb::flaky::FlakyServer::start(o);
@@ -87,13 +65,7 @@ int main(int argc, char** argv) {
   std::printf("listening on %s\n", (*server)->url().c_str());
   std::fflush(stdout);
 
-  // Waits in short polls rather than one blocking read: ThreadSanitizer runs a signal's handler
-  // only when the thread next passes through one of its interceptors, and a read that never
-  // returns would never get there. In a normal build the handler's write wakes the poll at once.
-  for (;;) {
-    pollfd p{pipe_fds[0], POLLIN, 0};
-    if (::poll(&p, 1, 100) > 0) break;
-  }
+  if (auto waited = cb::flaky::wait_for_stop_signal(); !waited) return fail(waited.error().message);
   (*server)->stop();
   return static_cast<int>(ExitCode::Ok);
 }

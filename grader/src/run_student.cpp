@@ -13,6 +13,7 @@
 #include <cstring>
 #include <vector>
 
+#include "cb/atomic_file.h"
 #include "cb/flaky/server.h"
 
 extern char** environ;
@@ -26,19 +27,6 @@ constexpr std::size_t kTail = 8 * 1024;
 void keep_tail(std::string& tail, const char* data, std::size_t n) {
   tail.append(data, n);
   if (tail.size() > 4 * kTail) tail.erase(0, tail.size() - kTail);
-}
-
-Result<void> make_dirs(const std::string& dir) {
-  std::string path;
-  for (std::size_t i = 0; i <= dir.size(); ++i) {
-    if (i == dir.size() || (dir[i] == '/' && i > 0)) {
-      path = dir.substr(0, i);
-      if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) return Error{path + ": cannot create: " + std::strerror(errno)};
-    }
-  }
-  struct stat st {};
-  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return Error{dir + ": not a directory"};
-  return {};
 }
 
 }  // namespace
@@ -56,7 +44,7 @@ Result<void> clear_lab_files(const std::string& dir) {
 }
 
 Result<RunOutcome> run_student(const RunOptions& o) {
-  if (auto made = make_dirs(o.out_dir); !made) return made.error();
+  if (auto made = make_directories(o.out_dir); !made) return made.error();
   if (auto cleared = clear_lab_files(o.out_dir); !cleared) return cleared.error();
 
   flaky::ServerOptions server_options;

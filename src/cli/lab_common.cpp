@@ -1,11 +1,8 @@
 #include "lab_common.h"
 
 #include <signal.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 
 #include "cb/atomic_file.h"
 #include "cb/decimal_time.h"
@@ -28,16 +25,7 @@ Result<lab::Scenario> load_lab_scenario(const std::string& path) {
 }
 
 Result<void> prepare_dir(const std::string& dir) {
-  std::string path;
-  for (std::size_t i = 0; i <= dir.size(); ++i) {
-    if (i == dir.size() || (dir[i] == '/' && i > 0)) {
-      path = dir.substr(0, i);
-      if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST)
-        return Error{path + ": cannot create the output directory: " + std::strerror(errno)};
-    }
-  }
-  struct stat st {};
-  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return Error{dir + ": not a directory"};
+  if (auto made = make_directories(dir); !made) return Error{"the output directory: " + made.error().message};
   // Proven by writing, not by access(2): root passes access() on a read-only mount.
   const std::string probe = dir + "/.cb-lab-write-test";
   if (auto w = write_file_atomically(probe, "ok\n"); !w) return Error{dir + ": cannot write the lab's files here: " + w.error().message};

@@ -1,5 +1,7 @@
 #include "cb/lab/server_control.h"
 
+#include "cb/flaky/until_stopped.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -16,12 +18,6 @@ namespace cb::lab {
 namespace {
 
 using namespace std::chrono_literals;
-
-int g_stop_pipe = -1;
-extern "C" void on_stop(int) {
-  const char b = 1;
-  (void)!::write(g_stop_pipe, &b, 1);
-}
 
 }  // namespace
 
@@ -66,13 +62,6 @@ Result<int> start_in_background(const ServerUrl& server, const std::string& log_
     if (null >= 0) ::dup2(null, 0);
     ::dup2(log, 1);
     ::dup2(log, 2);
-    int stop[2];
-    if (::pipe2(stop, O_CLOEXEC) != 0) ::_exit(1);
-    g_stop_pipe = stop[1];
-    struct sigaction sa {};
-    sa.sa_handler = on_stop;
-    ::sigaction(SIGTERM, &sa, nullptr);
-    ::sigaction(SIGINT, &sa, nullptr);
     ::signal(SIGPIPE, SIG_IGN);
     flaky::ServerOptions o;
     o.host = server.host;
@@ -88,10 +77,7 @@ Result<int> start_in_background(const ServerUrl& server, const std::string& log_
     }
     (void)!::write(ready[1], &status, 1);
     ::close(ready[1]);
-    for (;;) {
-      pollfd p{stop[0], POLLIN, 0};
-      if (::poll(&p, 1, 100) > 0) break;  // short polls: see flaky_server/main.cpp
-    }
+    (void)flaky::wait_for_stop_signal();
     (*started)->stop();
     ::_exit(0);
   }

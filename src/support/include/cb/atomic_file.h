@@ -10,4 +10,7 @@ namespace cb {
 // it, so a reader sees the old file or the new one and never half of one.
 [[nodiscard]] Result<void> write_file_atomically(const std::string& path, const std::string& content);
 
+// mkdir -p: every missing directory on the way, and an error if `path` ends up not a directory.
+[[nodiscard]] Result<void> make_directories(const std::string& path);
+
 }  // namespace cb

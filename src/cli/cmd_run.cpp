@@ -59,7 +59,7 @@ ExitCode run_run(const RunOptions& o) {
     auto s = lab::start_here(*url);
     if (!s) return fail("nothing listens at " + url->text() + ", and the bundled server cannot start there: " + s.error().message);
     own_server = std::move(s).value();
-    found = lab::probe(*url);
+    found = lab::wait_until_ready(*url);
     where += " (the bundled server, started for this run)";
   } else if (found.kind != lab::Probe::Kind::Flaky) {
     console.note("cb-lab: the server at " + url->text() + " is not answering as a flaky server (" + found.detail +

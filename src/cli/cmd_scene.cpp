@@ -69,15 +69,20 @@ ExitCode run_scene(const SceneOptions& o) {
       flaky::ServerOptions so;
       so.host = url->host;
       so.port = url->port;
-      so.threads = 256;  // a pool scene holds as many hanging calls as it has workers
       for (const auto& step : scenario->steps)
-        for (const auto& a : step.actions)
-          if (a.scene)
-            if (const auto* t = std::get_if<lab::TrafficSpec>(a.scene.get())) so.toggle_period = t->toggle_period;
+        for (const auto& a : step.actions) {
+          if (!a.scene) continue;
+          if (const auto* t = std::get_if<lab::TrafficSpec>(a.scene.get())) so.toggle_period = t->toggle_period;
+          // A pool scene holds as many hanging calls as it has workers.
+          if (const auto* p = std::get_if<lab::PoolSpec>(a.scene.get()))
+            so.threads = std::max(so.threads, std::min(1024, (p->workers > 0 ? p->workers : 400) + 16));
+        }
       auto s = flaky::FlakyServer::start(so);
       if (!s) return fail("nothing listens at " + url->text() + ", and the bundled server cannot start there: " + s.error().message);
       own = std::move(s).value();
     }
+    if (const lab::Probe ready = lab::wait_until_ready(*url); ready.kind != lab::Probe::Kind::Flaky)
+      return fail("the server at " + url->text() + " is not answering as a flaky server (" + ready.detail + ")");
     how.server = url->text();
     Micros total{0};
     for (const auto& step : scenario->steps)

@@ -66,7 +66,7 @@ ExitCode run_step(const StepOptions& o) {
     session->server_pid = *pid;
     console.note("cb-lab: started a flaky server at " + url->text() + " in the background (pid " + std::to_string(*pid) +
                  "); it keeps running for the next steps. Stop it with: kill " + std::to_string(*pid));
-    found = lab::probe(*url);
+    found = lab::wait_until_ready(*url);
   }
   const bool flaky = found.kind == lab::Probe::Kind::Flaky;
   if (!flaky) console.note("cb-lab: the server at " + url->text() + " is not answering as a flaky server (" + found.detail + ")");

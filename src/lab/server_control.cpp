@@ -37,6 +37,15 @@ Probe probe(const ServerUrl& server, std::chrono::milliseconds timeout) {
   return {Probe::Kind::NoAnswer, a.detail};
 }
 
+Probe wait_until_ready(const ServerUrl& server, std::chrono::milliseconds total) {
+  const auto until = std::chrono::steady_clock::now() + total;
+  for (;;) {
+    Probe p = probe(server);
+    if (p.kind == Probe::Kind::Flaky || std::chrono::steady_clock::now() >= until) return p;
+    std::this_thread::sleep_for(20ms);  // a bounded wait for readiness, not a pace
+  }
+}
+
 Result<std::unique_ptr<flaky::FlakyServer>> start_here(const ServerUrl& server) {
   flaky::ServerOptions o;
   o.host = server.host;

@@ -20,6 +20,10 @@ struct Probe {
 // GET /admin/health: a flaky server answers {"status": "ok", ...}.
 [[nodiscard]] Probe probe(const ServerUrl& server, std::chrono::milliseconds timeout = std::chrono::seconds{1});
 
+// Probes until a flaky server answers or `total` passes: a server just started may be bound but
+// not yet serving (its workers start on their own thread; under a sanitizer, slowly).
+[[nodiscard]] Probe wait_until_ready(const ServerUrl& server, std::chrono::milliseconds total = std::chrono::seconds{10});
+
 // Starts the flaky server in this process at `server` (loopback only).
 [[nodiscard]] Result<std::unique_ptr<flaky::FlakyServer>> start_here(const ServerUrl& server);
 

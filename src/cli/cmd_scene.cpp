@@ -34,7 +34,7 @@ CLI::App* setup_scene(CLI::App& app, SceneOptions& options) {
   cmd->add_option("NAME", options.name, "payments, pool, toggle or fleet (or a scene file)")->required();
   cmd->add_flag("--live", options.live, "Against the real flaky server, time scaled down (payments, pool, toggle)");
   cmd->add_flag("--json", options.json, "Print the scene's numbers as JSON");
-  cmd->add_option("--scale", options.scale, "--live: real seconds per scene second (default: about 12 s in all)")
+  cmd->add_option("--scale", options.scale, "--live: real seconds per scene second (default: about 13 s in all)")
       ->check(CLI::Range(0.001, 10.0));
   cmd->add_option("--duration", options.duration, "toggle: how long to send traffic (default: the scene's, 20s)");
   cmd->add_option("--server", options.server, "--live: the flaky server (default: the scene's; started if nothing listens)");
@@ -88,7 +88,7 @@ ExitCode run_scene(const SceneOptions& o) {
     for (const auto& step : scenario->steps)
       for (const auto& a : step.actions)
         if (a.scene) total += span(*a.scene);
-    how.scale = o.scale > 0 ? o.scale : total.count() > 0 ? std::min(1.0, 12e6 / static_cast<double>(total.count())) : 1.0;
+    how.scale = o.scale > 0 ? o.scale : total.count() > 0 ? std::min(1.0, 13e6 / static_cast<double>(total.count())) : 1.0;
   }
   if (!o.json) {
     std::cout << scenario->title << (o.live ? " -- live against " + how.server : " -- simulated") << "\n";

@@ -59,6 +59,12 @@ TEST_CASE("scene payments: 4 charges wait out a full timeout (2 3 4 7) and 3 are
   CHECK(with["charges"][6]["state_after"] == "OPEN");
   CHECK(with["charges"][8]["state_after"] == "CLOSED");
   CHECK(with["charges"][4]["reply"] == "degraded");
+  SUBCASE("the three honest fallbacks: degraded, cached, a clear error") {
+    CHECK(with["charges"][4]["reply"] == "degraded");
+    CHECK(run_step(s, 2)["charges"][4]["reply"] == "cached");
+    CHECK(run_step(s, 1)["charges"][1]["reply"] == "error");
+    CHECK(run_step(s, 2)["waited"] == json{2, 3, 4, 7});  // the fallback changes what the caller gets, not when
+  }
   SUBCASE("with no breaker every charge sent while payments is down waits") {
     const json without = run_step(s, 1);
     CHECK(without["waited"] == json{2, 3, 4, 5, 6, 7, 8});
@@ -178,6 +184,7 @@ TEST_CASE("cb-lab scene payments --live: the real server tells the simulation's 
   CHECK(d["steps"][0]["results"][0]["refused"] == json{5, 6, 8});
   CHECK(d["steps"][0]["results"][0]["agrees_with_simulation"] == true);
   CHECK(d["steps"][1]["results"][0]["agrees_with_simulation"] == true);
+  CHECK(d["steps"][2]["results"][0]["agrees_with_simulation"] == true);
 }
 
 TEST_CASE("cb-lab scene toggle --live: short periods against a real toggling server") {

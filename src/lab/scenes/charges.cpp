@@ -2,6 +2,7 @@
 // none), against payments that hang and recover. Simulated on a manual clock, or live against
 // the flaky server (/fast when payments answer, /hang when they hang) with time scaled down.
 #include <algorithm>
+#include <type_traits>
 #include <cstdio>
 #include <thread>
 
@@ -31,9 +32,22 @@ struct Row {
   Reply<Receipt> reply = FastError{""};
 };
 
+// What the caller is told. The kind says, in the type, that this is not payments' answer.
+std::string told(const Reply<Receipt>& r) {
+  return std::visit(
+      [](const auto& v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, Answered<Receipt>>) return "answer: " + v.value.text;
+        if constexpr (std::is_same_v<T, Degraded<Receipt>>) return "degraded: " + v.value.text;
+        if constexpr (std::is_same_v<T, Cached<Receipt>>) return "cached: " + v.value.text;
+        if constexpr (std::is_same_v<T, FastError>) return "error: " + v.why;
+      },
+      r);
+}
+
 Reply<Receipt> fallback_for(const std::string& kind, int charge, TimePoint now) {
-  if (kind == "cached") return Cached<Receipt>{{charge, "the last receipt payments gave"}, now};
-  if (kind == "error") return FastError{"payments unavailable, try again shortly"};
+  if (kind == "cached") return Cached<Receipt>{{charge, "the last known value, as of its time"}, now};
+  if (kind == "error") return FastError{"payments unavailable"};
   return Degraded<Receipt>{{charge, "order accepted, payment pending"}, "payments is not answering; settled from a queue later"};
 }
 
@@ -172,7 +186,7 @@ Result<SceneOutput> run_charges(const ChargesSpec& spec, const std::optional<Bre
     const std::string what = (r.trial ? "trial: " : "") + r.happened;
     char line[256];
     std::snprintf(line, sizeof line, "%-7d %-8s %-34s %-10s %s", r.charge, seconds(r.sent).c_str(), what.c_str(),
-                  r.state_after.c_str(), kind_of(r.reply));
+                  r.state_after.c_str(), told(r.reply).c_str());
     out.lines.emplace_back(line);
     charges.push_back({{"charge", r.charge},
                        {"sent_s", static_cast<double>(r.sent.count()) / 1e6},

@@ -48,7 +48,6 @@ Figures simulate(const PoolSpec& spec, const std::optional<BreakerOptions>& opti
     bool failed;
     bool timed_out;
     Ticket ticket;
-    bool admitted;
   };
   auto later = [](const Event& a, const Event& b) {
     return std::tie(a.at, a.kind, a.seq) > std::tie(b.at, b.kind, b.seq);
@@ -57,7 +56,7 @@ Figures simulate(const PoolSpec& spec, const std::optional<BreakerOptions>& opti
   Figures f;
   const Micros every{static_cast<Micros::rep>(std::llround(1e6 / spec.rate))};
   long long seq = 0;
-  for (Micros t{0}; t < spec.duration; t += every) events.push({t, 1, seq++, 0, false, false, {}, false});
+  for (Micros t{0}; t < spec.duration; t += every) events.push({t, 1, seq++, 0, false, false, {}});
   int busy = 0;
   Micros next_sample{0};
 
@@ -65,7 +64,6 @@ Figures simulate(const PoolSpec& spec, const std::optional<BreakerOptions>& opti
   auto start_attempt = [&](Micros t, long long id, int n) -> bool {
     clock.set(TimePoint{t});
     Ticket ticket;
-    bool admitted = true;
     if (breaker) {
       const Admission a = breaker->try_acquire();
       if (!a) {
@@ -77,7 +75,7 @@ Figures simulate(const PoolSpec& spec, const std::optional<BreakerOptions>& opti
     const BackendPhase& p = phase_at(spec.backend, t);
     const bool hang = p.answer == BackendPhase::Answer::Hang || p.latency >= spec.timeout;
     const Micros took = hang ? spec.timeout : p.latency;
-    events.push({t + took, 0, id, n, hang || p.answer == BackendPhase::Answer::Error, hang, ticket, admitted});
+    events.push({t + took, 0, id, n, hang || p.answer == BackendPhase::Answer::Error, hang, ticket});
     return true;
   };
 
@@ -100,7 +98,7 @@ Figures simulate(const PoolSpec& spec, const std::optional<BreakerOptions>& opti
     }
     clock.set(TimePoint{e.at});
     if (e.timed_out && !f.first_timeout) f.first_timeout = e.at;
-    if (breaker && e.admitted) (void)breaker->record(e.ticket, {e.failed ? Verdict::Failure : Verdict::Success, Micros{0}});
+    if (breaker) (void)breaker->record(e.ticket, {e.failed ? Verdict::Failure : Verdict::Success, Micros{0}});
     // A failed attempt is tried again at once while attempts remain: the retry holds the same
     // worker, which is what multiplies the workers a slow dependency takes.
     if (e.failed && e.attempt < spec.attempts && start_attempt(e.at, e.seq, e.attempt + 1)) continue;

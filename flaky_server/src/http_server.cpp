@@ -9,9 +9,9 @@
 
 #include <charconv>
 #include <cstdio>
-#include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "cb/utc_time.h"
 #include "endpoints.h"
 #include "worker_pool.h"
 
@@ -229,19 +229,13 @@ void HttpServer::admin(const httplib::Request& req, httplib::Response& res) {
 
 void HttpServer::log_line(const httplib::Request& req, int status, std::string_view outcome,
                           std::int64_t duration_us) const {
-  const std::int64_t now = wall_us();
-  const std::time_t secs = static_cast<std::time_t>(now / 1'000'000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
   std::string target = req.target.empty() ? "-" : req.target.substr(0, 200);
   for (char& ch : target)
     if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = '?';
   const std::string method = req.method.empty() ? "-" : req.method;
   const std::string status_text = status > 0 ? std::to_string(status) : "-";
   // One fprintf per line: stdio locks the stream, so lines from many threads never interleave.
-  std::fprintf(stderr, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ %s:%d %s %s %s %.*s %.3fms\n", tm.tm_year + 1900,
-               tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-               static_cast<int>((now % 1'000'000) / 1000), req.remote_addr.empty() ? "-" : req.remote_addr.c_str(),
+  std::fprintf(stderr, "%s %s:%d %s %s %s %.*s %.3fms\n", format_utc(wall_us()).c_str(), req.remote_addr.empty() ? "-" : req.remote_addr.c_str(),
                req.remote_port, method.c_str(), target.c_str(), status_text.c_str(), static_cast<int>(outcome.size()),
                outcome.data(), static_cast<double>(duration_us) / 1000.0);
 }

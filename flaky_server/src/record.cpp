@@ -1,8 +1,7 @@
 #include "cb/flaky/record.h"
+#include "cb/utc_time.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <ctime>
 #include <nlohmann/json.hpp>
 
 namespace cb::flaky {
@@ -86,16 +85,6 @@ std::uint64_t RequestRecord::reset() {
 
 namespace {
 
-std::string iso8601(std::int64_t wall_us) {
-  const std::time_t secs = static_cast<std::time_t>(wall_us / 1'000'000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>((wall_us % 1'000'000) / 1000));
-  return buf;
-}
-
 double ms(std::int64_t us) { return static_cast<double>(us) / 1000.0; }
 
 }  // namespace
@@ -106,7 +95,7 @@ std::string to_json(const Page& page) {
     nlohmann::json j{
         {"seq", e.seq},
         {"t_ms", ms(e.t_us)},
-        {"wall", iso8601(e.wall_us)},
+        {"wall", format_utc(e.wall_us)},
         {"method", std::string(e.method_view())},
         {"path", std::string(e.path_view())},
         {"status", e.status == 0 ? nlohmann::json(nullptr) : nlohmann::json(e.status)},

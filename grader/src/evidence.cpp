@@ -1,10 +1,9 @@
 #include <httplib.h>
 
-#include <cstdio>
-#include <ctime>
 
 #include "cb/grade/artifacts.h"
 #include "cb/grade/evidence.h"
+#include "cb/utc_time.h"
 #include "json_limits.h"
 
 namespace cb::grade {
@@ -35,7 +34,7 @@ Result<RecordEntry> entry_from(const json& e, std::size_t i) {
   r.outcome = e["outcome"].get<std::string>();
   r.counted = e["counted"].get<bool>();
   if (e["status"].is_number_integer()) r.status = e["status"].get<int>();
-  if (const auto w = e.find("wall"); w != e.end() && w->is_string()) r.wall_us = parse_iso8601_utc(w->get<std::string>());
+  if (const auto w = e.find("wall"); w != e.end() && w->is_string()) r.wall_us = parse_utc(w->get<std::string>());
   if (const auto c = e.find("count"); c != e.end() && c->is_number_integer()) r.count = c->get<std::int64_t>();
   if (const auto d = e.find("duration_ms"); d != e.end() && d->is_number()) r.duration_ms = d->get<double>();
   return r;
@@ -71,15 +70,7 @@ std::string to_json(const Record& r) {
     json j{{"seq", e.seq},         {"t_ms", e.t_ms},   {"method", e.method}, {"path", e.path},
            {"outcome", e.outcome}, {"counted", e.counted},
            {"status", e.status ? json(*e.status) : json(nullptr)}};
-    if (e.wall_us) {
-      const std::time_t secs = static_cast<std::time_t>(*e.wall_us / 1'000'000);
-      std::tm tm{};
-      gmtime_r(&secs, &tm);
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                    tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(*e.wall_us % 1'000'000));
-      j["wall"] = buf;
-    }
+    if (e.wall_us) j["wall"] = format_utc(*e.wall_us, 6);
     if (e.count) j["count"] = *e.count;
     if (e.duration_ms) j["duration_ms"] = *e.duration_ms;
     entries.push_back(std::move(j));

@@ -96,18 +96,6 @@ TEST_CASE("transitions.log: FROM->TO per line - optionally stamped") {
   CHECK(error_of(parse_transitions("CLOSED->HALF-OPEN\n")) == "line 1: 'HALF-OPEN' is not a state; states are CLOSED, OPEN, HALF_OPEN");
 }
 
-TEST_CASE("ISO-8601 UTC times") {
-  CHECK(parse_iso8601_utc("1970-01-01T00:00:00Z") == 0);
-  CHECK(parse_iso8601_utc("1970-01-01T00:00:01.5Z") == 1'500'000);
-  CHECK(parse_iso8601_utc("2026-01-01T10:00:03.012+00:00") == parse_iso8601_utc("2026-01-01T10:00:03.012Z"));
-  CHECK(parse_iso8601_utc("2026-01-01T10:00:03.123456789Z").value() % 1'000'000 == 123'456);
-  CHECK_FALSE(parse_iso8601_utc("2026-02-31T10:00:00Z"));
-  CHECK_FALSE(parse_iso8601_utc("2026-13-01T10:00:00Z"));
-  CHECK_FALSE(parse_iso8601_utc("2026-01-01T10:00:00"));      // no zone
-  CHECK_FALSE(parse_iso8601_utc("2026-01-01T10:00:00+02:00"));  // not UTC
-  CHECK_FALSE(parse_iso8601_utc("2026-01-01 10:00:00Z"));
-}
-
 TEST_CASE("the server's record: its shape is checked - field by field") {
   auto ok = parse_record(R"({"epoch":2,"count":1,"gap":false,"entries":[
       {"seq":1,"t_ms":1.5,"wall":"2026-01-01T10:00:00.000Z","method":"GET","path":"/fast","status":200,

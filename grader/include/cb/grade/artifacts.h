@@ -42,7 +42,4 @@ struct TransitionLine {
 };
 [[nodiscard]] Result<std::vector<TransitionLine>> parse_transitions(std::string_view text);
 
-// "2026-01-01T10:00:03.012Z" (or +00:00) -> microseconds since the Unix epoch.
-[[nodiscard]] std::optional<std::int64_t> parse_iso8601_utc(std::string_view text);
-
 }  // namespace cb::grade

@@ -90,11 +90,7 @@ ExitCode run_step(const StepOptions& o) {
   session->after[n] = runner.capture();
   if (auto saved = lab::save_session(o.lab.dir, *session); !saved) return fail(saved.error().message);
   const grade::Report report = grade_now(o.lab.dir, *url, flaky, {n});
-  grade::StepReport verdict = report.steps.front();
-  if (n == 1 && !flaky) {
-    verdict.status = grade::Status::Fail;
-    verdict.checks.push_back({"the flaky server answers", grade::Status::Fail, found.detail, nullptr, nullptr, true, false});
-  }
+  const grade::StepReport verdict = step_verdict(report, n, flaky, found.detail);
   console.verdict(verdict);
   return verdict.status == grade::Status::Fail ? ExitCode::Failed : ExitCode::Ok;
 }

@@ -66,6 +66,15 @@ grade::Report grade_now(const std::string& dir, const lab::ServerUrl& server, bo
   return report;
 }
 
+grade::StepReport step_verdict(const grade::Report& report, int n, bool server_is_flaky, const std::string& probe_detail) {
+  grade::StepReport verdict = report.steps.front();
+  if (n == 1 && !server_is_flaky) {
+    verdict.status = grade::Status::Fail;
+    verdict.checks.push_back({"the flaky server answers", grade::Status::Fail, probe_detail, nullptr, nullptr, true, false});
+  }
+  return verdict;
+}
+
 const std::atomic<bool>& install_interrupt_flag() {
   struct sigaction sa {};
   sa.sa_handler = on_interrupt;

@@ -38,6 +38,12 @@ struct Failure {
 [[nodiscard]] grade::Report grade_now(const std::string& dir, const lab::ServerUrl& server, bool server_is_flaky,
                                       std::set<int> steps);
 
+// Step n's verdict from `report` (graded with steps = {n}). The grader checks step 1 on the
+// server's record, and with no flaky server there is none: it can only skip, so the failed probe
+// (`probe_detail`) is added here as the failure it is.
+[[nodiscard]] grade::StepReport step_verdict(const grade::Report& report, int n, bool server_is_flaky,
+                                             const std::string& probe_detail);
+
 // SIGINT sets the flag (and a second one exits at once); the runner stops between calls.
 const std::atomic<bool>& install_interrupt_flag();
 

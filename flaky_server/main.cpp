@@ -59,13 +59,16 @@ int main(int argc, char** argv) {
   }
 
   ::signal(SIGPIPE, SIG_IGN);
+  // Before the "listening on" line: whoever reads it may stop us at once, and must get exit 0.
+  auto stop = cb::flaky::StopSignals::install();
+  if (!stop) return fail(stop.error().message);
 
   auto server = cb::flaky::FlakyServer::start(o);
   if (!server) return fail(server.error().message);
   std::printf("listening on %s\n", (*server)->url().c_str());
   std::fflush(stdout);
 
-  if (auto waited = cb::flaky::wait_for_stop_signal(); !waited) return fail(waited.error().message);
+  if (auto waited = stop->wait(); !waited) return fail(waited.error().message);
   (*server)->stop();
   return static_cast<int>(ExitCode::Ok);
 }

@@ -72,21 +72,23 @@ Result<int> start_in_background(const ServerUrl& server, const std::string& log_
     ::dup2(log, 1);
     ::dup2(log, 2);
     ::signal(SIGPIPE, SIG_IGN);
+    // Before the readiness byte: cb-lab may stop this server the moment it reads it.
+    auto stop = flaky::StopSignals::install();
     flaky::ServerOptions o;
     o.host = server.host;
     o.port = server.port;
     o.access_log = true;
     auto started = flaky::FlakyServer::start(o);
-    const char status = started ? 'y' : 'n';
-    if (!started) {
-      const std::string why = started.error().message + "\n";
+    const char status = started && stop ? 'y' : 'n';
+    if (status != 'y') {
+      const std::string why = (stop ? started.error().message : stop.error().message) + "\n";
       (void)!::write(ready[1], &status, 1);
       (void)!::write(ready[1], why.data(), why.size());
       ::_exit(2);
     }
     (void)!::write(ready[1], &status, 1);
     ::close(ready[1]);
-    (void)flaky::wait_for_stop_signal();
+    (void)stop->wait();
     (*started)->stop();
     ::_exit(0);
   }

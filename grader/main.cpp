@@ -19,7 +19,8 @@ namespace {
 
 using namespace cb::grade;
 
-// 0: every selected step passed; 1: a step failed; 2: the grader could not run.
+// 0: every selected step passed; 1: a step failed; 2: the grader could not run, or the evidence
+// failed (a grader fault, never the student's).
 enum class ExitCode : int { Ok = 0, Failed = 1, CouldNotRun = 2 };
 
 int could_not_run(const std::string& message) {
@@ -160,6 +161,7 @@ int main(int argc, char** argv) {
     else if (ran->exit_code != 0) run_output += "\n[cb-grade: the command exited with " + std::to_string(ran->exit_code) + "]";
     if (!ran->record) return could_not_run("reading the fresh server's record: " + ran->record.error().message);
     record = std::move(ran->record).value();
+    grade_options.expected_epoch = 1;  // a fresh server, and nobody but the grader may reset it
   } else {
     const bool named = !o.server.empty();
     const std::string url = named ? o.server : "http://127.0.0.1:8110";
@@ -167,6 +169,8 @@ int main(int argc, char** argv) {
     if (fetched) {
       record = std::move(fetched).value();
       server_used = url;
+      // A live server may hold another run's record (or one the lab left there yesterday).
+      grade_options.check_file_times = true;
     } else if (named || grade_options.steps.count(1) > 0) {
       // The server was asked for by name, or step 1 (the server runs) is what is being checked.
       return could_not_run(fetched.error().message);
@@ -181,11 +185,12 @@ int main(int argc, char** argv) {
   }
   auto dir = SubmissionDir::open(o.dir);
   if (!dir) return could_not_run(dir.error().message);
+  grade_options.server = server_used;
   Report report = grade(*dir, record, no_record, grade_options);
-  report.server = server_used;
   report.run_output = run_output;
   const bool colour = *format == Format::Text && o.output.empty() && ::isatty(STDOUT_FILENO) != 0 &&
                       std::getenv("NO_COLOR") == nullptr;
   if (const int rc = emit(o, render(report, *format, colour)); rc != 0) return rc;
-  return static_cast<int>(report.passed ? ExitCode::Ok : ExitCode::Failed);
+  if (report.status == Status::Error) std::cerr << "cb-grade: not graded: " << report.evidence.problem << '\n';
+  return exit_code(report);
 }

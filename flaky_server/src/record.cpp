@@ -95,7 +95,7 @@ std::string to_json(const Page& page) {
     nlohmann::json j{
         {"seq", e.seq},
         {"t_ms", ms(e.t_us)},
-        {"wall", format_utc(e.wall_us)},
+        {"wall", format_utc(e.wall_us, 6)},
         {"method", std::string(e.method_view())},
         {"path", std::string(e.path_view())},
         {"status", e.status == 0 ? nlohmann::json(nullptr) : nlohmann::json(e.status)},

@@ -58,13 +58,18 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
       no_record = ran->record.error().message;
     }
   }
+  GradeOptions options = o.grade;
+  options.server = server;
+  if (o.run_command) {
+    options.expected_epoch = 1;
+    if (!record) options.evidence_failure = "the fresh server's record could not be read: " + no_record;
+  }
   auto dir = SubmissionDir::open(files);
   if (!dir) {
     row.error = dir.error().message;
     return row;
   }
-  Report report = grade(*dir, record, no_record, o.grade);
-  report.server = server;
+  Report report = grade(*dir, record, no_record, options);
   report.run_output = output;
   row.report = std::move(report);
   return row;

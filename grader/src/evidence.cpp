@@ -110,6 +110,32 @@ Result<Record> fetch_record(const std::string& server_url, std::chrono::millisec
   return all;
 }
 
+std::optional<std::int64_t> answered_wall_us(const RecordEntry& e) {
+  if (!e.wall_us) return std::nullopt;
+  return *e.wall_us + static_cast<std::int64_t>(e.duration_ms.value_or(0.0) * 1000.0);
+}
+
+std::string record_defect(const Record& r) {
+  if (r.gap) return "the server's record lost requests before they were read (its ring overflowed)";
+  std::uint64_t want = 1;
+  for (const RecordEntry& e : r.entries) {
+    if (e.seq != want)
+      return "the server's record is missing request" + std::string(e.seq - want > 1 ? "s #" : " #") +
+             std::to_string(want) + (e.seq - want > 1 ? "-#" + std::to_string(e.seq - 1) : "") +
+             ": it does not hold the whole run";
+    ++want;
+  }
+  return {};
+}
+
+namespace {
+
+// The script's phases, in order; a request that belongs to an earlier phase than the one the
+// record is in starts a new run.
+enum class Phase { Start, Fast, Burst, Trials, Bad };
+
+}  // namespace
+
 LabRun analyse(const Record& record) {
   LabRun run;
   for (const RecordEntry& e : record.entries) {
@@ -117,6 +143,8 @@ LabRun analyse(const Record& record) {
       run.count_calls.push_back(&e);
     } else if (e.counted) {
       run.lab.push_back(&e);
+    } else if (e.path.rfind("/admin/", 0) == 0) {
+      run.admin.push_back(&e);
     }
   }
   bool in_burst = false;
@@ -126,13 +154,31 @@ LabRun analyse(const Record& record) {
     if (burst_over) break;
     if (e.path == "/always500" && e.counted) {
       in_burst = true;
-      ++run.first_burst_500;
+      run.burst.push_back(&e);
       run.trip = lab_index;
     } else if (in_burst && (e.path == "/count" || e.counted)) {
       burst_over = true;
     }
     if (e.counted) ++lab_index;
   }
+  run.first_burst_500 = run.burst.size();
+
+  Phase phase = Phase::Start;
+  for (const RecordEntry* e : run.lab) {
+    const bool fast = e->path == "/fast";
+    const bool fail = e->path == "/always500";
+    const bool bad = e->path == "/bad";
+    const bool again = (fail && (phase == Phase::Trials || phase == Phase::Bad)) || (fast && phase == Phase::Bad);
+    if (run.runs == 0 || again) {
+      ++run.runs;
+      if (run.runs == 2) run.second_run_seq = e->seq;
+      phase = Phase::Start;
+    }
+    if (fast) phase = phase == Phase::Start || phase == Phase::Fast ? Phase::Fast : phase == Phase::Burst ? Phase::Trials : phase;
+    if (fail) phase = Phase::Burst;
+    if (bad) phase = Phase::Bad;
+  }
+
   bool seen_500 = false;
   std::optional<std::size_t> first_bad;
   for (std::size_t i = 0; i < run.lab.size(); ++i) {

@@ -104,6 +104,7 @@ FileRead SubmissionDir::read(const std::string& name, std::size_t limit) const {
   }
   out.status = FileRead::Status::Ok;
   out.bytes = std::move(bytes);
+  out.mtime_us = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000 + st.st_mtim.tv_nsec / 1000;
   return out;
 }
 

@@ -23,12 +23,13 @@ std::string render(const Report& report, Format format, bool colour) {
   return {};
 }
 
-std::string render_json(const Report& r) {
+nlohmann::json to_json(const Report& r) {
   nlohmann::json steps = nlohmann::json::array();
   for (const StepReport& s : r.steps) {
     nlohmann::json checks = nlohmann::json::array();
     for (const Check& c : s.checks) {
-      checks.push_back({{"name", c.name},
+      checks.push_back({{"id", c.id},
+                        {"name", c.name},
                         {"status", to_string(c.status)},
                         {"message", c.message},
                         {"expected", c.expected},
@@ -42,17 +43,31 @@ std::string render_json(const Report& r) {
                      {"max_score", s.max_score},
                      {"checks", std::move(checks)}});
   }
+  nlohmann::json evidence = nullptr;
+  if (!r.server.empty())
+    evidence = {{"server", r.server},
+                {"epoch", r.evidence.epoch},
+                {"requests", r.evidence.requests},
+                {"runs", r.evidence.runs},
+                {"problem", r.evidence.problem.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.evidence.problem)}};
   nlohmann::json out{{"score", r.score},
                      {"max_score", r.max_score},
                      {"passed", r.passed},
+                     {"status", to_string(r.status)},
                      {"steps", std::move(steps)},
                      {"dir", r.dir},
                      {"server", r.server.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.server)},
+                     {"evidence", std::move(evidence)},
+                     {"notes", r.notes},
                      {"checks_run", r.checks_run},
                      {"checks_total", r.checks_total},
                      {"seconds", r.seconds}};
   if (!r.evidence_note.empty()) out["evidence_note"] = r.evidence_note;
-  return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return out;
+}
+
+std::string render_json(const Report& r) {
+  return to_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string render_gradescope(const Report& r) {
@@ -65,12 +80,16 @@ std::string render_gradescope(const Report& r) {
                      {"score", s.score},
                      {"max_score", s.max_score},
                      {"status", s.status == Status::Pass ? "passed" : "failed"},
+                     {"tags", check_ids(s)},
                      {"output", output},
                      {"visibility", "visible"}});
   }
   std::string summary = "Score " + points(r.score) + "/" + points(r.max_score) + ". " + std::to_string(r.checks_run) +
                         " of " + std::to_string(r.checks_total) + " checks run.";
   if (!r.evidence_note.empty()) summary += " " + r.evidence_note;
+  for (const std::string& note : r.notes) summary += "\n" + note;
+  if (r.status == Status::Error)
+    summary += "\nThis submission was NOT graded: the evidence failed, which is not the submission's fault. Ask for a regrade.";
   if (!r.run_output.empty()) summary += "\n\nYour program's output (the end of it):\n" + r.run_output;
   nlohmann::json out{{"score", r.score},           {"max_score", r.max_score}, {"execution_time", r.seconds},
                      {"output", summary},          {"stdout_visibility", "visible"}, {"tests", std::move(tests)}};
@@ -104,7 +123,7 @@ std::string render_junit(const Report& r) {
   int skipped = 0;
   std::string cases;
   for (const StepReport& s : r.steps) {
-    const bool fault = std::any_of(s.checks.begin(), s.checks.end(), [](const Check& c) { return c.grader_fault; });
+    const bool fault = s.status == Status::Error;
     char time[32];
     std::snprintf(time, sizeof time, "%.6f", s.seconds);
     cases += "    <testcase name=\"" + xml_escape("Step " + std::to_string(s.step) + ": " + s.title) +
@@ -113,8 +132,8 @@ std::string render_junit(const Report& r) {
              "\"/>\n        <property name=\"max_score\" value=\"" + points(s.max_score) + "\"/>\n      </properties>\n";
     std::string first;
     for (const Check& c : s.checks)
-      if (first.empty() && c.status == (s.status == Status::Skip ? Status::Skip : Status::Fail))
-        first = c.name + (c.message.empty() ? "" : ": " + c.message);
+      if (first.empty() && c.status == s.status && s.status != Status::Pass)
+        first = c.id + ": " + c.name + (c.message.empty() ? "" : ": " + c.message);
     const std::string body = xml_escape(check_lines(s));
     if (fault) {
       ++errors;
@@ -136,7 +155,9 @@ std::string render_junit(const Report& r) {
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"cb-grade\" " + counts +
          ">\n  <testsuite name=\"cb-lab\" " + counts + ">\n    <properties>\n      <property name=\"score\" value=\"" +
          points(r.score) + "\"/>\n      <property name=\"max_score\" value=\"" + points(r.max_score) +
-         "\"/>\n      <property name=\"dir\" value=\"" + xml_escape(r.dir) + "\"/>\n    </properties>\n" + cases +
+         "\"/>\n      <property name=\"dir\" value=\"" + xml_escape(r.dir) + "\"/>\n      <property name=\"server\" value=\"" +
+         xml_escape(r.server) + "\"/>\n      <property name=\"record_runs\" value=\"" + std::to_string(r.evidence.runs) +
+         "\"/>\n      <property name=\"status\" value=\"" + to_string(r.status) + "\"/>\n    </properties>\n" + cases +
          "  </testsuite>\n</testsuites>\n";
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "cb/grade/format.h"
 
@@ -24,10 +25,21 @@ inline std::string shown(const nlohmann::json& v) {
 inline std::string check_lines(const StepReport& s) {
   std::string out;
   for (const Check& c : s.checks) {
-    out += std::string(c.status == Status::Pass ? "[ok]   " : c.status == Status::Fail ? "[FAIL] " : "[skip] ") + c.name + "\n";
-    if (c.status != Status::Pass && !c.message.empty()) out += "       " + c.message + "\n";
+    out += std::string(c.status == Status::Pass   ? "[ok]    "
+                       : c.status == Status::Fail ? "[FAIL]  "
+                       : c.status == Status::Error ? "[ERROR] "
+                                                   : "[skip]  ") +
+           c.name + " (" + c.id + ")\n";
+    if (c.status != Status::Pass && !c.message.empty()) out += "        " + c.message + "\n";
   }
   return out;
+}
+
+// The ids of a step's checks, for formats that tag tests (Gradescope).
+inline std::vector<std::string> check_ids(const StepReport& s) {
+  std::vector<std::string> ids;
+  for (const Check& c : s.checks) ids.push_back(c.id);
+  return ids;
 }
 
 std::string render_text(const Report& r, bool colour);

@@ -18,6 +18,7 @@ std::string label(Status s, const Paint& paint) {
     case Status::Pass: return paint("32", "ok  ");
     case Status::Fail: return paint("1;31", "FAIL");
     case Status::Skip: return paint("33", "skip");
+    case Status::Error: return paint("1;35", "ERR ");
   }
   return "?";
 }
@@ -31,18 +32,28 @@ std::string render_text(const Report& r, bool colour) { return valid_utf8(render
 std::string render_text_raw(const Report& r, bool colour) {
   const Paint paint{colour};
   std::string out = "cb-grade " + r.dir;
-  out += r.server.empty() ? "  (files only: " + r.evidence_note + ")\n" : "  (evidence: " + r.server + ")\n";
+  if (r.server.empty()) {
+    out += "  (files only: " + r.evidence_note + ")\n";
+  } else {
+    out += "  (evidence: " + r.server + ", record epoch " + std::to_string(r.evidence.epoch) + ", " +
+           std::to_string(r.evidence.requests) + " request(s), " + std::to_string(r.evidence.runs) +
+           (r.evidence.runs == 1 ? " lab run)\n" : " lab runs)\n");
+  }
+  for (const std::string& note : r.notes) out += paint("1;35", "! " + note) + "\n";
   int failed = 0;
   int skipped = 0;
   for (const StepReport& s : r.steps) {
     failed += s.status == Status::Fail ? 1 : 0;
     skipped += s.status == Status::Skip ? 1 : 0;
-    const char* verdict = s.status == Status::Pass ? "PASS" : s.status == Status::Fail ? "FAIL" : "SKIP";
-    const char* code = s.status == Status::Pass ? "1;32" : s.status == Status::Fail ? "1;31" : "1;33";
+    const char* verdict = s.status == Status::Pass   ? "PASS"
+                          : s.status == Status::Fail ? "FAIL"
+                          : s.status == Status::Error ? "ERROR"
+                                                      : "SKIP";
+    const char* code = s.status == Status::Pass ? "1;32" : s.status == Status::Fail ? "1;31" : s.status == Status::Error ? "1;35" : "1;33";
     out += "\nStep " + std::to_string(s.step) + "  " + s.title + "  " + paint(code, verdict) + "  " + points(s.score) +
            "/" + points(s.max_score) + "\n";
     for (const Check& c : s.checks) {
-      out += "    " + label(c.status, paint) + "  " + c.name + "\n";
+      out += "    " + label(c.status, paint) + "  " + c.name + "  [" + c.id + "]\n";
       if (c.status == Status::Pass) continue;
       if (!c.message.empty()) out += "          " + c.message + "\n";
       if (c.status == Status::Fail && !c.expected.is_null())
@@ -50,11 +61,17 @@ std::string render_text_raw(const Report& r, bool colour) {
     }
   }
   out += "\nScore " + points(r.score) + "/" + points(r.max_score);
-  if (failed > 0) out += ": " + std::to_string(failed) + " step(s) failed";
+  if (r.status == Status::Error) out += ": NOT GRADED, the evidence failed (the grader's fault, not the submission's)";
+  else if (failed > 0) out += ": " + std::to_string(failed) + " step(s) failed";
   else if (r.passed) out += ": every step checked passed";
   out += ". " + std::to_string(r.checks_run) + " of " + std::to_string(r.checks_total) + " checks run";
-  if (skipped > 0 || r.checks_run < r.checks_total)
-    out += " (" + std::to_string(r.checks_total - r.checks_run) + " skipped; the server's record verifies the rest: --server or --run)";
+  if (skipped > 0 || r.checks_run < r.checks_total) {
+    out += " (" + std::to_string(r.checks_total - r.checks_run) + " skipped";
+    // The hint fits the evidence: without a record it is how to get one; with one, the skips
+    // come from checks whose prerequisites failed, and each says which.
+    if (r.server.empty()) out += "; the server's record verifies the rest: --server or --run";
+    out += ")";
+  }
   out += ".\n";
   if (!r.run_output.empty()) out += "\nYour program's output (the end of it):\n" + r.run_output + "\n";
   return out;

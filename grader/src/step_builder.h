@@ -1,12 +1,15 @@
 #pragma once
-// Building one step's checks, check50-style: a check whose prerequisite failed is skipped with
-// the reason, not failed with noise.
+// Building one step's checks, check50-style, from the catalogue in lab_spec.h: a check is named
+// by its id; a check whose prerequisite failed or was skipped is skipped with the reason, not
+// failed with noise; a check the step never reached is skipped the same way at finish().
 
 #include <chrono>
-#include <initializer_list>
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
+#include "cb/grade/lab_spec.h"
 #include "cb/grade/report.h"
 
 namespace cb::grade {
@@ -19,38 +22,55 @@ struct Parsed {
   std::optional<T> value;
 };
 
+// What every step's prerequisites are judged on: the record, and the lab files' parses.
+struct Prerequisites {
+  bool has_record = false;
+  std::string no_record_reason;
+  std::map<std::string, std::string, std::less<>> file_problems;  // file name -> problem; absent when it parsed
+};
+
+// A step's status and score from its checks: fail if one failed, else error if one erred, else
+// pass if one passed, else skip. A step scores all its points or none.
+void settle(StepReport& step, double points);
+
 class StepBuilder {
  public:
-  explicit StepBuilder(int step);
+  StepBuilder(int step, bool just_after, const Prerequisites& pre);
 
-  void pass(std::string name, nlohmann::json expected = nullptr, nlohmann::json actual = nullptr);
-  void fail(std::string name, std::string message, nlohmann::json expected = nullptr, nlohmann::json actual = nullptr);
-  void skip(std::string name, std::string reason);
-  // pass or fail on `ok`; `message` is only shown on failure.
-  void expect(bool ok, std::string name, const std::string& message, nlohmann::json expected = nullptr,
+  // Whether check `id` may run: every check it needs passed (and the record, and the files it
+  // reads, are there). A check that may not run is skipped at finish() with the reason.
+  [[nodiscard]] bool ready(std::string_view id) const;
+
+  void pass(std::string_view id, nlohmann::json expected = nullptr, nlohmann::json actual = nullptr);
+  void fail(std::string_view id, std::string message, nlohmann::json expected = nullptr, nlohmann::json actual = nullptr);
+  void skip(std::string_view id, std::string reason);
+  // pass or fail on `ok`; `message` is only kept on failure.
+  void expect(bool ok, std::string_view id, const std::string& message, nlohmann::json expected = nullptr,
               nlohmann::json actual = nullptr);
 
-  // The next checks are judged on the server's record (and are skipped without one).
-  void on_evidence(bool v) { evidence_ = v; }
-
-  // "<file> follows the contract": passes and returns the value, or fails (or is skipped) and
-  // skips every dependent check with the same reason.
+  // A file's contract check: passes and returns the value, or fails and returns nullptr.
   template <class T>
-  const T* file(const Parsed<T>& p, const std::string& check_name, std::initializer_list<std::string> dependents) {
+  const T* file(const Parsed<T>& p, std::string_view contract_id) {
     if (p.ok) {
-      pass(check_name);
+      pass(contract_id);
       return &*p.value;
     }
-    fail(check_name, p.problem);
-    for (const std::string& d : dependents) skip(d, "needs " + check_name.substr(0, check_name.find(' ')) + ": " + p.problem);
+    fail(contract_id, p.problem);
     return nullptr;
   }
 
+  // Every check of this step that applies and was not reported is skipped, with the reason its
+  // first unmet prerequisite gives; then the checks are put in catalogue order.
   [[nodiscard]] StepReport finish(double points);
 
  private:
+  [[nodiscard]] const Check* reported(std::string_view id) const;
+  [[nodiscard]] std::optional<std::string> unmet(std::string_view id) const;
+  void add(std::string_view id, Status status, std::string message, nlohmann::json expected, nlohmann::json actual);
+
   StepReport step_;
-  bool evidence_ = false;
+  bool just_after_;
+  const Prerequisites& pre_;
   std::chrono::steady_clock::time_point started_;
 };
 

@@ -47,6 +47,14 @@ Result<std::vector<TransitionLine>> parse_transitions(std::string_view text) {
         return Error{where + "'" + std::string(line.substr(0, std::min<std::size_t>(space, 40))) +
                      "' is not an ISO-8601 UTC time like 2026-01-01T10:00:03.012Z"};
       t.at_us = at;
+      // The stamp says nothing finer than its last digit: "10:00:03.012Z" is some moment in
+      // [03.012, 03.013). The checks that compare stamps with the server's record allow that.
+      const std::string_view stamp = line.substr(0, space);
+      std::size_t digits = 0;
+      if (const auto dot = stamp.find('.'); dot != std::string_view::npos)
+        while (dot + 1 + digits < stamp.size() && stamp[dot + 1 + digits] >= '0' && stamp[dot + 1 + digits] <= '9') ++digits;
+      t.resolution_us = 1;
+      for (std::size_t d = digits; d < 6; ++d) t.resolution_us *= 10;
       line = line.substr(line.find_first_not_of(' ', space));
     }
     const auto arrow = line.find("->");

@@ -65,7 +65,6 @@ ExitCode run_run(const RunOptions& o) {
     console.note("cb-lab: the server at " + url->text() + " is not answering as a flaky server (" + found.detail +
                  "); the lab goes on, and the grade has no record to check");
   }
-  const bool flaky = found.kind == lab::Probe::Kind::Flaky;
   const std::atomic<bool>& interrupted = install_interrupt_flag();
   console.header("cb-lab: " + scenario->title + "\n  " + std::to_string(scenario->steps.size()) + " steps, files in " +
                  o.lab.dir + ", server " + where);
@@ -88,20 +87,15 @@ ExitCode run_run(const RunOptions& o) {
     session.after[n] = runner.capture();
     if (auto saved = lab::save_session(o.lab.dir, session); !saved) return fail(saved.error().message);
     // The grader's own check of this step, on the server's record as it is now.
-    const grade::Report report = grade_now(o.lab.dir, *url, flaky, {n});
-    const grade::StepReport verdict = step_verdict(report, n, flaky, found.detail);
+    const grade::Report report = grade_now(o.lab.dir, *url, found, {n}, runner.epoch());
+    const grade::StepReport verdict = step_verdict(report, n);
     console.verdict(verdict);
     steps_json.push_back({{"step", n},
                           {"title", scenario->steps[static_cast<std::size_t>(n - 1)].title},
                           {"status", grade::to_string(verdict.status)},
                           {"did", runner.lines()}});
   }
-  grade::Report final_report = grade_now(o.lab.dir, *url, flaky, {});
-  if (!flaky) {
-    final_report.passed = false;  // step 1, the server itself, failed
-    final_report.steps.front().status = grade::Status::Fail;
-    final_report.steps.front().score = 0;
-  }
+  const grade::Report final_report = grade_now(o.lab.dir, *url, found, {}, runner.epoch());
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   console.checklist(final_report, seconds);
   if (o.json) {
@@ -109,9 +103,10 @@ ExitCode run_run(const RunOptions& o) {
                        {"max_score", final_report.max_score}, {"seconds", seconds},
                        {"dir", o.lab.dir},        {"server", url->text()},
                        {"steps", steps_json},
-                       {"report", nlohmann::json::parse(grade::render(final_report, grade::Format::Json, false))}};
+                       {"report", grade::to_json(final_report)}};
     std::cout << out.dump(2) << '\n';
   }
+  if (final_report.status == grade::Status::Error) return ExitCode::NotGraded;
   return final_report.passed ? ExitCode::Ok : ExitCode::Failed;
 }
 

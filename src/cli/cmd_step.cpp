@@ -68,8 +68,7 @@ ExitCode run_step(const StepOptions& o) {
                  "); it keeps running for the next steps. Stop it with: kill " + std::to_string(*pid));
     found = lab::wait_until_ready(*url);
   }
-  const bool flaky = found.kind == lab::Probe::Kind::Flaky;
-  if (!flaky) console.note("cb-lab: the server at " + url->text() + " is not answering as a flaky server (" + found.detail + ")");
+  if (found.kind != lab::Probe::Kind::Flaky) console.note("cb-lab: the server at " + url->text() + " is not answering as a flaky server (" + found.detail + ")");
 
   const std::atomic<bool>& interrupted = install_interrupt_flag();
   lab::Runner runner(*scenario, o.lab.dir, *url, *timeout, console, interrupted);
@@ -89,8 +88,8 @@ ExitCode run_step(const StepOptions& o) {
   for (auto it = session->after.begin(); it != session->after.end();) it = it->first > n ? session->after.erase(it) : ++it;
   session->after[n] = runner.capture();
   if (auto saved = lab::save_session(o.lab.dir, *session); !saved) return fail(saved.error().message);
-  const grade::Report report = grade_now(o.lab.dir, *url, flaky, {n});
-  const grade::StepReport verdict = step_verdict(report, n, flaky, found.detail);
+  const grade::Report report = grade_now(o.lab.dir, *url, found, {n});
+  const grade::StepReport verdict = step_verdict(report, n);
   console.verdict(verdict);
   return verdict.status == grade::Status::Fail ? ExitCode::Failed : ExitCode::Ok;
 }

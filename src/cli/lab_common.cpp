@@ -40,39 +40,50 @@ Result<std::chrono::milliseconds> call_timeout(const LabArgs& a, const lab::Scen
   return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
 }
 
-grade::Report grade_now(const std::string& dir, const lab::ServerUrl& server, bool server_is_flaky, std::set<int> steps) {
+grade::Report grade_now(const std::string& dir, const lab::ServerUrl& server, const lab::Probe& probe, std::set<int> steps,
+                        std::optional<std::uint64_t> epoch) {
+  grade::GradeOptions o;
+  o.steps = std::move(steps);
+  o.expected_epoch = epoch;
+  const bool flaky = probe.kind == lab::Probe::Kind::Flaky;
+  o.probe = grade::ServerProbe{flaky, flaky ? std::string() : "the server at " + server.text() + " is not a flaky server: " + probe.detail};
   std::optional<grade::Record> record;
   std::string why;
-  if (server_is_flaky) {
+  if (flaky) {
     auto fetched = grade::fetch_record(server.text(), std::chrono::seconds{5});
     if (fetched) {
       record = std::move(fetched).value();
+      o.server = server.text();
     } else {
+      // It answered before the run and does not now: whatever failed since is not the
+      // breaker's doing, and the report must say so rather than blame it.
       why = fetched.error().message;
+      o.evidence_failure = "the flaky server at " + server.text() + " stopped answering during the run (" + why + ")";
     }
   } else {
     why = "the server at " + server.text() + " is not a flaky server, so there is no record to check";
   }
-  grade::GradeOptions o;
-  o.steps = std::move(steps);
   auto d = grade::SubmissionDir::open(dir);
   if (!d) {
     grade::Report r;
     r.evidence_note = d.error().message;
+    r.status = grade::Status::Error;
     return r;
   }
-  grade::Report report = grade::grade(*d, record, why, o);
-  if (record) report.server = server.text();
-  return report;
+  return grade::grade(*d, record, why, o);
 }
 
-grade::StepReport step_verdict(const grade::Report& report, int n, bool server_is_flaky, const std::string& probe_detail) {
-  grade::StepReport verdict = report.steps.front();
-  if (n == 1 && !server_is_flaky) {
-    verdict.status = grade::Status::Fail;
-    verdict.checks.push_back({"the flaky server answers", grade::Status::Fail, probe_detail, nullptr, nullptr, true, false});
-  }
-  return verdict;
+grade::StepReport step_verdict(const grade::Report& report, int n) {
+  for (const grade::StepReport& s : report.steps)
+    if (s.step == n) return s;
+  // A scenario may have more steps than the lab the grader knows.
+  grade::StepReport none;
+  none.step = n;
+  none.status = grade::Status::Skip;
+  none.checks.push_back({"", "not graded", grade::Status::Skip,
+                         "the grader knows the lab's 8 steps; this scenario's step " + std::to_string(n) + " is not one of them",
+                         nullptr, nullptr, false});
+  return none;
 }
 
 const std::atomic<bool>& install_interrupt_flag() {

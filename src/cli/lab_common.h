@@ -10,6 +10,7 @@
 #include "cb/flaky/server.h"
 #include "cb/grade/grade.h"
 #include "cb/lab/http_call.h"
+#include "cb/lab/server_control.h"
 #include "cb/lab/scenario.h"
 #include "exit_code.h"
 
@@ -35,14 +36,14 @@ struct Failure {
 [[nodiscard]] Result<std::chrono::milliseconds> call_timeout(const LabArgs& a, const lab::Scenario& s);
 
 // The grader's verdict on the record now at `server` (or on the files alone if it has none).
-[[nodiscard]] grade::Report grade_now(const std::string& dir, const lab::ServerUrl& server, bool server_is_flaky,
-                                      std::set<int> steps);
+// `probe` is what the server answered before the run (step 1 fails on it when it is not a flaky
+// server); `epoch` is the record's epoch after the run's reset, so a reset by anyone else since
+// shows as evidence that failed.
+[[nodiscard]] grade::Report grade_now(const std::string& dir, const lab::ServerUrl& server, const lab::Probe& probe,
+                                      std::set<int> steps, std::optional<std::uint64_t> epoch = std::nullopt);
 
-// Step n's verdict from `report` (graded with steps = {n}). The grader checks step 1 on the
-// server's record, and with no flaky server there is none: it can only skip, so the failed probe
-// (`probe_detail`) is added here as the failure it is.
-[[nodiscard]] grade::StepReport step_verdict(const grade::Report& report, int n, bool server_is_flaky,
-                                             const std::string& probe_detail);
+// Step n's verdict from `report`, or "not graded" for a step the grader does not know.
+[[nodiscard]] grade::StepReport step_verdict(const grade::Report& report, int n);
 
 // SIGINT sets the flag (and a second one exits at once); the runner stops between calls.
 const std::atomic<bool>& install_interrupt_flag();

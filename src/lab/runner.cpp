@@ -180,6 +180,9 @@ Result<void> Runner::run_step(int n) {
     switch (a.kind) {
       case Action::Kind::ResetServer: {
         const HttpAnswer r = http_request(server_, "POST", "/admin/reset", call_timeout_);
+        const auto j = nlohmann::json::parse(r.body, nullptr, false);
+        if (r.observation.status == 200 && j.is_object() && j.contains("epoch") && j["epoch"].is_number_unsigned())
+          epoch_ = j["epoch"].get<std::uint64_t>();
         say(r.observation.status == 200 ? "reset the server's record, so this run's evidence is its own"
                                         : "could not reset the server's record: " + r.detail);
         break;

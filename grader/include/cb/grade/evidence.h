@@ -44,23 +44,39 @@ struct Record {
 [[nodiscard]] Result<Record> fetch_record(const std::string& server_url,
                                           std::chrono::milliseconds timeout = std::chrono::seconds{5});
 
-// The lab run the record shows, in the lab's own terms (DESIGN.md section 5).
+// The lab run the record shows, in the lab's own terms (docs/CONTRACTS.md): what reached the
+// server, in order, sorted into the lab's phases.
 struct LabRun {
   std::vector<const RecordEntry*> lab;          // counted requests, in order
   std::vector<const RecordEntry*> count_calls;  // /count requests, in order
+  std::vector<const RecordEntry*> admin;        // refused /admin/* requests (a locked server records them)
   std::size_t fast_before_first_500 = 0;        // /fast answered 200 before the first /always500
   std::size_t other_before_first_500 = 0;       // anything else before it
   std::size_t always500 = 0;                    // /always500 requests received, in all
   // Step 3's /always500: from the first one to the first /count after it (fastfail's "before")
   // or the first other request. Calls leaking through OPEN in step 4 come after that /count.
-  std::size_t first_burst_500 = 0;
+  std::vector<const RecordEntry*> burst;
+  std::size_t first_burst_500 = 0;              // burst.size()
   std::optional<std::size_t> trip;              // index in `lab` of the burst's last /always500
   std::optional<std::size_t> last_500;          // index in `lab` of the last /always500
   std::optional<double> gap_after_open_ms;      // arrival of the next request after it, minus its end
   std::vector<const RecordEntry*> trials;       // after the last /always500, before the first /bad
   std::size_t bad = 0;                          // /bad requests received
   std::size_t bad_answered_400 = 0;
+  // Lab runs in the record: a run starts again when a request goes back to an earlier phase of
+  // the script (a /fast after the /bad calls, an /always500 after the trials). 0 when no lab
+  // request arrived at all.
+  std::size_t runs = 0;
+  std::optional<std::uint64_t> second_run_seq;  // the seq where the second run began
 };
+
+// When `e` was answered, on the server's wall clock (arrival plus duration).
+[[nodiscard]] std::optional<std::int64_t> answered_wall_us(const RecordEntry& e);
+
+// The record's own defects, as one line, or empty: entries lost (the ring dropped some, or
+// sequence numbers jump). A record with a defect cannot prove what is missing from it.
+[[nodiscard]] std::string record_defect(const Record& record);
+
 [[nodiscard]] LabRun analyse(const Record& record);
 
 }  // namespace cb::grade

@@ -4,6 +4,7 @@
 // followed), at most a bounded number of bytes, and never blocking on a FIFO or device.
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -19,6 +20,7 @@ struct FileRead {
   enum class Status { Ok, Missing, Refused };
   Status status = Status::Missing;
   std::string bytes;   // Ok: the content
+  std::int64_t mtime_us = 0;  // Ok: when it was last written (Unix epoch, microseconds)
   std::string reason;  // Missing / Refused: one line, naming the file
 };
 

@@ -13,18 +13,37 @@
 
 namespace cb::grade {
 
+// What the caller saw of the server before grading (cb-lab probes it before step 1).
+struct ServerProbe {
+  bool flaky = true;   // it answered as a flaky server
+  std::string detail;  // what it answered instead, when not
+};
+
 struct GradeOptions {
   // Empty: grade all eight steps as a finished run. Otherwise: what must hold right after each
   // of these steps (a student checking as they go).
   std::set<int> steps;
   Rubric rubric = Rubric::equal();
+  // The record's epoch when the run began (cb-lab resets the server and knows it; --run's fresh
+  // server starts at 1). A record of another epoch was reset mid-run: the evidence failed.
+  std::optional<std::uint64_t> expected_epoch;
+  // Set by a caller that saw the evidence fail during the run (the server stopped answering):
+  // nothing that failed can be charged to the submission.
+  std::string evidence_failure;
+  // A live server found at its default address may hold another run's record: compare when the
+  // files were written with when the record's requests came.
+  bool check_file_times = false;
+  std::optional<ServerProbe> probe;
+  // Where the record came from ("http://127.0.0.1:8110", "saved record FILE"), for the report.
+  std::string server;
 };
 
 // `record`: the server's record, or nullopt with `no_record_reason` saying why.
 [[nodiscard]] Report grade(const SubmissionDir& dir, const std::optional<Record>& record,
                            const std::string& no_record_reason, const GradeOptions& options);
 
-// The lab's step titles, 1-8.
-[[nodiscard]] const char* step_title(int step) noexcept;
+// 0: every selected step passed; 1: a step failed; 2: the grader could not judge (bad usage, or
+// evidence that failed: Report::status is Status::Error).
+[[nodiscard]] int exit_code(const Report& report) noexcept;
 
 }  // namespace cb::grade

@@ -1,6 +1,7 @@
 #pragma once
-// What the grader found: per step, a list of named checks, each passed, failed or skipped, with
-// expected and actual values and, on failure, the hint a student needs.
+// What the grader found: per step, a list of checks (each with its stable id from lab_spec.h),
+// passed, failed, skipped or in error, with expected and actual values kept apart from the
+// message that says what to do.
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -8,41 +9,58 @@
 
 namespace cb::grade {
 
-enum class Status { Pass, Fail, Skip };
-[[nodiscard]] const char* to_string(Status s) noexcept;  // "pass", "fail", "skip"
+// error: the evidence failed (the server died or was reset, the record holds two runs, ...), so
+// the check says nothing about the submission; the grader, not the student, is at fault.
+enum class Status { Pass, Fail, Skip, Error };
+[[nodiscard]] const char* to_string(Status s) noexcept;  // "pass", "fail", "skip", "error"
 
 struct Check {
-  std::string name;
+  std::string id;                 // "s3.trip": stable across versions, for tools
+  std::string name;               // the title a person reads
   Status status = Status::Skip;
   std::string message;            // why it failed or was skipped, and what to do
   nlohmann::json expected;        // null when not a comparison
   nlohmann::json actual;
   bool needs_server = false;      // judged on the server's record
-  bool grader_fault = false;      // the grader, not the submission, went wrong
 };
 
 struct StepReport {
   int step = 0;
   std::string title;
-  Status status = Status::Skip;  // fail if any check failed; skip if every check was skipped
+  Status status = Status::Skip;  // fail if a check failed; else error if one erred; pass if one passed
   double score = 0;
   double max_score = 0;
   double seconds = 0;
   std::vector<Check> checks;
 };
 
+// Where the evidence came from and what it holds, so a report always says what it stood on.
+struct EvidenceInfo {
+  std::string server;          // the server's URL, or "saved record FILE"; empty without one
+  std::uint64_t epoch = 0;     // the record's epoch (bumped by every reset)
+  std::size_t requests = 0;    // entries in the record
+  std::size_t runs = 0;        // lab runs found in it (1 for a clean record)
+  std::string problem;         // non-empty: the evidence failed, and why (one line)
+};
+
 struct Report {
   std::string dir;
   std::string server;        // where the evidence came from, or empty
   std::string evidence_note; // why there is no evidence, when there is none
+  EvidenceInfo evidence;
   std::vector<StepReport> steps;
   double score = 0;
   double max_score = 0;
   bool passed = false;       // every selected step passed
+  Status status = Status::Skip;  // pass, fail, or error (the grader's fault: exit 2)
   int checks_run = 0;        // passed or failed (not skipped)
   int checks_total = 0;
   double seconds = 0;
   std::string run_output;    // --run: the tail of the student's output
+  std::vector<std::string> notes;  // what the grader noticed outside any one check
 };
+
+// The report as the JSON format's tree (render(..., Format::Json) prints it).
+[[nodiscard]] nlohmann::json to_json(const Report& report);
 
 }  // namespace cb::grade

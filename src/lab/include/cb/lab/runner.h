@@ -5,6 +5,8 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <optional>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,9 @@ class Runner {
 
   [[nodiscard]] CircuitBreaker& breaker(const std::string& name);
   [[nodiscard]] const std::vector<std::string>& lines() const noexcept { return lines_; }
+  // The record's epoch after this run's reset_server, so the grader can tell whether anyone
+  // reset it again during the run; nullopt before (or without) a reset.
+  [[nodiscard]] std::optional<std::uint64_t> epoch() const noexcept { return epoch_; }
 
  private:
   struct Live;
@@ -60,6 +65,7 @@ class Runner {
   std::map<std::string, std::unique_ptr<Live>> breakers_;
   std::map<std::string, double> values_;
   std::vector<std::string> lines_;
+  std::optional<std::uint64_t> epoch_;
 };
 
 }  // namespace cb::lab

@@ -1,0 +1,163 @@
+// Steps 5-8: the cool-down, the trials that close the breaker, 4xx ignored, and the log. The
+// log's lines are judged once, in step 8; steps 5 and 6 only read its stamps, and skip what
+// they cannot judge without them.
+#include <algorithm>
+
+#include "cb/grade/lab_spec.h"
+#include "lab_checks.h"
+
+namespace cb::grade {
+namespace {
+
+std::string trials_text(std::size_t n) { return std::to_string(n) + (n == 1 ? " trial" : " trials"); }
+
+}  // namespace
+
+// ---- Step 5 ---------------------------------------------------------------------------------
+void step5(StepBuilder& s, const Inputs& in, bool just_after) {
+  if (just_after) {
+    if (const StateFile* f = s.file(in.state, "s5.state_contract")) expect_state(s, "s5.state", "state.json", *f, "HALF_OPEN");
+  } else if (s.ready("s5.log_wait")) {
+    const auto& log = *in.transitions.value;
+    const TransitionLine* opened = find_transition(log, "CLOSED", "OPEN");
+    const TransitionLine* half = find_transition(log, "OPEN", "HALF_OPEN");
+    if (!opened || !half) {
+      s.skip("s5.log_wait", "transitions.log has no CLOSED->OPEN and OPEN->HALF_OPEN to measure (step 8 judges its lines)");
+    } else if (!opened->at_us || !half->at_us) {
+      s.skip("s5.log_wait", "cannot be proven from the log: its lines have no timestamps (they are optional)");
+    } else {
+      const double ms = static_cast<double>(*half->at_us - *opened->at_us) / 1000.0;
+      s.expect(ms >= lab::kWaitMs, "s5.log_wait",
+               "OPEN->HALF_OPEN (line " + std::to_string(half->line) + ") is " + seconds_text(ms) +
+                   " after CLOSED->OPEN: the breaker must stay OPEN for its 3 s cool-down",
+               ">= 3 s", seconds_text(ms));
+    }
+  }
+  if (!s.ready("s5.waited")) return;
+  const LabRun& run = *in.run;
+  if (!run.gap_after_open_ms) {
+    s.fail("s5.waited", run.last_500 ? "no call reached the server after the breaker opened" : "the breaker never opened");
+    return;
+  }
+  s.expect(*run.gap_after_open_ms >= lab::kWaitMs, "s5.waited",
+           "the next call reached the server " + seconds_text(*run.gap_after_open_ms) +
+               " after the breaker opened: the 3 s cool-down was not waited",
+           ">= 3 s", seconds_text(*run.gap_after_open_ms));
+}
+
+// ---- Step 6 ---------------------------------------------------------------------------------
+// state.json's permitted_in_half_open is a claim; the proof is in the time: HALF_OPEN->CLOSED
+// may not come before the server answered the 3rd trial. A breaker that closes on the first
+// success claims 3 and still shows 3 successful calls in the record (the program simply goes on
+// calling once it is CLOSED), so the count of calls alone proves nothing.
+void step6(StepBuilder& s, const Inputs& in, bool just_after) {
+  if (const StateFile* f = s.file(in.state, "s6.state_contract")) {
+    expect_state(s, "s6.state", "state.json", *f, "CLOSED");
+    s.expect(f->permitted_in_half_open >= lab::kTrials, "s6.permitted",
+             "permitted_in_half_open=" + std::to_string(f->permitted_in_half_open) +
+                 ": with fewer than 3 trials, one lucky call closes the breaker and it flaps",
+             ">= 3", f->permitted_in_half_open);
+  }
+  if (!s.ready("s6.trials")) return;
+  const LabRun& run = *in.run;
+  std::vector<const RecordEntry*> ok;
+  std::copy_if(run.trials.begin(), run.trials.end(), std::back_inserter(ok),
+               [](const RecordEntry* e) { return e->status && *e->status >= 200 && *e->status < 400; });
+  s.expect(ok.size() >= static_cast<std::size_t>(lab::kTrials), "s6.trials",
+           std::to_string(ok.size()) + " successful call(s) reached the server after the cool-down, expected 3 trials",
+           ">= 3", static_cast<std::uint64_t>(ok.size()));
+  if (just_after || !s.ready("s6.closed_after_trials") || ok.size() < static_cast<std::size_t>(lab::kTrials)) return;
+
+  const TransitionLine* closed = nullptr;
+  const auto& log = *in.transitions.value;
+  for (const TransitionLine& l : log)
+    if (l.from == "HALF_OPEN" && l.to == "CLOSED") closed = &l;
+  if (closed == nullptr) {
+    s.skip("s6.closed_after_trials", "transitions.log has no HALF_OPEN->CLOSED to place among the trials (step 8 judges its lines)");
+    return;
+  }
+  if (!closed->at_us) {
+    s.skip("s6.closed_after_trials",
+           "cannot be proven: transitions.log has no timestamps, so nothing shows whether the breaker closed after the 3rd "
+           "trial or after the 1st (state.json's permitted_in_half_open is only a claim); stamp the lines to have it checked");
+    return;
+  }
+  const std::int64_t until = *closed->at_us + closed->resolution_us;  // the close happened before this
+  const auto third = answered_wall_us(*ok[static_cast<std::size_t>(lab::kTrials) - 1]);
+  if (!third) {
+    s.skip("s6.closed_after_trials", "the server's record has no wall-clock times to place the trials by");
+    return;
+  }
+  std::size_t before_close = 0;
+  for (const RecordEntry* e : ok)
+    if (const auto a = answered_wall_us(*e); a && *a < until) ++before_close;
+  s.expect(until > *third, "s6.closed_after_trials",
+           "HALF_OPEN->CLOSED (line " + std::to_string(closed->line) + ") is stamped before the server answered the 3rd trial: " +
+               "it closed after " + trials_text(before_close) + ", so one lucky call can close it and it flaps",
+           lab::kTrials, static_cast<std::uint64_t>(before_close));
+}
+
+// ---- Step 7 ---------------------------------------------------------------------------------
+void step7(StepBuilder& s, const Inputs& in, bool) {
+  if (const StateFile* f = s.file(in.ignore, "s7.ignore_contract")) {
+    expect_state(s, "s7.state", "ignore4xx.json", *f, "CLOSED");
+    s.expect(f->failures == 0, "s7.failures",
+             "failures=" + std::to_string(f->failures) + ": a 400 is the caller's mistake, not the dependency's; 4xx must not count as failures",
+             0, f->failures);
+  }
+  if (!s.ready("s7.bad_all")) return;
+  const LabRun& run = *in.run;
+  std::string message = std::to_string(run.bad) + " /bad reached the server, expected all 10";
+  if (run.bad < static_cast<std::size_t>(lab::kBad) && run.bad > 0)
+    message += ": the breaker refused the rest, so it opened on 400s (4xx counted as failures)";
+  s.expect(run.bad == static_cast<std::size_t>(lab::kBad), "s7.bad_all", message, lab::kBad, static_cast<std::uint64_t>(run.bad));
+}
+
+// ---- Step 8 ---------------------------------------------------------------------------------
+void step8(StepBuilder& s, const Inputs& in, bool) {
+  const auto* t = s.file(in.transitions, "s8.log_contract");
+  if (t == nullptr) return;
+  std::vector<std::string> got;
+  for (const auto& l : *t) got.push_back(l.from + "->" + l.to);
+  const std::vector<std::string> want{"CLOSED->OPEN", "OPEN->HALF_OPEN", "HALF_OPEN->CLOSED"};
+  std::string message;
+  if (got.size() != want.size()) {
+    message = std::to_string(got.size()) + " transition(s), expected 3";
+  } else {
+    for (std::size_t i = 0; i < want.size() && message.empty(); ++i)
+      if (got[i] != want[i]) message = "line " + std::to_string((*t)[i].line) + " is " + got[i] + ", expected " + want[i];
+  }
+  s.expect(message.empty(), "s8.order", message, want, got);
+  if (!s.ready("s8.increasing")) return;
+  const auto& l = *t;
+  if (!l[0].at_us || !l[1].at_us || !l[2].at_us) {
+    s.skip("s8.increasing", "transitions.log has no timestamps (they are optional)");
+    s.skip("s8.seen", "transitions.log has no timestamps (they are optional)");
+    return;
+  }
+  // The cool-down between the first two is step 5's rule, judged there; here only the log's own
+  // consistency.
+  const bool increasing = *l[0].at_us <= *l[1].at_us && *l[1].at_us <= *l[2].at_us;
+  s.expect(increasing, "s8.increasing", "the timestamps go backwards", "increasing", increasing ? "increasing" : "backwards");
+
+  if (!s.ready("s8.seen")) return;
+  const LabRun& run = *in.run;
+  // The log's times against the server's: CLOSED->OPEN within a second of the burst's last
+  // /always500, HALF_OPEN->CLOSED no earlier than the first trial. A second of slack covers
+  // clocks read at slightly different moments; a log from another run is off by far more.
+  if (!run.trip || run.trials.empty() || !run.lab[*run.trip]->wall_us || !run.trials.front()->wall_us) {
+    s.fail("s8.seen", "the server's record has no tripping /always500 followed by trial calls for these transitions");
+    return;
+  }
+  const std::int64_t trip = *run.lab[*run.trip]->wall_us;
+  const std::int64_t first_trial = *run.trials.front()->wall_us;
+  constexpr std::int64_t kSlackUs = 1'000'000;
+  const bool open_ok = *l[0].at_us >= trip - kSlackUs && *l[0].at_us <= trip + kSlackUs;
+  const bool close_ok = *l[2].at_us + l[2].resolution_us >= first_trial && *l[2].at_us <= first_trial + 60 * kSlackUs;
+  s.expect(open_ok && close_ok, "s8.seen",
+           !open_ok ? "CLOSED->OPEN is stamped " + seconds_text(static_cast<double>(*l[0].at_us - trip) / 1000.0) +
+                          " away from the /always500 that opened it: the log is not from the run the server saw"
+                    : "HALF_OPEN->CLOSED is stamped outside the trial calls the server saw: the log is not from this run");
+}
+
+}  // namespace cb::grade

@@ -1,0 +1,153 @@
+// grade(): reads the four files, analyses the record, runs each step's checks, and then asks
+// whether the evidence itself held. Evidence that failed (a record reset mid-run, with entries
+// lost, with two runs in it, or from another run than the files) turns every verdict that stood
+// on it into an error: the grader's fault to report, never a mistake charged to the student.
+#include <algorithm>
+#include <chrono>
+
+#include "cb/grade/grade.h"
+#include "cb/grade/lab_spec.h"
+#include "cb/utc_time.h"
+#include "lab_checks.h"
+
+namespace cb::grade {
+namespace {
+
+template <class T, class F>
+Parsed<T> read_file(const SubmissionDir& dir, std::string_view name_view, F parse, std::int64_t& newest_mtime) {
+  const std::string name(name_view);
+  Parsed<T> out;
+  const FileRead f = dir.read(name);
+  if (f.status != FileRead::Status::Ok) {
+    out.problem = f.reason;
+    return out;
+  }
+  newest_mtime = std::max(newest_mtime, f.mtime_us);
+  if (f.bytes.empty()) {
+    out.problem = name + " is empty";
+    return out;
+  }
+  if (const auto bad = invalid_utf8_at(f.bytes); bad != std::string::npos) {
+    out.problem = name + " is not UTF-8 text (an invalid byte at offset " + std::to_string(bad) + ")";
+    return out;
+  }
+  auto parsed = parse(f.bytes);
+  if (!parsed) {
+    out.problem = name + ": " + parsed.error().message;
+    return out;
+  }
+  out.ok = true;
+  out.value = std::move(parsed).value();
+  return out;
+}
+
+constexpr StepFn kSteps[] = {nullptr, step1, step2, step3, step4, step5, step6, step7, step8};
+
+// The files were written during the run the record shows, or the record is another run's: from
+// a minute before its first lab request to ten minutes after its last (a program may write its
+// files at the end, after a slow step).
+std::string file_time_problem(const LabRun& run, std::int64_t newest_mtime, const std::string& server) {
+  if (run.lab.empty() || newest_mtime == 0) return {};
+  const auto first = run.lab.front()->wall_us;
+  const auto last = run.lab.back()->wall_us;
+  if (!first || !last) return {};
+  if (newest_mtime >= *first - 60'000'000 && newest_mtime <= *last + 600'000'000) return {};
+  return "the record at " + (server.empty() ? std::string("the server") : server) + " is not this run's: its lab requests came " +
+         format_utc(*first) + " to " + format_utc(*last) + ", and the files were written " + format_utc(newest_mtime) +
+         "; reset the server (POST /admin/reset) and run the lab again, or grade with --run";
+}
+
+std::string evidence_problem(const std::optional<Record>& record, const std::optional<LabRun>& run,
+                             const GradeOptions& o, std::int64_t newest_mtime, const std::string& server) {
+  if (!o.evidence_failure.empty()) return o.evidence_failure;
+  if (!record) return {};
+  if (o.expected_epoch && record->epoch != *o.expected_epoch)
+    return "the server's record was reset during the run (its epoch is " + std::to_string(record->epoch) + ", the run began in " +
+           std::to_string(*o.expected_epoch) + "): what it shows is not the whole run";
+  if (auto defect = record_defect(*record); !defect.empty()) return defect;
+  if (run->runs > 1)
+    return "the server's record holds " + std::to_string(run->runs) + " lab runs (the 2nd begins at request #" +
+           std::to_string(*run->second_run_seq) +
+           "): the lab ran again without a reset between, so no step can be judged on it; reset the server (POST "
+           "/admin/reset) before a run, or grade with --run";
+  if (o.check_file_times) return file_time_problem(*run, newest_mtime, server);
+  return {};
+}
+
+}  // namespace
+
+int exit_code(const Report& report) noexcept {
+  if (report.status == Status::Error) return 2;
+  return report.passed ? 0 : 1;
+}
+
+Report grade(const SubmissionDir& dir, const std::optional<Record>& record, const std::string& no_record_reason,
+             const GradeOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  Inputs in{record, std::nullopt, options.probe, {}, {}, {}, {}};
+  if (record) in.run = analyse(*record);
+  std::int64_t newest = 0;
+  in.state = read_file<StateFile>(dir, lab::kStateFile, parse_state_file, newest);
+  in.ignore = read_file<StateFile>(dir, lab::kIgnoreFile, parse_state_file, newest);
+  in.fastfail = read_file<FastFail>(dir, lab::kFastFailFile, parse_fastfail, newest);
+  in.transitions = read_file<std::vector<TransitionLine>>(dir, lab::kTransitionsFile, parse_transitions, newest);
+
+  Prerequisites pre;
+  pre.has_record = record.has_value();
+  pre.no_record_reason = no_record_reason;
+  if (!in.transitions.ok) pre.file_problems.emplace(std::string(lab::kTransitionsFile), in.transitions.problem);
+
+  Report report;
+  report.dir = dir.path();
+  report.server = options.server;
+  report.evidence.server = options.server;
+  report.evidence_note = record ? "" : no_record_reason;
+  if (record) {
+    report.evidence.epoch = record->epoch;
+    report.evidence.requests = record->entries.size();
+    report.evidence.runs = in.run->runs;
+  }
+  const std::string problem = evidence_problem(record, in.run, options, newest, report.server);
+  report.evidence.problem = problem;
+  const bool taints_files = !options.evidence_failure.empty();
+
+  const bool just_after = !options.steps.empty();
+  for (int n = 1; n <= lab::kSteps; ++n) {
+    if (just_after && options.steps.count(n) == 0) continue;
+    StepBuilder b(n, just_after, pre);
+    kSteps[n](b, in, just_after);
+    const double points = options.rubric.points[static_cast<std::size_t>(n)];
+    StepReport step = b.finish(points);
+    if (!problem.empty()) {
+      for (Check& c : step.checks) {
+        if (c.id == "s1.server" && c.status == Status::Pass) continue;  // it did answer
+        const bool stood_on_evidence = c.needs_server || (taints_files && c.status == Status::Fail);
+        if (c.status == Status::Skip || !stood_on_evidence) continue;
+        c.message = "not judged: " + problem + (c.message.empty() ? "" : " (the check found: " + c.message + ")");
+        c.status = Status::Error;
+      }
+      settle(step, points);
+    }
+    step.title = std::string(lab::step_title(n));
+    for (const Check& c : step.checks) {
+      ++report.checks_total;
+      if (c.status != Status::Skip) ++report.checks_run;
+    }
+    report.score += step.score;
+    report.max_score += step.max_score;
+    report.steps.push_back(std::move(step));
+  }
+  // Passed: nothing failed, and something was checked. A step whose every check was skipped (no
+  // server record) neither passes nor fails; the report says how much was verified.
+  const auto any = [&](Status st) {
+    return std::any_of(report.steps.begin(), report.steps.end(), [st](const StepReport& s) { return s.status == st; });
+  };
+  const bool erred = !problem.empty() || any(Status::Error);
+  report.passed = !erred && !any(Status::Fail) && any(Status::Pass);
+  report.status = erred ? Status::Error : report.passed ? Status::Pass : any(Status::Fail) ? Status::Fail : Status::Skip;
+  if (!problem.empty()) report.notes.push_back("The evidence failed: " + problem);
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return report;
+}
+
+}  // namespace cb::grade

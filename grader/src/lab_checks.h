@@ -1,0 +1,55 @@
+#pragma once
+// What the lab's step checks share: the inputs they judge (the record's analysis and the four
+// files, parsed), and the small helpers that word their messages. The checks themselves are in
+// checks_early.cpp (steps 1-4) and checks_late.cpp (steps 5-8); grade.cpp runs them.
+
+#include <optional>
+#include <string>
+
+#include "cb/grade/artifacts.h"
+#include "cb/grade/evidence.h"
+#include "cb/grade/grade.h"
+#include "step_builder.h"
+
+namespace cb::grade {
+
+struct Inputs {
+  const std::optional<Record>& record;
+  std::optional<LabRun> run;
+  std::optional<ServerProbe> probe;
+  Parsed<StateFile> state;
+  Parsed<StateFile> ignore;
+  Parsed<FastFail> fastfail;
+  Parsed<std::vector<TransitionLine>> transitions;
+};
+
+using StepFn = void (*)(StepBuilder&, const Inputs&, bool just_after);
+void step1(StepBuilder& s, const Inputs& in, bool just_after);
+void step2(StepBuilder& s, const Inputs& in, bool just_after);
+void step3(StepBuilder& s, const Inputs& in, bool just_after);
+void step4(StepBuilder& s, const Inputs& in, bool just_after);
+void step5(StepBuilder& s, const Inputs& in, bool just_after);
+void step6(StepBuilder& s, const Inputs& in, bool just_after);
+void step7(StepBuilder& s, const Inputs& in, bool just_after);
+void step8(StepBuilder& s, const Inputs& in, bool just_after);
+
+// "1.234 s"
+[[nodiscard]] std::string seconds_text(double ms);
+// "CLOSED", "state.json: \"state\" is \"closed\"; states are upper case: \"CLOSED\"", ...
+void expect_state(StepBuilder& s, std::string_view id, const std::string& file, const StateFile& f, const std::string& want);
+
+// The first line FROM->TO in the log, wherever it is (the order is step 8's to judge).
+[[nodiscard]] const TransitionLine* find_transition(const std::vector<TransitionLine>& log, std::string_view from,
+                                                    std::string_view to);
+
+// How the log's CLOSED->OPEN stamp places the trip among the burst's /always500: it happened
+// after at least `certain` and at most `possible` of them were answered (a stamp is worth its
+// last digit). nullopt when the stamp cannot belong to this burst (unstamped, or more than a
+// second away from it).
+struct TripPlace {
+  std::size_t certain = 0;
+  std::size_t possible = 0;
+};
+[[nodiscard]] std::optional<TripPlace> place_trip(const Inputs& in);
+
+}  // namespace cb::grade

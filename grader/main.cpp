@@ -153,8 +153,12 @@ int main(int argc, char** argv) {
       run.port = std::atoi(o.server.c_str() + colon + 1);
     }
     if (o.any_port) run.port = 0;
+    if (const char* c = std::getenv("CB_GRADE_CONTAINMENT"); c != nullptr && std::string(c) == "subreaper")
+      run.pid_namespace = false;
     auto ran = run_student(run);
     if (!ran) return could_not_run(ran.error().message);
+    if (ran->survivors)
+      return could_not_run("a process the command started could not be stopped (it forks faster than it dies); not graded");
     server_used = ran->server_url;
     run_output = ran->output_tail;
     if (ran->timed_out) run_output += "\n[cb-grade: the command was killed at the time limit, " + o.timeout + "]";

@@ -176,11 +176,22 @@ httplib::Server::HandlerResponse HttpServer::route(const httplib::Request& req, 
   conn->routed = true;
   const std::int64_t t0 = mono_us();
   if (req.path.rfind("/admin/", 0) == 0) {
+    if (!options_.admin_token.empty() && req.get_header_value("X-CB-Admin") != options_.admin_token) {
+      const Arrival refused = record_.arrive(req.method, req.path, Kind::RefusedAdmin, t0, wall_us());
+      json_reply(res, 403, {{"error", "this server's admin endpoints belong to the grader"}});
+      if (has_body(req)) {
+        conn->ending = Connection::Ending::Close;
+        res.set_header("Connection", "close");
+      }
+      record_.complete(refused, Outcome::Answered, 403, mono_us());
+      if (options_.access_log) log_line(req, 403, "refused", mono_us() - t0);
+      return HandlerResponse::Handled;
+    }
     admin(req, res);
     if (options_.access_log) log_line(req, res.status, "admin", mono_us() - t0);
     return HandlerResponse::Handled;
   }
-  const Arrival arrival = record_.arrive(req.method, req.path, req.path == "/count", t0, wall_us());
+  const Arrival arrival = record_.arrive(req.method, req.path, req.path == "/count" ? Kind::Count : Kind::Lab, t0, wall_us());
   if (options_.observer) options_.observer(arrival.seq, req.path, Outcome::Pending);
   Call call{req, res, *conn, *this, arrival};
   serve_endpoint(call);

@@ -26,12 +26,12 @@ std::uint64_t RequestRecord::first_seq_locked() const noexcept {
   return next_seq_ - held;
 }
 
-Arrival RequestRecord::arrive(std::string_view method, std::string_view path, bool is_count, std::int64_t t_us,
+Arrival RequestRecord::arrive(std::string_view method, std::string_view path, Kind kind, std::int64_t t_us,
                               std::int64_t wall_us) {
   Entry e;
   e.t_us = t_us;
   e.wall_us = wall_us;
-  e.counted = !is_count;
+  e.counted = kind == Kind::Lab;
   const auto m = std::min(method.size(), e.method.size() - 1);
   std::copy_n(method.data(), m, e.method.data());
   e.path_truncated = path.size() > e.path.size();
@@ -40,8 +40,8 @@ Arrival RequestRecord::arrive(std::string_view method, std::string_view path, bo
 
   std::lock_guard lock(mu_);
   e.seq = next_seq_++;
-  if (is_count) e.count_answer = static_cast<std::int64_t>(count_);
-  else ++count_;
+  if (kind == Kind::Count) e.count_answer = static_cast<std::int64_t>(count_);
+  if (kind == Kind::Lab) ++count_;
   ring_[e.seq % ring_.size()] = e;
   return {e.seq, epoch_, e.count_answer};
 }

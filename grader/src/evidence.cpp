@@ -78,9 +78,11 @@ std::string to_json(const Record& r) {
   return json{{"epoch", r.epoch}, {"count", r.count}, {"gap", r.gap}, {"entries", std::move(entries)}}.dump(1) + "\n";
 }
 
-Result<Record> fetch_record(const std::string& server_url, std::chrono::milliseconds timeout) {
+Result<Record> fetch_record(const std::string& server_url, std::chrono::milliseconds timeout,
+                            const std::string& admin_token) {
   httplib::Client client(server_url);
   if (!client.is_valid()) return Error{"'" + server_url + "' is not a server URL like http://127.0.0.1:8110"};
+  if (!admin_token.empty()) client.set_default_headers({{"X-CB-Admin", admin_token}});
   const auto secs = static_cast<time_t>(timeout.count() / 1000);
   const auto usecs = static_cast<time_t>((timeout.count() % 1000) * 1000);
   client.set_connection_timeout(secs, usecs);

@@ -63,6 +63,7 @@ nlohmann::json to_json(const Report& r) {
                      {"checks_total", r.checks_total},
                      {"seconds", r.seconds}};
   if (!r.evidence_note.empty()) out["evidence_note"] = r.evidence_note;
+  if (!r.run_output.empty()) out["run_output"] = r.run_output;
   return out;
 }
 

@@ -24,6 +24,10 @@ struct ServerOptions {
   std::size_t record_capacity = 10'000;           // entries the request record holds
   int threads = 64;            // worker threads; each open connection holds one while it is open
   bool access_log = false;     // one line per request on stderr
+  // Non-empty: /admin/* answers only requests carrying "X-CB-Admin: <token>"; any other is
+  // refused with 403 and kept in the record. cb-grade --run sets a secret one, so the program
+  // it grades can neither reset nor rewrite the evidence.
+  std::string admin_token;
   // Per request: how long a client may take to send it, and how many bytes it may be.
   std::chrono::microseconds request_timeout = 5s;
   std::size_t max_request_bytes = 64 * 1024;

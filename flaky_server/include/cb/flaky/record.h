@@ -41,6 +41,11 @@ struct Entry {
   [[nodiscard]] std::string_view path_view() const { return {path.data(), path_length}; }
 };
 
+// How a request is kept: a lab request is counted; /count is recorded with its answer but not
+// counted; a refused admin request (a locked server) is recorded, not counted, so the grader can
+// tell that a program tried to reset or read the record it is graded on.
+enum class Kind : std::uint8_t { Lab, Count, RefusedAdmin };
+
 struct Arrival {
   std::uint64_t seq;
   std::uint64_t epoch;
@@ -64,7 +69,7 @@ class RequestRecord {
 
   // Numbers and stores a request as it arrives, and counts it if it is a lab request, in one
   // critical section, so /count and the record always agree on the order.
-  Arrival arrive(std::string_view method, std::string_view path, bool is_count, std::int64_t t_us,
+  Arrival arrive(std::string_view method, std::string_view path, Kind kind, std::int64_t t_us,
                  std::int64_t wall_us);
   // Fills in what became of it (a no-op if the ring has moved past it, or a reset came between).
   void complete(const Arrival& a, Outcome outcome, int status, std::int64_t end_us);

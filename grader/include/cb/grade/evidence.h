@@ -40,9 +40,11 @@ struct Record {
 // keeping the evidence a grade was given on (--save-record) and grading on it later (--record).
 [[nodiscard]] std::string to_json(const Record& record);
 
-// GET {server}/admin/record, all pages. Errors: not reachable, or not a flaky server.
+// GET {server}/admin/record, all pages; `admin_token` for a locked server (--run's). Errors: not
+// reachable, or not a flaky server.
 [[nodiscard]] Result<Record> fetch_record(const std::string& server_url,
-                                          std::chrono::milliseconds timeout = std::chrono::seconds{5});
+                                          std::chrono::milliseconds timeout = std::chrono::seconds{5},
+                                          const std::string& admin_token = {});
 
 // The lab run the record shows, in the lab's own terms (docs/CONTRACTS.md): what reached the
 // server, in order, sorted into the lab's phases.

@@ -11,7 +11,7 @@
 namespace cb::grade {
 
 struct RunOptions {
-  std::string command;      // run by /bin/sh -c, in its own process group
+  std::string command;      // run by /bin/sh -c, in its own process group (and PID namespace, as root)
   std::string cwd;          // where it runs (empty: here)
   std::string out_dir;      // CB_DIR: where it must write the lab's files
   std::string host = "127.0.0.1";
@@ -20,6 +20,10 @@ struct RunOptions {
   // A lab program holds a connection or two at a time; the server's default 64 workers cost
   // more to start and stop than a whole --run of the lab takes to grade (bench/run-grader-bench).
   int server_threads = 8;
+  // Run the command in a PID namespace of its own when the kernel allows it. Off (or where it is
+  // refused): the grader is a child subreaper and kills what the command leaves behind.
+  // CB_GRADE_CONTAINMENT=subreaper in cb-grade's environment turns it off (tests use it).
+  bool pid_namespace = true;
 };
 
 struct RunOutcome {
@@ -29,6 +33,8 @@ struct RunOutcome {
   bool timed_out = false;          // killed at the time limit; graded as far as it got
   std::string output_tail;         // the last 8 KiB of its stdout and stderr
   double seconds = 0;
+  bool contained = false;          // ran in a PID namespace of its own (everything it started died with it)
+  bool survivors = false;          // without one: something it started could not be killed
 };
 
 // Errors (the grader cannot run): the server cannot start, the output directory cannot be

@@ -3,6 +3,8 @@
 
 #include <csignal>
 #include <filesystem>
+#include <functional>
+#include <httplib.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -166,6 +168,57 @@ TEST_CASE("cb-lab run: what stops it before it starts is one line and exit 2") {
     CHECK(r.exit_code == 2);
     CHECK(r.err == "cb-lab run: " + (t / "bad.json") + ": steps[0].do[0].path: expected a path such as \"/fast\"\n");
   }
+}
+
+
+// The evidence failing mid-run is the grader's to report, never the breaker's: the lab is stopped
+// at step 5's cool-down (its header is printed before the wait) and something happens to the
+// server that the breaker had no part in.
+std::string run_until_step5_then(const std::function<void(Flaky&)>& disturb, int& exit_code) {
+  Flaky f;
+  TempDir out;
+  Process lab({kLab, "run", "--server", f.url, "--dir", out.path()});
+  for (;;) {
+    const auto line = lab.read_line();
+    REQUIRE(line.has_value());
+    if (line->rfind("Step 5", 0) == 0) break;
+  }
+  disturb(f);
+  std::string rest = lab.read_rest_of_stdout();
+  exit_code = lab.wait(30s).value_or(-1);
+  return rest;
+}
+
+TEST_CASE("cb-lab run: a server that dies mid-run is not the student's fault") {
+  int code = 0;
+  const std::string out = run_until_step5_then([](Flaky& f) { f.server->stop(); }, code);
+  CHECK(code == 2);
+  CHECK(out.find("stopped answering during the run") != std::string::npos);
+  CHECK(out.find("NOT GRADED") != std::string::npos);
+  CHECK(out.find("a 400 is the caller's mistake") == std::string::npos);
+}
+
+TEST_CASE("cb-lab run: a record reset by someone else mid-run is reported, not graded") {
+  int code = 0;
+  const std::string out = run_until_step5_then(
+      [](Flaky& f) {
+        httplib::Client c(f.url);
+        REQUIRE(c.Post("/admin/reset"));
+      },
+      code);
+  CHECK(code == 2);
+  CHECK(out.find("was reset during the run") != std::string::npos);
+}
+
+TEST_CASE("cb-lab run: a scenario with more steps than the grader knows reports them as not graded") {
+  Flaky f;
+  TempDir out;
+  auto scenario = json::parse(slurp(std::string(CB_SCENARIOS) + "/lab.json"));
+  scenario["steps"].push_back({{"title", "An extra step"}, {"do", json::array({{{"action", "write_transitions"}, {"file", "extra.log"}}})}});
+  out.write("more.json", scenario.dump());
+  const Ran r = run({kLab, "run", "--server", f.url, "--dir", out.path(), "--scenario", out / "more.json"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("the grader knows the lab's 8 steps; this scenario's step 9 is not one of them") != std::string::npos);
 }
 
 TEST_CASE("cb-lab status: before any run") {

@@ -1,5 +1,8 @@
 #include "json_limits.h"
 
+#include <set>
+#include <vector>
+
 namespace cb::grade {
 namespace {
 
@@ -9,6 +12,7 @@ class DepthProbe final : public nlohmann::json_sax<nlohmann::json> {
   explicit DepthProbe(int max) : max_(max) {}
   bool too_deep = false;
   std::string syntax_error;
+  std::string duplicate;
 
   bool null() override { return true; }
   bool boolean(bool) override { return true; }
@@ -17,14 +21,35 @@ class DepthProbe final : public nlohmann::json_sax<nlohmann::json> {
   bool number_float(number_float_t, const string_t&) override { return true; }
   bool string(string_t&) override { return true; }
   bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override { return enter(); }
-  bool key(string_t&) override { return true; }
-  bool end_object() override { return leave(); }
+  bool start_object(std::size_t) override {
+    keys_.emplace_back();
+    return enter();
+  }
+  // A key twice in one object: nlohmann keeps the last, a student's file may mean the first, so
+  // neither is believed.
+  bool key(string_t& k) override {
+    if (keys_.empty()) return true;
+    if (!keys_.back().insert(k).second) {
+      duplicate = k;
+      return false;
+    }
+    return true;
+  }
+  bool end_object() override {
+    if (!keys_.empty()) keys_.pop_back();
+    return leave();
+  }
   bool start_array(std::size_t) override { return enter(); }
   bool end_array() override { return leave(); }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& ex) override {
     syntax_error = ex.what();
     if (const auto at = syntax_error.find(" at line "); at != std::string::npos) syntax_error = syntax_error.substr(at + 4);
+    // The library's own words are not a message for a student: "[json.exception...] number
+    // overflow parsing '1e400'" says the number is out of range, so say that.
+    if (const auto over = syntax_error.find("number overflow parsing "); over != std::string::npos)
+      syntax_error = "the number " + syntax_error.substr(over + 24, 42) + " is too large for any field of a lab file";
+    else if (syntax_error.rfind("[json.exception", 0) == 0 && syntax_error.find("] ") != std::string::npos)
+      syntax_error = syntax_error.substr(syntax_error.find("] ") + 2);
     return false;
   }
 
@@ -42,6 +67,7 @@ class DepthProbe final : public nlohmann::json_sax<nlohmann::json> {
   }
   int max_;
   int depth_ = 0;
+  std::vector<std::set<std::string>> keys_;
 };
 
 }  // namespace
@@ -50,6 +76,8 @@ Result<nlohmann::json> parse_bounded_json(std::string_view text, int max_depth) 
   DepthProbe probe(max_depth);
   if (!nlohmann::json::sax_parse(text, &probe, nlohmann::json::input_format_t::json, true)) {
     if (probe.too_deep) return Error{"nested deeper than " + std::to_string(max_depth) + " levels; not a lab file"};
+    if (!probe.duplicate.empty())
+      return Error{"the key \"" + probe.duplicate.substr(0, 40) + "\" appears twice in one object; each key once"};
     return Error{probe.syntax_error.empty() ? std::string("not valid JSON") : probe.syntax_error};
   }
   // The probe has seen it all: this parse cannot fail, and cannot nest deeply.

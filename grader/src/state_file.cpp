@@ -8,7 +8,7 @@ namespace {
 
 std::string kind_of(const nlohmann::json& v) {
   if (v.is_string()) return "a string";
-  if (v.is_number_float()) return "a number with a fraction";
+  if (v.is_number_float()) return "a number written with a decimal point or an exponent";
   if (v.is_number()) return "a number";
   if (v.is_boolean()) return "true or false";
   if (v.is_null()) return "null";

@@ -36,7 +36,11 @@ TEST_CASE("state.json: the contract's four keys with their types") {
   CHECK(error_of(parse_state_file(R"({"state":"OPEN","failures":"0","window_size":10,"permitted_in_half_open":3})")) ==
         "\"failures\" is \"0\" (a string); expected a whole number");
   CHECK(error_of(parse_state_file(R"({"state":"OPEN","failures":1.5,"window_size":10,"permitted_in_half_open":3})")) ==
-        "\"failures\" is 1.5 (a number with a fraction); expected a whole number");
+        "\"failures\" is 1.5 (a number written with a decimal point or an exponent); expected a whole number");
+  CHECK(error_of(parse_state_file(R"({"state":"OPEN","failures":0.0,"window_size":10,"permitted_in_half_open":3})")) ==
+        "\"failures\" is 0.0 (a number written with a decimal point or an exponent); expected a whole number");
+  CHECK(error_of(parse_state_file(R"({"state":"OPEN","failures":1e400,"window_size":10,"permitted_in_half_open":3})")) ==
+        "the number '1e400' is too large for any field of a lab file");
   CHECK(error_of(parse_state_file(R"({"state":"OPEN","failures":-1,"window_size":10,"permitted_in_half_open":3})")) ==
         "\"failures\" is -1; expected 0 or more");
   CHECK(error_of(parse_state_file(R"({"state":"OPEN","failures":0,"window_size":0,"permitted_in_half_open":3})")) ==
@@ -47,6 +51,12 @@ TEST_CASE("state.json: the contract's four keys with their types") {
   CHECK(error_of(parse_state_file(R"({"state":"OPEN"} trailing)")).rfind("line 1, column 20: syntax error", 0) == 0);
   CHECK(error_of(parse_state_file("{\"state\": \"OP")).rfind("line 1, column", 0) == 0);
   CHECK(error_of(parse_state_file("")).rfind("line 1, column 1", 0) == 0);
+  SUBCASE("a key twice is refused - naming it - rather than the last one winning") {
+    CHECK(error_of(parse_state_file(R"({"state":"CLOSED","state":"OPEN","failures":0,"window_size":10,"permitted_in_half_open":3})")) ==
+          "the key \"state\" appears twice in one object; each key once");
+    CHECK(parse_record(R"({"entries":[{"seq":1,"seq":2}]})").error().message.find("the key \"seq\" appears twice") !=
+          std::string::npos);
+  }
   SUBCASE("a million nested brackets are refused by a scan - not a recursion") {
     CHECK(error_of(parse_state_file(std::string(1'000'000, '['))) == "nested deeper than 32 levels; not a lab file");
   }

@@ -65,8 +65,10 @@ FileRead SubmissionDir::read(const std::string& name, std::size_t limit) const {
       return out;
     }
     out.status = FileRead::Status::Refused;
-    if (e == EXDEV || e == ELOOP)
+    if (e == EXDEV)
       out.reason = name + " is a symbolic link that leads outside the submission; only files inside it are read";
+    else if (e == ELOOP)
+      out.reason = name + " is a symbolic link that loops (or goes through too many links); it was not read";
     else
       out.reason = name + " cannot be opened: " + std::strerror(e);
     return out;
@@ -77,6 +79,14 @@ FileRead SubmissionDir::read(const std::string& name, std::size_t limit) const {
     ::close(fd);
     out.status = FileRead::Status::Refused;
     out.reason = name + (S_ISDIR(st.st_mode) ? " is a directory" : " is not a regular file") + ", not a file the lab writes";
+    return out;
+  }
+  // A hard link to a file outside the submission reads like one inside it; a file the lab wrote
+  // has one name. Refused without reading, and without echoing a byte of it.
+  if (st.st_nlink > 1) {
+    ::close(fd);
+    out.status = FileRead::Status::Refused;
+    out.reason = name + " has other names (hard links); only a file the lab wrote, with one name, is read";
     return out;
   }
   if (static_cast<std::size_t>(st.st_size) > limit) {

@@ -62,6 +62,31 @@ TEST_CASE("files: a symbolic link out of the submission is refused - one that st
   CHECK(dir->read("ignore4xx.json").bytes == "inside");
 }
 
+TEST_CASE("files: a symbolic link loop is a loop - not a way out") {
+  TempDir t;
+  std::filesystem::create_symlink("b", t / "state.json");
+  std::filesystem::create_symlink("state.json", t / "b");
+  auto dir = SubmissionDir::open(t.path());
+  REQUIRE(dir.ok());
+  const FileRead f = dir->read("state.json");
+  CHECK(f.status == FileRead::Status::Refused);
+  CHECK(f.reason == "state.json is a symbolic link that loops (or goes through too many links); it was not read");
+}
+
+TEST_CASE("files: a hard link to a file outside the submission is refused - and never echoed") {
+  TempDir outside;
+  outside.write("secret", "top secret: not for the report");
+  TempDir t;
+  std::filesystem::create_hard_link(outside / "secret", t / "state.json");
+  auto dir = SubmissionDir::open(t.path());
+  REQUIRE(dir.ok());
+  const FileRead f = dir->read("state.json");
+  CHECK(f.status == FileRead::Status::Refused);
+  CHECK(f.reason == "state.json has other names (hard links); only a file the lab wrote, with one name, is read");
+  CHECK(f.bytes.empty());
+  CHECK(f.reason.find("secret") == std::string::npos);
+}
+
 TEST_CASE("files: a huge file is refused without being read") {
   TempDir t;
   {

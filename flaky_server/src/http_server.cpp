@@ -176,19 +176,8 @@ httplib::Server::HandlerResponse HttpServer::route(const httplib::Request& req, 
   conn->routed = true;
   const std::int64_t t0 = mono_us();
   if (req.path.rfind("/admin/", 0) == 0) {
-    if (!options_.admin_token.empty() && req.get_header_value("X-CB-Admin") != options_.admin_token) {
-      const Arrival refused = record_.arrive(req.method, req.path, Kind::RefusedAdmin, t0, wall_us());
-      json_reply(res, 403, {{"error", "this server's admin endpoints belong to the grader"}});
-      if (has_body(req)) {
-        conn->ending = Connection::Ending::Close;
-        res.set_header("Connection", "close");
-      }
-      record_.complete(refused, Outcome::Answered, 403, mono_us());
-      if (options_.access_log) log_line(req, 403, "refused", mono_us() - t0);
-      return HandlerResponse::Handled;
-    }
-    admin(req, res);
-    if (options_.access_log) log_line(req, res.status, "admin", mono_us() - t0);
+    const std::string_view outcome = admin(req, res, t0);
+    if (options_.access_log) log_line(req, res.status, outcome, mono_us() - t0);
     return HandlerResponse::Handled;
   }
   const Arrival arrival = record_.arrive(req.method, req.path, req.path == "/count" ? Kind::Count : Kind::Lab, t0, wall_us());
@@ -209,14 +198,21 @@ httplib::Server::HandlerResponse HttpServer::route(const httplib::Request& req, 
   return HandlerResponse::Handled;
 }
 
-void HttpServer::admin(const httplib::Request& req, httplib::Response& res) {
+std::string_view HttpServer::admin(const httplib::Request& req, httplib::Response& res, std::int64_t t0) {
   const bool read = req.method == "GET" || req.method == "HEAD";
-  if (req.path == "/admin/record" && read) {
+  std::string_view outcome = "admin";
+  if (!options_.admin_token.empty() && req.get_header_value("X-CB-Admin") != options_.admin_token) {
+    // A locked server: refused, and kept in the record (not counted) for the grader to see.
+    const Arrival refused = record_.arrive(req.method, req.path, Kind::RefusedAdmin, t0, wall_us());
+    json_reply(res, 403, {{"error", "this server's admin endpoints belong to the grader"}});
+    record_.complete(refused, Outcome::Answered, 403, mono_us());
+    outcome = "refused";
+  } else if (req.path == "/admin/record" && read) {
     const auto since = param_u64(req, "since", 0);
     const auto limit = param_u64(req, "limit", 10'000);
     if (!since || !limit || *limit == 0 || *limit > 100'000) {
       json_reply(res, 400, {{"error", "since must be a whole number, limit one from 1 to 100000"}});
-      return;
+      return outcome;
     }
     res.status = 200;
     res.set_content(to_json(record_.read(*since, static_cast<std::size_t>(*limit))), "application/json");
@@ -236,6 +232,7 @@ void HttpServer::admin(const httplib::Request& req, httplib::Response& res) {
     current_connection()->ending = Connection::Ending::Close;
     res.set_header("Connection", "close");
   }
+  return outcome;
 }
 
 void HttpServer::log_line(const httplib::Request& req, int status, std::string_view outcome,

@@ -46,7 +46,9 @@ class HttpServer final : public httplib::Server {
   bool process_and_close_socket(socket_t sock) override;
   bool wait_for_next_request(const Connection& conn, SocketStream& strm, bool first);
   HandlerResponse route(const httplib::Request& req, httplib::Response& res);
-  void admin(const httplib::Request& req, httplib::Response& res);
+  // Answers /admin/*; returns the access log's outcome word ("admin", or "refused" on a locked
+  // server, where the refusal is also kept in the record, arriving at `t0`).
+  std::string_view admin(const httplib::Request& req, httplib::Response& res, std::int64_t t0);
   void log_line(const httplib::Request& req, int status, std::string_view outcome, std::int64_t duration_us) const;
 
   ServerOptions options_;

@@ -23,13 +23,12 @@ std::string nth(std::size_t n) {
   return std::to_string(n) + suffix;
 }
 
-// state.json right after a step (--step N): the same three checks in steps 2-5.
+}  // namespace
+
 void state_just_after(StepBuilder& s, const Inputs& in, int step, const std::string& want) {
   const std::string prefix = "s" + std::to_string(step) + ".";
   if (const StateFile* f = s.file(in.state, prefix + "state_contract")) expect_state(s, prefix + "state", "state.json", *f, want);
 }
-
-}  // namespace
 
 std::string seconds_text(double ms) {
   char buf[32];
@@ -146,8 +145,8 @@ void step3(StepBuilder& s, const Inputs& in, bool just_after) {
   const auto n = in.run->first_burst_500;
   const auto want = static_cast<std::size_t>(lab::kTripAt);
   const std::string got = std::to_string(n) + " /always500 reached the server before the breaker refused one";
-  if (const auto place = place_trip(in)) {
-    if (place->certain <= want && want <= place->possible) {
+  if (const auto& place = in.trip_place) {
+    if (place->could_be(want)) {
       s.pass("s3.trip", lab::kTripAt, static_cast<std::uint64_t>(n));
       return;
     }
@@ -196,9 +195,8 @@ void step4(StepBuilder& s, const Inputs& in, bool just_after) {
   // Calls that reached the server while OPEN: the burst's /always500 past the 3rd when the trip
   // is known to be there (the stamp says so, or nothing went past it), and every /always500 after
   // the burst (the trials are /fast, so none belongs anywhere else in the script).
-  const auto place = place_trip(in);
   const auto want = static_cast<std::size_t>(lab::kTripAt);
-  const bool trip_at_3rd = place ? place->certain <= want && want <= place->possible : run.first_burst_500 <= want;
+  const bool trip_at_3rd = in.trip_place ? in.trip_place->could_be(want) : run.first_burst_500 <= want;
   const std::size_t in_burst = trip_at_3rd && run.first_burst_500 > want ? run.first_burst_500 - want : 0;
   const std::size_t after_burst = run.always500 - run.first_burst_500;
   std::string message = std::to_string(in_burst + after_burst) + " call(s) reached the server while the breaker was OPEN";

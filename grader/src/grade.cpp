@@ -84,13 +84,14 @@ int exit_code(const Report& report) noexcept {
 Report grade(const SubmissionDir& dir, const std::optional<Record>& record, const std::string& no_record_reason,
              const GradeOptions& options) {
   const auto started = std::chrono::steady_clock::now();
-  Inputs in{record, std::nullopt, options.probe, {}, {}, {}, {}};
+  Inputs in{record, std::nullopt, options.probe, {}, {}, {}, {}, std::nullopt};
   if (record) in.run = analyse(*record);
   std::int64_t newest = 0;
   in.state = read_file<StateFile>(dir, lab::kStateFile, parse_state_file, newest);
   in.ignore = read_file<StateFile>(dir, lab::kIgnoreFile, parse_state_file, newest);
   in.fastfail = read_file<FastFail>(dir, lab::kFastFailFile, parse_fastfail, newest);
   in.transitions = read_file<std::vector<TransitionLine>>(dir, lab::kTransitionsFile, parse_transitions, newest);
+  in.trip_place = place_trip(in);
 
   Prerequisites pre;
   pre.has_record = record.has_value();
@@ -100,7 +101,6 @@ Report grade(const SubmissionDir& dir, const std::optional<Record>& record, cons
   Report report;
   report.dir = dir.path();
   report.server = options.server;
-  report.evidence.server = options.server;
   report.evidence_note = record ? "" : no_record_reason;
   if (record) {
     report.evidence.epoch = record->epoch;

@@ -28,15 +28,14 @@ class DepthProbe final : public nlohmann::json_sax<nlohmann::json> {
   // A key twice in one object: nlohmann keeps the last, a student's file may mean the first, so
   // neither is believed.
   bool key(string_t& k) override {
-    if (keys_.empty()) return true;
-    if (!keys_.back().insert(k).second) {
+    if (!keys_.back().insert(k).second) {  // the parser calls key() only inside an object
       duplicate = k;
       return false;
     }
     return true;
   }
   bool end_object() override {
-    if (!keys_.empty()) keys_.pop_back();
+    keys_.pop_back();
     return leave();
   }
   bool start_array(std::size_t) override { return enter(); }

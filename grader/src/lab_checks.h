@@ -13,6 +13,16 @@
 
 namespace cb::grade {
 
+// How the log's CLOSED->OPEN stamp places the trip among the burst's /always500: it happened
+// after at least `certain` and at most `possible` of them were answered (a stamp is worth its
+// last digit).
+struct TripPlace {
+  std::size_t certain = 0;
+  std::size_t possible = 0;
+  // The stamp is consistent with a trip right after the n-th failure was answered.
+  [[nodiscard]] bool could_be(std::size_t n) const noexcept { return certain <= n && n <= possible; }
+};
+
 struct Inputs {
   const std::optional<Record>& record;
   std::optional<LabRun> run;
@@ -21,6 +31,8 @@ struct Inputs {
   Parsed<StateFile> ignore;
   Parsed<FastFail> fastfail;
   Parsed<std::vector<TransitionLine>> transitions;
+  // From the record and the log together (place_trip), once: steps 3 and 4 both read it.
+  std::optional<TripPlace> trip_place;
 };
 
 using StepFn = void (*)(StepBuilder&, const Inputs&, bool just_after);
@@ -33,6 +45,13 @@ void step6(StepBuilder& s, const Inputs& in, bool just_after);
 void step7(StepBuilder& s, const Inputs& in, bool just_after);
 void step8(StepBuilder& s, const Inputs& in, bool just_after);
 
+// nullopt when the stamp cannot belong to this burst (no record or log, unstamped, or more than
+// a second away from the burst).
+[[nodiscard]] std::optional<TripPlace> place_trip(const Inputs& in);
+
+// state.json right after step `step` (--step N): its contract, then its "state".
+void state_just_after(StepBuilder& s, const Inputs& in, int step, const std::string& want);
+
 // "1.234 s"
 [[nodiscard]] std::string seconds_text(double ms);
 // "CLOSED", "state.json: \"state\" is \"closed\"; states are upper case: \"CLOSED\"", ...
@@ -41,15 +60,5 @@ void expect_state(StepBuilder& s, std::string_view id, const std::string& file, 
 // The first line FROM->TO in the log, wherever it is (the order is step 8's to judge).
 [[nodiscard]] const TransitionLine* find_transition(const std::vector<TransitionLine>& log, std::string_view from,
                                                     std::string_view to);
-
-// How the log's CLOSED->OPEN stamp places the trip among the burst's /always500: it happened
-// after at least `certain` and at most `possible` of them were answered (a stamp is worth its
-// last digit). nullopt when the stamp cannot belong to this burst (unstamped, or more than a
-// second away from it).
-struct TripPlace {
-  std::size_t certain = 0;
-  std::size_t possible = 0;
-};
-[[nodiscard]] std::optional<TripPlace> place_trip(const Inputs& in);
 
 }  // namespace cb::grade

@@ -34,9 +34,8 @@ struct StepReport {
   std::vector<Check> checks;
 };
 
-// Where the evidence came from and what it holds, so a report always says what it stood on.
+// What the evidence (from Report::server) holds, so a report always says what it stood on.
 struct EvidenceInfo {
-  std::string server;          // the server's URL, or "saved record FILE"; empty without one
   std::uint64_t epoch = 0;     // the record's epoch (bumped by every reset)
   std::size_t requests = 0;    // entries in the record
   std::size_t runs = 0;        // lab runs found in it (1 for a clean record)

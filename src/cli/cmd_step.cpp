@@ -91,6 +91,7 @@ ExitCode run_step(const StepOptions& o) {
   const grade::Report report = grade_now(o.lab.dir, *url, found, {n});
   const grade::StepReport verdict = step_verdict(report, n);
   console.verdict(verdict);
+  if (verdict.status == grade::Status::Error) return ExitCode::NotGraded;
   return verdict.status == grade::Status::Fail ? ExitCode::Failed : ExitCode::Ok;
 }
 

@@ -93,6 +93,17 @@ TEST_CASE("cb-lab step: one by one gives the same files and verdicts as a run") 
   CHECK(comparable(stepwise) == comparable(whole));
 }
 
+TEST_CASE("cb-lab step: a step graded on contaminated evidence is not graded - exit 2, not 0") {
+  Flaky f;
+  TempDir out;
+  for (int n = 1; n <= 7; ++n) REQUIRE(run({kLab, "step", std::to_string(n), "--dir", out.path(), "--server", f.url}).exit_code == 0);
+  // Step 2 again, without step 1's reset: the record now holds a second run's /fast after the /bad.
+  const Ran r = run({kLab, "step", "2", "--dir", out.path(), "--server", f.url});
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.find("NOT GRADED") != std::string::npos);
+  CHECK(r.out.find("holds 2 lab runs") != std::string::npos);
+}
+
 TEST_CASE("cb-lab step: a step whose predecessors have not run is refused - saying which to run") {
   Flaky f;
   TempDir out;

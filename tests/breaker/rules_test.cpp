@@ -1,4 +1,4 @@
-// One TEST_CASE per rule of DESIGN.md section 4, each named for the trap it guards against.
+// One TEST_CASE per rule of the engine (docs/ENGINE.md), each named for the trap it guards against.
 #include <doctest/doctest.h>
 
 #include "cb/breaker/profiles.h"

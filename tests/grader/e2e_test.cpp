@@ -117,7 +117,7 @@ TEST_CASE("cb-grade: every format is well-formed") {
     argv.emplace_back(f);
     return run(argv);
   };
-  SUBCASE("json: DESIGN.md's schema") {
+  SUBCASE("json: the documented schema") {
     const Ran r = with("json");
     CHECK(r.exit_code == 0);
     const json j = json::parse(r.out);

@@ -1,6 +1,6 @@
 #pragma once
 // The flaky server as a library: tests and cb-lab start it in-process, flaky-server (main.cpp)
-// wraps it in a program. Endpoints (DESIGN.md section 6, issue 3):
+// wraps it in a program. Endpoints (docs/FLAKY_SERVER.md):
 //
 //   lab        GET|HEAD /fast (200), /always500 (500), /bad (400), /count ({"count": N})
 //   scenarios  /slow?ms=N (200 after N ms; default 3500), /hang (never answers), /toggle

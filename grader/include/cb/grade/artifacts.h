@@ -1,5 +1,5 @@
 #pragma once
-// The lab's four files, read by their contracts (DESIGN.md section 5). A parser either returns
+// The lab's four files, read by their contracts (docs/LAB.md). A parser either returns
 // the file's content or one line saying what is wrong and where; it never throws, and its time
 // and memory are bounded by the input (which the caller has already bounded).
 

@@ -11,8 +11,8 @@ namespace cb::grade {
 enum class Format { Text, Json, Junit, Gradescope };
 [[nodiscard]] std::optional<Format> parse_format(std::string_view name);
 
-// text: a checklist for a person (ANSI colour only when `colour`); json: DESIGN.md section 6's
-// schema; junit: one testcase per step; gradescope: results.json.
+// text: a checklist for a person (ANSI colour only when `colour`); json: the schema in
+// docs/GRADER.md; junit: one testcase per step; gradescope: results.json.
 [[nodiscard]] std::string render(const Report& report, Format format, bool colour);
 
 // XML 1.0 text: escaped, and characters XML cannot hold at all replaced by '?'.

@@ -49,7 +49,7 @@ class Classifier {
 
   [[nodiscard]] const std::vector<Rule>& rules() const noexcept { return rules_; }
 
-  // The project's default for HTTP (DESIGN.md section 4): 2xx/3xx success, 4xx ignored (the
+  // The project's default for HTTP (docs/ENGINE.md): 2xx/3xx success, 4xx ignored (the
   // caller's mistake), 5xx failure; a timeout, a refused or reset connection, a malformed answer,
   // or a final 1xx (which no server may send as an answer) is a failure.
   [[nodiscard]] static Classifier http();

@@ -1,5 +1,5 @@
 #pragma once
-// The four files the lab is graded on, in their contracts' exact form (DESIGN.md section 5).
+// The four files the lab is graded on, in their contracts' exact form (docs/LAB.md).
 
 #include <string>
 #include <vector>

@@ -4,9 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "cb/decimal_time.h"
 #include "cb/grade/batch.h"
@@ -14,6 +12,7 @@
 #include "cb/grade/grade.h"
 #include "cb/grade/run_student.h"
 #include "cb/atomic_file.h"
+#include "cb/bounded_file.h"
 
 namespace {
 
@@ -45,13 +44,10 @@ struct Options {
   bool any_port = false;
 };
 
-std::string slurp(const std::string& path, bool& ok) {
-  std::ifstream f(path, std::ios::binary);
-  ok = static_cast<bool>(f);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+// A rubric is a few lines; a saved record of a full server (10,000 entries of about 300
+// bytes) is 3 MiB, so 64 MiB leaves room for a server started with a larger record.
+constexpr std::size_t kMaxRubricBytes = 64 << 10;
+constexpr std::size_t kMaxRecordBytes = 64 << 20;
 
 int emit(const Options& o, const std::string& text) {
   if (o.output.empty()) {
@@ -99,10 +95,9 @@ int main(int argc, char** argv) {
   GradeOptions grade_options;
   grade_options.steps = {o.steps.begin(), o.steps.end()};
   if (!o.rubric.empty()) {
-    bool ok = false;
-    const std::string text = slurp(o.rubric, ok);
-    if (!ok) return could_not_run(o.rubric + ": cannot read the rubric");
-    auto rubric = Rubric::parse(text);
+    const auto text = cb::read_bounded_file(o.rubric, kMaxRubricBytes, "rubric");
+    if (!text) return could_not_run(text.error().message);
+    auto rubric = Rubric::parse(*text);
     if (!rubric) return could_not_run(o.rubric + ": " + rubric.error().message);
     grade_options.rubric = *rubric;
   }
@@ -131,10 +126,9 @@ int main(int argc, char** argv) {
   if (!o.record_file.empty() && (!o.run.empty() || !o.server.empty()))
     return could_not_run("--record grades on a saved record; it does not go with --run or --server");
   if (!o.record_file.empty()) {
-    bool ok = false;
-    const std::string text = slurp(o.record_file, ok);
-    if (!ok) return could_not_run(o.record_file + ": cannot read the record");
-    auto parsed = parse_record(text);
+    const auto text = cb::read_bounded_file(o.record_file, kMaxRecordBytes, "record");
+    if (!text) return could_not_run(text.error().message);
+    auto parsed = parse_record(*text);
     if (!parsed) return could_not_run(o.record_file + ": " + parsed.error().message);
     record = std::move(parsed).value();
     server_used = "saved record " + o.record_file;

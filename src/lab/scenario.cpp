@@ -1,11 +1,10 @@
 #include "cb/lab/scenario.h"
 
 #include <cstdlib>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
+#include "cb/bounded_file.h"
 #include "cb/breaker/profiles.h"
 #include "cb/decimal_time.h"
 #include "cb/lab/scenes.h"
@@ -207,12 +206,10 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& name
 }
 
 Result<Scenario> load_scenario(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path + ": cannot read the scenario"};
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (text.str().size() > (1U << 20)) return Error{path + ": larger than 1 MiB; not a scenario"};
-  return parse_scenario(text.str(), path);
+  // The lab's own scenario is 6 KiB; 1 MiB is far past any scenario a person writes.
+  auto text = read_bounded_file(path, 1U << 20, "scenario");
+  if (!text) return text.error();
+  return parse_scenario(*text, path);
 }
 
 std::string scenarios_dir() {

@@ -4,11 +4,10 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "cb/atomic_file.h"
+#include "cb/bounded_file.h"
 
 namespace cb::lab {
 namespace {
@@ -154,14 +153,15 @@ Result<Snapshot> snapshot_from_json(const std::string& text) {
 
 Result<Session> load_session(const std::string& dir) {
   const std::string path = session_path(dir);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Session{};
-  std::ostringstream text;
-  text << in.rdbuf();
-  const json j = json::parse(text.str(), nullptr, false);
   auto damaged = [&](const std::string& why) {
     return Error{path + ": " + why + " (delete it, or run `cb-lab run`, to start afresh)"};
   };
+  struct stat found {};
+  if (::lstat(path.c_str(), &found) != 0 && errno == ENOENT) return Session{};  // nothing run yet
+  // A session holds eight snapshots, a few KiB; anything past 1 MiB is not one.
+  auto text = read_bounded_file(path, 1U << 20, "cb-lab session");
+  if (!text) return Error{text.error().message + " (delete it, or run `cb-lab run`, to start afresh)"};
+  const json j = json::parse(*text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return damaged("not a cb-lab session");
   Session s;
   if (j.contains("scenario") && j["scenario"].is_string()) s.scenario = j["scenario"].get<std::string>();

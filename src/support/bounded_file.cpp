@@ -1,0 +1,80 @@
+#include "cb/bounded_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace cb {
+namespace {
+
+std::string bytes_text(std::size_t n) {
+  if (n >= (1U << 20) && n % (1U << 20) == 0) return std::to_string(n >> 20) + " MiB";
+  if (n >= (1U << 10) && n % (1U << 10) == 0) return std::to_string(n >> 10) + " KiB";
+  return std::to_string(n) + " bytes";
+}
+
+const char* kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (a pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  [[nodiscard]] int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+Result<std::string> read_bounded_file(const std::string& path, std::size_t limit, const std::string& what) {
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer before fstat
+  // could say it is one.
+  const Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  if (fd.get() < 0) {
+    const int e = errno;
+    if (e == ENOENT) return Error{path + ": no such file (expected a " + what + " file)"};
+    return Error{path + ": cannot open the " + what + " file: " + std::strerror(e)};
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return Error{path + ": cannot inspect the " + what + " file: " + std::strerror(errno)};
+  if (!S_ISREG(st.st_mode))
+    return Error{path + ": is " + kind_of(st.st_mode) + ", not a " + what + " file; give a regular file"};
+  const auto too_large = [&] {
+    return Error{path + ": larger than " + bytes_text(limit) + "; not a " + what + " file"};
+  };
+  if (static_cast<std::size_t>(st.st_size) > limit) return too_large();
+  // The size can change between fstat and read (a file still being written); the loop reads at
+  // most limit + 1 bytes whatever the size said, so growth is caught, not followed.
+  std::string data;
+  data.resize(limit + 1);
+  std::size_t got = 0;
+  while (got < data.size()) {
+    const ssize_t n = ::read(fd.get(), data.data() + got, data.size() - got);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Error{path + ": read error: " + std::strerror(errno)};
+    }
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  if (got > limit) return too_large();
+  data.resize(got);
+  return data;
+}
+
+}  // namespace cb

@@ -1,0 +1,20 @@
+#pragma once
+// Reading a file named on the command line (a record, a rubric, a scenario) without trusting
+// what the name leads to: only a regular file is read, and never more than a stated number of
+// bytes. `/dev/zero`, a FIFO nobody writes to, or a directory would otherwise grow memory
+// without bound or block forever; each is refused with one line that says what it is.
+
+#include <cstddef>
+#include <string>
+
+#include "cb/result.h"
+
+namespace cb {
+
+// `what` names the expected content in the error ("record", "rubric", "scenario"), so a
+// message reads "r.json: is a directory, not a rubric file".
+// Errors: missing or unreadable, not a regular file, larger than `limit` bytes.
+[[nodiscard]] Result<std::string> read_bounded_file(const std::string& path, std::size_t limit,
+                                                    const std::string& what);
+
+}  // namespace cb

@@ -71,8 +71,13 @@ std::optional<std::string> StepBuilder::unmet(std::string_view id) const {
         return "needs " + std::string(spec_of(need).title) + ", which was not checked";
       }
       if (c->status == Status::Pass) continue;
-      const std::string file = std::string(spec_of(need).title);
-      return "needs " + file.substr(0, file.find(' ')) + ": " + c->message;
+      // A file's contract is named by the file ("needs state.json: ..."); any other check by its
+      // id, so the reader can find the failure it stands on.
+      const std::string title(spec_of(need).title);
+      const auto file_end = title.find(' ');
+      if (title.compare(file_end == std::string::npos ? title.size() : file_end, 21, " follows the contract") == 0)
+        return "needs " + title.substr(0, file_end) + ": " + c->message;
+      return "not judged: it stands on " + std::string(need) + ", which did not pass: " + c->message;
     }
   }
   return std::nullopt;

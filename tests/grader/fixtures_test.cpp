@@ -1,5 +1,7 @@
-// The fixtures in tests/fixtures/submissions: a good run and one per mistake the seeds warn
-// about, each with the server's record of it and the verdicts and key messages it must get.
+// The fixtures in tests/fixtures/submissions: a good run, one per mistake the lab warns about
+// (derived from the good run by make_fixtures.py), and a real run of students/library_breaker.py
+// (python3-circuitbreaker, saved by `cb-grade --run ... --save-record`), each with the server's
+// record of it and the verdicts and key messages it must get.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -64,7 +66,8 @@ TEST_CASE("fixtures: every mistake - its verdict per step - and the step it is c
   for (const char* name : {"good", "counts-4xx", "single-trial", "closes-after-one-trial", "leaks-through-open",
                            "leaks-after-trip", "slow-refusal", "transitions-out-of-order", "transitions-reversed",
                            "transitions-missing", "cooldown-not-waited", "wrong-operator", "lowercase-state",
-                           "no-run-behind-the-files", "two-runs", "record-with-gap", "admin-reset-attempt"}) {
+                           "no-run-behind-the-files", "two-runs", "record-with-gap", "admin-reset-attempt",
+                           "library-circuitbreaker"}) {
     SUBCASE(name) { check_fixture(name); }
   }
 }
@@ -73,7 +76,7 @@ TEST_CASE("fixtures: every fixture directory is in the table") {
   std::size_t n = 0;
   for (const auto& e : std::filesystem::directory_iterator(std::string(CB_FIXTURES) + "/submissions"))
     if (e.is_directory() && std::filesystem::exists(e.path() / "expected.json")) ++n;
-  CHECK(n == 17);
+  CHECK(n == 18);
 }
 
 TEST_CASE("without a record the server's checks are skipped - with the reason - and the rest still judged") {

@@ -17,8 +17,10 @@ struct Probe {
   std::string detail;
 };
 
-// GET /admin/health: a flaky server answers {"status": "ok", ...}.
-[[nodiscard]] Probe probe(const ServerUrl& server, std::chrono::milliseconds timeout = std::chrono::seconds{1});
+// GET /admin/health: a flaky server answers {"status": "ok", ...}. The default timeout is for a
+// loaded machine: under a sanitizer with both cores busy, a healthy server has taken over 1 s
+// to answer, and a probe that gives up early calls it "not a flaky server" and fails step 1.
+[[nodiscard]] Probe probe(const ServerUrl& server, std::chrono::milliseconds timeout = std::chrono::seconds{3});
 
 // Probes until a flaky server answers or `total` passes: a server just started may be bound but
 // not yet serving (its workers start on their own thread; under a sanitizer, slowly).

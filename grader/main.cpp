@@ -10,6 +10,7 @@
 #include "cb/grade/batch.h"
 #include "cb/grade/format.h"
 #include "cb/grade/grade.h"
+#include "cb/grade/lab_spec.h"
 #include "cb/grade/run_student.h"
 #include "cb/atomic_file.h"
 #include "cb/bounded_file.h"
@@ -123,6 +124,7 @@ int main(int argc, char** argv) {
   std::string no_record;
   std::string server_used;
   std::string run_output;
+  std::optional<ProgramRun> program;
   if (!o.record_file.empty() && (!o.run.empty() || !o.server.empty()))
     return could_not_run("--record grades on a saved record; it does not go with --run or --server");
   if (!o.record_file.empty()) {
@@ -155,8 +157,7 @@ int main(int argc, char** argv) {
       return could_not_run("a process the command started could not be stopped (it forks faster than it dies); not graded");
     server_used = ran->server_url;
     run_output = ran->output_tail;
-    if (ran->timed_out) run_output += "\n[cb-grade: the command was killed at the time limit, " + o.timeout + "]";
-    else if (ran->exit_code != 0) run_output += "\n[cb-grade: the command exited with " + std::to_string(ran->exit_code) + "]";
+    program = ProgramRun{ran->seconds, ran->exit_code, ran->timed_out, std::chrono::duration<double>(*timeout).count()};
     if (!ran->record) return could_not_run("reading the fresh server's record: " + ran->record.error().message);
     record = std::move(ran->record).value();
     grade_options.expected_epoch = 1;  // a fresh server, and nobody but the grader may reset it
@@ -182,10 +183,17 @@ int main(int argc, char** argv) {
     if (auto w = cb::write_file_atomically(o.save_record, to_json(*record)); !w) return could_not_run(w.error().message);
   }
   auto dir = SubmissionDir::open(o.dir);
-  if (!dir) return could_not_run(dir.error().message);
+  if (!dir) {
+    // `--step 1` (the server runs) is a question a student asks before writing any file.
+    bool reads_files = grade_options.steps.empty();
+    for (int step : grade_options.steps) reads_files = reads_files || lab::reads_files(step);
+    if (reads_files || !o.run.empty()) return could_not_run(dir.error().message);
+    dir = SubmissionDir::absent(o.dir);
+  }
   grade_options.server = server_used;
   Report report = grade(*dir, record, no_record, grade_options);
   report.run_output = run_output;
+  report.program = program;
   const bool colour = *format == Format::Text && o.output.empty() && ::isatty(STDOUT_FILENO) != 0 &&
                       std::getenv("NO_COLOR") == nullptr;
   if (const int rc = emit(o, render(report, *format, colour)); rc != 0) return rc;

@@ -3,8 +3,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "cb/grade/artifacts.h"
+#include "wording.h"
 
 namespace cb::grade {
 namespace {
@@ -75,14 +78,16 @@ Result<FastFail> parse_fastfail(std::string_view text) {
       values[k] = token.substr(eq + 1);
     }
   }
+  std::vector<std::string> missing;
+  for (std::size_t k = 0; k < kKeys.size(); ++k)
+    if (!values[k]) missing.push_back(std::string(kKeys[k]) + "=");
+  if (!missing.empty()) return Error{missing_keys(missing)};
   FastFail out;
   for (std::size_t k = 0; k < 3; ++k) {
-    if (!values[k]) return Error{"\"" + std::string(kKeys[k]) + "=\" is missing"};
     const auto v = whole(*values[k]);
     if (!v) return Error{std::string(kKeys[k]) + "=" + std::string(values[k]->substr(0, 30)) + " is not a whole number"};
     (k == 0 ? out.before : k == 1 ? out.after : out.blocked) = *v;
   }
-  if (!values[3]) return Error{"\"max_ms=\" is missing"};
   const auto ms = decimal(*values[3]);
   if (!ms || !std::isfinite(*ms))
     return Error{"max_ms=" + std::string(values[3]->substr(0, 30)) + " is not a number of milliseconds (like 0.012)"};

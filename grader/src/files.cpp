@@ -57,6 +57,10 @@ FileRead SubmissionDir::read(const std::string& name, std::size_t limit) const {
     out.reason = "'" + name + "' is not a plain file name";
     return out;
   }
+  if (fd_ < 0) {
+    out.reason = name + " is missing (there is no directory " + path_ + ")";
+    return out;
+  }
   const int fd = open_beneath(fd_, name);
   if (fd < 0) {
     const int e = errno;

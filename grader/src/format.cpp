@@ -64,6 +64,11 @@ nlohmann::json to_json(const Report& r) {
                      {"seconds", r.seconds}};
   if (!r.evidence_note.empty()) out["evidence_note"] = r.evidence_note;
   if (!r.run_output.empty()) out["run_output"] = r.run_output;
+  if (r.program)
+    out["program"] = {{"seconds", r.program->seconds},
+                      {"exit_code", r.program->exit_code},
+                      {"timed_out", r.program->timed_out},
+                      {"limit_seconds", r.program->limit_seconds}};
   return out;
 }
 
@@ -91,6 +96,7 @@ std::string render_gradescope(const Report& r) {
   for (const std::string& note : r.notes) summary += "\n" + note;
   if (r.status == Status::Error)
     summary += "\nThis submission was NOT graded: the evidence failed, which is not the submission's fault. Ask for a regrade.";
+  if (r.program) summary += "\n" + program_line(*r.program);
   if (!r.run_output.empty()) summary += "\n\nYour program's output (the end of it):\n" + r.run_output;
   nlohmann::json out{{"score", r.score},           {"max_score", r.max_score}, {"execution_time", r.seconds},
                      {"output", summary},          {"stdout_visibility", "visible"}, {"tests", std::move(tests)}};
@@ -153,12 +159,22 @@ std::string render_junit(const Report& r) {
   const std::string counts = "tests=\"" + std::to_string(r.steps.size()) + "\" failures=\"" + std::to_string(failures) +
                              "\" errors=\"" + std::to_string(errors) + "\" skipped=\"" + std::to_string(skipped) +
                              "\" time=\"" + time + "\"";
+  std::string program;
+  if (r.program) {
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.3f", r.program->seconds);
+    program = "      <property name=\"program_seconds\" value=\"" + std::string(seconds) +
+              "\"/>\n      <property name=\"program_exit_code\" value=\"" + std::to_string(r.program->exit_code) +
+              "\"/>\n      <property name=\"program_timed_out\" value=\"" + (r.program->timed_out ? "true" : "false") +
+              "\"/>\n";
+  }
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"cb-grade\" " + counts +
          ">\n  <testsuite name=\"cb-lab\" " + counts + ">\n    <properties>\n      <property name=\"score\" value=\"" +
          points(r.score) + "\"/>\n      <property name=\"max_score\" value=\"" + points(r.max_score) +
          "\"/>\n      <property name=\"dir\" value=\"" + xml_escape(r.dir) + "\"/>\n      <property name=\"server\" value=\"" +
          xml_escape(r.server) + "\"/>\n      <property name=\"record_runs\" value=\"" + std::to_string(r.evidence.runs) +
-         "\"/>\n      <property name=\"status\" value=\"" + to_string(r.status) + "\"/>\n    </properties>\n" + cases +
+         "\"/>\n      <property name=\"status\" value=\"" + to_string(r.status) + "\"/>\n" + program +
+         "    </properties>\n" + cases +
          "  </testsuite>\n</testsuites>\n";
 }
 

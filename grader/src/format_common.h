@@ -21,6 +21,17 @@ inline std::string shown(const nlohmann::json& v) {
   return v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// "Your program ran for 3.12 s and exited with 0."
+inline std::string program_line(const ProgramRun& p) {
+  char buf[160];
+  if (p.timed_out)
+    std::snprintf(buf, sizeof buf, "Your program ran for %.2f s and was killed at the time limit (%g s); it is graded as far as it got.",
+                  p.seconds, p.limit_seconds);
+  else
+    std::snprintf(buf, sizeof buf, "Your program ran for %.2f s and exited with %d.", p.seconds, p.exit_code);
+  return buf;
+}
+
 // One step's checks as plain lines, for the formats that carry text (junit, gradescope).
 inline std::string check_lines(const StepReport& s) {
   std::string out;

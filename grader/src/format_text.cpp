@@ -73,6 +73,7 @@ std::string render_text_raw(const Report& r, bool colour) {
     out += ")";
   }
   out += ".\n";
+  if (r.program) out += program_line(*r.program) + "\n";
   if (!r.run_output.empty()) out += "\nYour program's output (the end of it):\n" + r.run_output + "\n";
   return out;
 }

@@ -89,4 +89,14 @@ const CheckSpec* find_check(std::string_view id) noexcept {
   return nullptr;
 }
 
+bool reads_files(int step) {
+  for (const CheckSpec& c : checks()) {
+    if (c.step != step) continue;
+    if (!c.needs_server) return true;
+    for (std::string_view need : c.needs)
+      if (need.rfind("file:", 0) == 0) return true;
+  }
+  return false;
+}
+
 }  // namespace cb::grade::lab

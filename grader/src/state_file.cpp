@@ -2,6 +2,7 @@
 
 #include "cb/grade/artifacts.h"
 #include "json_limits.h"
+#include "wording.h"
 
 namespace cb::grade {
 namespace {
@@ -34,9 +35,12 @@ Result<StateFile> parse_state_file(std::string_view text) {
   if (!parsed) return parsed.error();
   const nlohmann::json& j = *parsed;
   if (!j.is_object()) return Error{"expected a JSON object, got " + kind_of(j)};
+  std::vector<std::string> missing;
+  for (const char* key : {"state", "failures", "window_size", "permitted_in_half_open"})
+    if (!j.contains(key)) missing.emplace_back(key);
+  if (!missing.empty()) return Error{missing_keys(missing)};
   StateFile out;
   const auto state = j.find("state");
-  if (state == j.end()) return Error{"\"state\" is missing"};
   if (!state->is_string()) return Error{"\"state\" is " + clipped_dump(*state) + "; expected a string such as \"CLOSED\""};
   out.state = state->get<std::string>();
   auto failures = count_field(j, "failures", 0);

@@ -39,6 +39,25 @@ Result<std::vector<TransitionLine>> parse_transitions(std::string_view text) {
     line = line.substr(first, line.find_last_not_of(" \t") - first + 1);
 
     const std::string where = "line " + std::to_string(number) + ": ";
+    // "CLOSED -> OPEN" would otherwise read as a bad time stamp ("CLOSED") or a bad state
+    // ("CLOSED "), which sends the student after the wrong thing.
+    if (const auto arrow = line.find("->"); arrow != std::string_view::npos) {
+      const auto blank = [](char c) { return c == ' ' || c == '\t'; };
+      std::size_t from_end = arrow;
+      while (from_end > 0 && blank(line[from_end - 1])) --from_end;
+      std::size_t to_start = arrow + 2;
+      while (to_start < line.size() && blank(line[to_start])) ++to_start;
+      if (from_end != arrow || to_start != arrow + 2) {
+        std::size_t from_start = from_end;
+        while (from_start > 0 && !blank(line[from_start - 1])) --from_start;
+        std::size_t to_end = to_start;
+        while (to_end < line.size() && !blank(line[to_end])) ++to_end;
+        const std::string from(line.substr(from_start, std::min<std::size_t>(from_end - from_start, 20)));
+        const std::string to(line.substr(to_start, std::min<std::size_t>(to_end - to_start, 20)));
+        return Error{where + "'" + std::string(line.substr(from_start, std::min<std::size_t>(to_end - from_start, 60))) +
+                     "' has spaces round the arrow; write " + from + "->" + to};
+      }
+    }
     TransitionLine t;
     t.line = number;
     if (const auto space = line.find(' '); space != std::string_view::npos) {

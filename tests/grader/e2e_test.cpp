@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "cb/flaky/server.h"
 #include "process.h"
 #include "temp_dir.h"
 
@@ -41,6 +42,10 @@ TEST_CASE("cb-grade --run: a right solution passes all eight steps on full evide
   CHECK(report["passed"] == true);
   CHECK(report["checks_run"] == report["checks_total"]);
   CHECK(std::filesystem::exists(out / "transitions.log"));
+  // How long the program ran is in the report; the lab's 3 s cool-down is inside it.
+  CHECK(report["program"]["exit_code"] == 0);
+  CHECK(report["program"]["timed_out"] == false);
+  CHECK(report["program"]["seconds"].get<double>() >= 3.0);
 }
 
 TEST_CASE("cb-grade --run: files written without calling the server fail") {
@@ -72,7 +77,7 @@ TEST_CASE("cb-grade --run: the time limit kills the whole process group - and gr
   const Ran r = run({kGrade, "--run", "sleep 30 & sleep 30", "--dir", out.path(), "--any-port", "--timeout", "500ms"});
   CHECK(std::chrono::steady_clock::now() - t0 < 10s);  // a bound far from 30 s; not a speed check
   CHECK(r.exit_code == 1);
-  CHECK(r.out.find("killed at the time limit") != std::string::npos);
+  CHECK(r.out.find("was killed at the time limit (0.5 s)") != std::string::npos);
   CHECK(r.out.find("state.json is missing") != std::string::npos);
 }
 
@@ -107,6 +112,23 @@ TEST_CASE("cb-grade: the grader could not run - exit 2 with one line") {
   SUBCASE("--record with --run") {
     const Ran r = run({kGrade, "--record", kGood + "/record.json", "--run", "true"});
     CHECK(r.exit_code == 2);
+  }
+}
+
+TEST_CASE("cb-grade --step 1 needs no directory - a student asks it before writing a file") {
+  flaky::ServerOptions o;
+  o.port = 0;
+  const auto server = flaky::FlakyServer::start(o).value();
+  SUBCASE("step 1 alone: graded on the server") {
+    const Ran r = run({kGrade, "--step", "1", "--server", server->url(), "--dir", "/nonexistent/cb", "--format", "json"});
+    CHECK(r.exit_code == 0);
+    INFO(r.out, r.err);
+    CHECK(verdicts(r.out) == std::map<int, std::string>{{1, "pass"}});
+  }
+  SUBCASE("a step that reads a file still needs the directory") {
+    const Ran r = run({kGrade, "--step", "1", "--step", "2", "--server", server->url(), "--dir", "/nonexistent/cb"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "cb-grade: /nonexistent/cb: cannot open the directory: No such file or directory\n");
   }
 }
 

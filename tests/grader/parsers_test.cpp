@@ -47,6 +47,13 @@ TEST_CASE("state.json: the contract's four keys with their types") {
         "\"window_size\" is 0; expected 1 or more");
   CHECK(error_of(parse_state_file(R"({"state":"OPEN","failures":0,"window_size":10})")) ==
         "\"permitted_in_half_open\" is missing");
+  SUBCASE("every missing key is named at once") {
+    CHECK(error_of(parse_state_file(R"({"state":"OPEN","failures":0})")) ==
+          "\"window_size\" and \"permitted_in_half_open\" are missing");
+    CHECK(error_of(parse_state_file(R"({})")) ==
+          "\"state\", \"failures\", \"window_size\" and \"permitted_in_half_open\" are missing");
+    CHECK(error_of(parse_fastfail("before=6\n")) == "\"after=\", \"blocked=\" and \"max_ms=\" are missing");
+  }
   CHECK(error_of(parse_state_file(R"(["OPEN"])")) == "expected a JSON object, got an array");
   CHECK(error_of(parse_state_file(R"({"state":"OPEN"} trailing)")).rfind("line 1, column 20: syntax error", 0) == 0);
   CHECK(error_of(parse_state_file("{\"state\": \"OP")).rfind("line 1, column", 0) == 0);
@@ -104,6 +111,11 @@ TEST_CASE("transitions.log: FROM->TO per line - optionally stamped") {
   CHECK(error_of(parse_transitions("CLOSED>OPEN\n")) == "line 1: expected FROM->TO (like CLOSED->OPEN), got 'CLOSED>OPEN'");
   CHECK(error_of(parse_transitions("yesterday CLOSED->OPEN\n")).rfind("line 1: 'yesterday' is not an ISO-8601", 0) == 0);
   CHECK(error_of(parse_transitions("CLOSED->HALF-OPEN\n")) == "line 1: 'HALF-OPEN' is not a state; states are CLOSED, OPEN, HALF_OPEN");
+  SUBCASE("spaces round the arrow are named as such - not as a bad stamp or a bad state") {
+    CHECK(error_of(parse_transitions("CLOSED -> OPEN\n")) == "line 1: 'CLOSED -> OPEN' has spaces round the arrow; write CLOSED->OPEN");
+    CHECK(error_of(parse_transitions("2026-01-01T10:00:00.000Z CLOSED->OPEN\n2026-01-01T10:00:03.000Z OPEN ->HALF_OPEN\n")) ==
+          "line 2: 'OPEN ->HALF_OPEN' has spaces round the arrow; write OPEN->HALF_OPEN");
+  }
 }
 
 TEST_CASE("the server's record: its shape is checked - field by field") {

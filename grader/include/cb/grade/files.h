@@ -28,6 +28,9 @@ class SubmissionDir {
  public:
   // Errors: the directory cannot be opened (it is not there, or not a directory).
   [[nodiscard]] static Result<SubmissionDir> open(const std::string& path);
+  // A directory that is not there, for grading steps that read no file (step 1 checks only the
+  // server): every read is Missing.
+  [[nodiscard]] static SubmissionDir absent(std::string path) { return SubmissionDir(-1, std::move(path)); }
   SubmissionDir(SubmissionDir&& other) noexcept;
   SubmissionDir& operator=(SubmissionDir&& other) noexcept;
   SubmissionDir(const SubmissionDir&) = delete;

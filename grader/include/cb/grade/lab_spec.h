@@ -63,5 +63,7 @@ struct CheckSpec {
 [[nodiscard]] const std::vector<CheckSpec>& checks();
 // nullptr for an unknown id.
 [[nodiscard]] const CheckSpec* find_check(std::string_view id) noexcept;
+// Whether any check of `step` reads a lab file (step 1's checks need only the server).
+[[nodiscard]] bool reads_files(int step);
 
 }  // namespace cb::grade::lab

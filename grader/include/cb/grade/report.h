@@ -4,6 +4,7 @@
 // message that says what to do.
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,14 @@ struct EvidenceInfo {
   std::string problem;         // non-empty: the evidence failed, and why (one line)
 };
 
+// --run: how the student's program ended.
+struct ProgramRun {
+  double seconds = 0;       // from start to exit (or to the kill)
+  int exit_code = 0;        // its exit status, or 128 + the signal that ended it
+  bool timed_out = false;   // killed at the time limit, and graded as far as it got
+  double limit_seconds = 0;
+};
+
 struct Report {
   std::string dir;
   std::string server;        // where the evidence came from, or empty
@@ -56,6 +65,7 @@ struct Report {
   int checks_total = 0;
   double seconds = 0;
   std::string run_output;    // --run: the tail of the student's output
+  std::optional<ProgramRun> program;  // --run: how the program ended
   std::vector<std::string> notes;  // what the grader noticed outside any one check
 };
 

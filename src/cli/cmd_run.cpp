@@ -17,7 +17,8 @@ namespace cb::cli {
 
 void add_lab_flags(CLI::App& cmd, LabArgs& args) {
   cmd.add_option("--dir", args.dir, "Where the lab's files go")->capture_default_str();
-  cmd.add_option("--server", args.server, "The flaky server (default: the scenario's, http://127.0.0.1:8110)");
+  cmd.add_option("--server", args.server,
+                 "Use this flaky server, and reset its record (default: CB_SERVER, else a server of cb-lab's own)");
   cmd.add_option("--scenario", args.scenario, "The steps to run (default: scenarios/lab.json)");
   cmd.add_option("--call-timeout", args.call_timeout, "Per-call timeout, e.g. 2s (default: the scenario's)");
 }
@@ -27,9 +28,10 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options) {
   add_lab_flags(*cmd, options.lab);
   cmd->add_flag("--json", options.json, "Print a machine-readable summary instead");
   cmd->footer(
-      "Starts the bundled flaky server if nothing listens at the server's address (and stops it\n"
-      "afterwards). Exit 0 only if every step passed; 1 if one failed; 2 if the lab could not run;\n"
-      "130 if interrupted (the files written so far are whole).");
+      "Starts a flaky server of its own for the run (on 127.0.0.1:8110 when free, else on a free\n"
+      "port) and stops it afterwards; a server someone else started is used only when named.\n"
+      "Exit 0 only if every step passed; 1 if one failed; 2 if the lab could not run or was not\n"
+      "graded; 130 if interrupted (the files written so far are whole).");
   return cmd;
 }
 
@@ -42,37 +44,36 @@ ExitCode run_run(const RunOptions& o) {
   const std::string scenario_path = o.lab.scenario.empty() ? default_scenario_path() : o.lab.scenario;
   auto scenario = lab::load_scenario(scenario_path);
   if (!scenario) return fail(scenario.error().message);
-  auto url = lab::parse_url(o.lab.server.empty() ? scenario->server : o.lab.server);
-  if (!url) return fail("--server: " + url.error().message);
+  auto named = named_server(o.lab);
+  if (!named) return fail(named.error().message);
+  auto preferred = lab::parse_url(scenario->server);
+  if (!preferred) return fail(scenario_path + ": server: " + preferred.error().message);
   auto timeout = call_timeout(o.lab, *scenario);
   if (!timeout) return fail(timeout.error().message);
   if (auto d = prepare_dir(o.lab.dir); !d) return fail(d.error().message);
 
   LabConsole console(o.json);
-  // Step 1's question first: is there a flaky server, or must we bring one?
-  std::unique_ptr<flaky::FlakyServer> own_server;
-  lab::Probe found = lab::probe(*url);
-  std::string where = "at " + url->text();
-  if (found.kind == lab::Probe::Kind::NothingListens) {
-    if (!flaky::is_loopback(url->host))
-      return fail("nothing listens at " + url->text() + ", and cb-lab starts its own server only on this machine");
-    auto s = lab::start_here(*url);
-    if (!s) return fail("nothing listens at " + url->text() + ", and the bundled server cannot start there: " + s.error().message);
-    own_server = std::move(s).value();
-    found = lab::wait_until_ready(*url);
-    where += " (the bundled server, started for this run)";
-  } else if (found.kind != lab::Probe::Kind::Flaky) {
-    console.note("cb-lab: the server at " + url->text() + " is not answering as a flaky server (" + found.detail +
+  // Step 1's question first: which flaky server, and is it one? (Ours, unless one is named.)
+  lab::ServerWish wish;
+  wish.named = *named;
+  wish.preferred = *preferred;
+  auto server = lab::use_server(wish);
+  if (!server) return fail(server.error().message);
+  const lab::ServerUrl& url = server->url;
+  const lab::Probe found = server->probe;
+  if (found.kind != lab::Probe::Kind::Flaky) {
+    console.note("cb-lab: the server at " + url.text() + " is not answering as a flaky server (" + found.detail +
                  "); the lab goes on, and the grade has no record to check");
   }
+  const std::string where = url.text() + " (" + server->how + ")";
   const std::atomic<bool>& interrupted = install_interrupt_flag();
   console.header("cb-lab: " + scenario->title + "\n  " + std::to_string(scenario->steps.size()) + " steps, files in " +
-                 o.lab.dir + ", server " + where);
+                 o.lab.dir + "\n  server " + where);
 
-  lab::Runner runner(*scenario, o.lab.dir, *url, *timeout, console, interrupted);
+  lab::Runner runner(*scenario, o.lab.dir, url, *timeout, console, interrupted);
   lab::Session session;
   session.scenario = scenario_path;
-  session.server = url->text();
+  session.server = url.text();
   nlohmann::json steps_json = nlohmann::json::array();
   for (int n = 1; n <= static_cast<int>(scenario->steps.size()); ++n) {
     console.step(n, scenario->steps[static_cast<std::size_t>(n - 1)].title);
@@ -87,7 +88,7 @@ ExitCode run_run(const RunOptions& o) {
     session.after[n] = runner.capture();
     if (auto saved = lab::save_session(o.lab.dir, session); !saved) return fail(saved.error().message);
     // The grader's own check of this step, on the server's record as it is now.
-    const grade::Report report = grade_now(o.lab.dir, *url, found, {n}, runner.epoch());
+    const grade::Report report = grade_now(o.lab.dir, url, found, {n}, runner.epoch());
     const grade::StepReport verdict = step_verdict(report, n);
     console.verdict(verdict);
     steps_json.push_back({{"step", n},
@@ -95,13 +96,13 @@ ExitCode run_run(const RunOptions& o) {
                           {"status", grade::to_string(verdict.status)},
                           {"did", runner.lines()}});
   }
-  const grade::Report final_report = grade_now(o.lab.dir, *url, found, {}, runner.epoch());
+  const grade::Report final_report = grade_now(o.lab.dir, url, found, {}, runner.epoch());
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   console.checklist(final_report, seconds);
   if (o.json) {
     nlohmann::json out{{"passed", final_report.passed}, {"score", final_report.score},
                        {"max_score", final_report.max_score}, {"seconds", seconds},
-                       {"dir", o.lab.dir},        {"server", url->text()},
+                       {"dir", o.lab.dir},        {"server", url.text()},
                        {"steps", steps_json},
                        {"report", grade::to_json(final_report)}};
     std::cout << out.dump(2) << '\n';

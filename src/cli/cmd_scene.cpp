@@ -9,6 +9,7 @@
 #include "cb/flaky/options.h"
 #include "cb/lab/scenario.h"
 #include "cb/lab/server_control.h"
+#include "lab_common.h"
 
 namespace cb::cli {
 namespace {
@@ -37,7 +38,7 @@ CLI::App* setup_scene(CLI::App& app, SceneOptions& options) {
   cmd->add_option("--scale", options.scale, "--live: real seconds per scene second (default: about 13 s in all)")
       ->check(CLI::Range(0.001, 10.0));
   cmd->add_option("--duration", options.duration, "toggle: how long to send traffic (default: the scene's, 20s)");
-  cmd->add_option("--server", options.server, "--live: the flaky server (default: the scene's; started if nothing listens)");
+  cmd->add_option("--server", options.server, "--live: use this flaky server (default: CB_SERVER, else one of cb-lab's own)");
   cmd->add_option("--seed", options.seed, "fleet: the random source's seed (the jitter)");
   return cmd;
 }
@@ -59,31 +60,33 @@ ExitCode run_scene(const SceneOptions& o) {
     if (!d || d->count() <= 0) return fail("--duration: '" + o.duration + "' is not a positive duration");
     how.duration = *d;
   }
-  // Live: a real server; the bundled one when nothing listens, with the scene's toggle period.
+  // Live: a real server; one of our own with the scene's toggle period and pool size, unless one
+  // is named.
   std::unique_ptr<flaky::FlakyServer> own;
   if (o.live) {
-    auto url = lab::parse_url(o.server.empty() ? scenario->server : o.server);
-    if (!url) return fail("--server: " + url.error().message);
-    if (lab::probe(*url).kind == lab::Probe::Kind::NothingListens) {
-      if (!flaky::is_loopback(url->host)) return fail("nothing listens at " + url->text());
-      flaky::ServerOptions so;
-      so.host = url->host;
-      so.port = url->port;
-      for (const auto& step : scenario->steps)
-        for (const auto& a : step.actions) {
-          if (!a.scene) continue;
-          if (const auto* t = std::get_if<lab::TrafficSpec>(a.scene.get())) so.toggle_period = t->toggle_period;
-          // A pool scene holds as many hanging calls as it has workers.
-          if (const auto* p = std::get_if<lab::PoolSpec>(a.scene.get()))
-            so.threads = std::max(so.threads, std::min(1024, (p->workers > 0 ? p->workers : 400) + 16));
-        }
-      auto s = flaky::FlakyServer::start(so);
-      if (!s) return fail("nothing listens at " + url->text() + ", and the bundled server cannot start there: " + s.error().message);
-      own = std::move(s).value();
-    }
-    if (const lab::Probe ready = lab::wait_until_ready(*url); ready.kind != lab::Probe::Kind::Flaky)
-      return fail("the server at " + url->text() + " is not answering as a flaky server (" + ready.detail + ")");
-    how.server = url->text();
+    LabArgs named_args;
+    named_args.server = o.server;
+    auto named = named_server(named_args);
+    if (!named) return fail(named.error().message);
+    auto preferred = lab::parse_url(scenario->server);
+    if (!preferred) return fail(path + ": server: " + preferred.error().message);
+    lab::ServerWish wish;
+    wish.named = *named;
+    wish.preferred = *preferred;
+    for (const auto& step : scenario->steps)
+      for (const auto& a : step.actions) {
+        if (!a.scene) continue;
+        if (const auto* t = std::get_if<lab::TrafficSpec>(a.scene.get())) wish.options.toggle_period = t->toggle_period;
+        // A pool scene holds as many hanging calls as it has workers.
+        if (const auto* p = std::get_if<lab::PoolSpec>(a.scene.get()))
+          wish.options.threads = std::max(wish.options.threads, std::min(1024, (p->workers > 0 ? p->workers : 400) + 16));
+      }
+    auto server = lab::use_server(wish);
+    if (!server) return fail(server.error().message);
+    if (server->probe.kind != lab::Probe::Kind::Flaky)
+      return fail("the server at " + server->url.text() + " is not answering as a flaky server (" + server->probe.detail + ")");
+    own = std::move(server->own);
+    how.server = server->url.text();
     Micros total{0};
     for (const auto& step : scenario->steps)
       for (const auto& a : step.actions)

@@ -53,7 +53,8 @@ ExitCode run_status(const StatusOptions& o) {
   std::cout << "Steps run in " << o.dir << ": 1-" << last << " of " << scenario->steps.size() << "; server "
             << session->server << (session->server_pid ? " (started in the background, pid " + std::to_string(*session->server_pid) + ")" : "")
             << "\n";
-  for (const auto& [name, snapshot] : state.breakers) {
+  for (const std::string& name : lab::breakers_in_use(*scenario, last)) {
+    if (state.breakers.count(name) == 0) continue;
     const Status s = runner.breaker(name).status();
     const Metrics& m = s.metrics;
     std::printf("\n%s: %s\n", name.c_str(), std::string(to_string(s.state)).c_str());

@@ -1,6 +1,7 @@
 // cb-lab step N: one step, continuing from where the earlier steps left the breakers.
 #include "cmd_step.h"
 
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <CLI/CLI.hpp>
@@ -22,7 +23,8 @@ CLI::App* setup_step(CLI::App& app, StepOptions& options) {
   cmd->footer(
       "The breakers' state after each step is kept in DIR/.cb-lab/session.json (times as wall-clock\n"
       "times), so a step can run in a new process, or be run again. Step 1 starts a flaky server in\n"
-      "the background if none listens, and it keeps running for the next steps.");
+      "the background (on 127.0.0.1:8110 when free, else a free port), and it keeps running for\n"
+      "the next steps, which use it; a server someone else started is used only when named.");
   return cmd;
 }
 
@@ -46,39 +48,58 @@ ExitCode run_step(const StepOptions& o) {
       return fail("step " + std::to_string(n) + " continues from step " + std::to_string(k) +
                   ", which has not run in " + o.lab.dir + ": run `cb-lab step " + std::to_string(k) + "` first");
   }
-  const std::string server_text =
-      !o.lab.server.empty() ? o.lab.server : (n > 1 && !session->server.empty()) ? session->server : scenario->server;
-  auto url = lab::parse_url(server_text);
-  if (!url) return fail("--server: " + url.error().message);
+  auto named = named_server(o.lab);
+  if (!named) return fail(named.error().message);
+  auto preferred = lab::parse_url(scenario->server);
+  if (!preferred) return fail(scenario_path + ": server: " + preferred.error().message);
   auto timeout = call_timeout(o.lab, *scenario);
   if (!timeout) return fail(timeout.error().message);
   if (auto d = prepare_dir(o.lab.dir); !d) return fail(d.error().message);
 
   LabConsole console(false);
-  lab::Probe found = lab::probe(*url);
-  if (found.kind == lab::Probe::Kind::NothingListens) {
-    if (!flaky::is_loopback(url->host))
-      return fail("nothing listens at " + url->text() + ", and cb-lab starts a server only on this machine");
-    // In the background: the server and its record must outlive this step for the next ones.
-    (void)::mkdir((o.lab.dir + "/.cb-lab").c_str(), 0755);
-    auto pid = lab::start_in_background(*url, o.lab.dir + "/.cb-lab/server.log");
-    if (!pid) return fail("nothing listens at " + url->text() + ", and a flaky server cannot start there: " + pid.error().message);
-    session->server_pid = *pid;
-    console.note("cb-lab: started a flaky server at " + url->text() + " in the background (pid " + std::to_string(*pid) +
-                 "); it keeps running for the next steps. Stop it with: kill " + std::to_string(*pid));
-    found = lab::wait_until_ready(*url);
+  lab::ServerWish wish;
+  wish.named = *named;
+  wish.preferred = *preferred;
+  wish.background = true;  // the server and its record must outlive this step for the next ones
+  wish.log_path = o.lab.dir + "/.cb-lab/server.log";
+  const auto session_server = session->server.empty() ? Result<lab::ServerUrl>(Error{""}) : lab::parse_url(session->server);
+  if (n > 1) {
+    // The record of steps 1..n-1 is on the server they ran against; another server (or a new
+    // one there) would grade this step on a record without them.
+    if (!wish.named && session_server) wish.named = *session_server;
+    if (wish.named && lab::probe(*wish.named).kind == lab::Probe::Kind::NothingListens)
+      return fail("the server the earlier steps used, " + wish.named->text() +
+                  ", is gone, and with it their record: run `cb-lab step 1` again (or `cb-lab run`)");
+  } else if (!wish.named && session->server_pid && session_server && ::kill(*session->server_pid, 0) == 0 &&
+             lab::probe(*session_server).kind == lab::Probe::Kind::Flaky) {
+    // Step 1 again: the server cb-lab started for this directory is still ours to reset.
+    wish.named = *session_server;
+  } else if (!wish.named) {
+    session->server_pid.reset();
   }
-  if (found.kind != lab::Probe::Kind::Flaky) console.note("cb-lab: the server at " + url->text() + " is not answering as a flaky server (" + found.detail + ")");
+  (void)::mkdir((o.lab.dir + "/.cb-lab").c_str(), 0755);
+  auto server = lab::use_server(wish);
+  if (!server) return fail(server.error().message);
+  const lab::ServerUrl& url = server->url;
+  const lab::Probe found = server->probe;
+  if (server->background_pid) {
+    session->server_pid = *server->background_pid;
+    console.note("cb-lab: started a flaky server at " + url.text() + " in the background (pid " +
+                 std::to_string(*server->background_pid) + "); it keeps running for the next steps. Stop it with: kill " +
+                 std::to_string(*server->background_pid));
+  }
+  if (found.kind != lab::Probe::Kind::Flaky)
+    console.note("cb-lab: the server at " + url.text() + " is not answering as a flaky server (" + found.detail + ")");
 
   const std::atomic<bool>& interrupted = install_interrupt_flag();
-  lab::Runner runner(*scenario, o.lab.dir, *url, *timeout, console, interrupted);
+  lab::Runner runner(*scenario, o.lab.dir, url, *timeout, console, interrupted);
   if (n > 1) {
     if (auto r = runner.restore(session->after.at(n - 1)); !r) return fail(lab::session_path(o.lab.dir) + ": " + r.error().message);
   } else {
     session->after.clear();
   }
   session->scenario = scenario_path;
-  session->server = url->text();
+  session->server = url.text();
   console.step(n, scenario->steps[static_cast<std::size_t>(n - 1)].title);
   if (auto r = runner.run_step(n); !r) {
     if (interrupted.load()) return fail("interrupted; the files written so far are whole", ExitCode::Interrupted);
@@ -88,7 +109,7 @@ ExitCode run_step(const StepOptions& o) {
   for (auto it = session->after.begin(); it != session->after.end();) it = it->first > n ? session->after.erase(it) : ++it;
   session->after[n] = runner.capture();
   if (auto saved = lab::save_session(o.lab.dir, *session); !saved) return fail(saved.error().message);
-  const grade::Report report = grade_now(o.lab.dir, *url, found, {n});
+  const grade::Report report = grade_now(o.lab.dir, url, found, {n});
   const grade::StepReport verdict = step_verdict(report, n);
   console.verdict(verdict);
   if (verdict.status == grade::Status::Error) return ExitCode::NotGraded;

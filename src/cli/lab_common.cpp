@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstdlib>
 
 #include "cb/atomic_file.h"
 #include "cb/decimal_time.h"
@@ -38,6 +39,20 @@ Result<std::chrono::milliseconds> call_timeout(const LabArgs& a, const lab::Scen
   auto d = parse_duration(a.call_timeout);
   if (!d || d->count() < 1000) return Error{"--call-timeout: '" + a.call_timeout + "' is not a duration of at least 1ms"};
   return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+}
+
+Result<std::optional<lab::ServerUrl>> named_server(const LabArgs& a) {
+  std::string text = a.server;
+  std::string from = "--server";
+  if (text.empty()) {
+    const char* env = std::getenv("CB_SERVER");
+    if (env == nullptr || *env == '\0') return std::optional<lab::ServerUrl>{};
+    text = env;
+    from = "CB_SERVER";
+  }
+  auto url = lab::parse_url(text);
+  if (!url) return Error{from + ": " + url.error().message};
+  return std::optional<lab::ServerUrl>{*url};
 }
 
 grade::Report grade_now(const std::string& dir, const lab::ServerUrl& server, const lab::Probe& probe, std::set<int> steps,

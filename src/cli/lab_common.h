@@ -18,7 +18,7 @@ namespace cb::cli {
 
 struct LabArgs {
   std::string dir = "./cb";
-  std::string server;        // empty: the session's, else the scenario's
+  std::string server;        // empty: CB_SERVER, else a server of the command's own
   std::string scenario;      // empty: the session's, else scenarios/lab.json
   std::string call_timeout;  // empty: the scenario's
 };
@@ -34,6 +34,10 @@ struct Failure {
 // Creates DIR if needed, and makes sure files can be written in it.
 [[nodiscard]] Result<void> prepare_dir(const std::string& dir);
 [[nodiscard]] Result<std::chrono::milliseconds> call_timeout(const LabArgs& a, const lab::Scenario& s);
+
+// The server the person named: --server, else CB_SERVER (as `cb-grade --run` sets it); nullopt
+// when neither is given. Errors: not a URL (naming where it came from).
+[[nodiscard]] Result<std::optional<lab::ServerUrl>> named_server(const LabArgs& a);
 
 // The grader's verdict on the record now at `server` (or on the files alone if it has none).
 // `probe` is what the server answered before the run (step 1 fails on it when it is not a flaky

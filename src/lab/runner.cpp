@@ -78,13 +78,19 @@ void Runner::make_breaker(const std::string& name) {
   live->breaker = CircuitBreaker::create(spec.options, clock_).value();
   if (spec.classifier) live->classifier = *spec.classifier;
   Live* raw = live.get();
-  live->breaker->subscribe([raw](const Transition& t) { raw->transitions.push_back(t); });
+  // Kept in wall-clock time: transitions.log's stamps are compared with the server's record.
+  live->breaker->subscribe([raw, this](const Transition& t) {
+    Transition wall = t;
+    wall.at = clock_.to_wall(t.at);
+    raw->transitions.push_back(wall);
+  });
   breakers_[name] = std::move(live);
 }
 
 CircuitBreaker& Runner::breaker(const std::string& name) { return *breakers_.at(name)->breaker; }
 
 Result<void> Runner::restore(const StepState& state) {
+  if (state.ended_at) clock_.resume_from(*state.ended_at);
   for (const auto& [name, snapshot] : state.breakers) {
     const auto it = breakers_.find(name);
     if (it == breakers_.end()) return Error{"the saved session has a breaker '" + name + "' this scenario does not"};
@@ -103,6 +109,7 @@ StepState Runner::capture() {
     s.transitions[name] = live->transitions;
   }
   s.values = values_;
+  s.ended_at = clock_.now();
   return s;
 }
 
@@ -212,7 +219,7 @@ Result<void> Runner::run_step(int n) {
       case Action::Kind::WriteState: {
         CircuitBreaker& b = *breakers_.at(a.breaker)->breaker;
         const Status s = b.status();
-        if (auto w = write(a.file, state_file(s, b.options(), clock_.now())); !w) return w;
+        if (auto w = write(a.file, state_file(s, b.options(), clock_.to_wall(clock_.now()))); !w) return w;
         say("wrote " + a.file + ": " + describe(s));
         break;
       }

@@ -212,6 +212,16 @@ Result<Scenario> load_scenario(const std::string& path) {
   return parse_scenario(*text, path);
 }
 
+std::vector<std::string> breakers_in_use(const Scenario& s, int through_step) {
+  std::set<std::string> used;
+  for (int n = 0; n < through_step && n < static_cast<int>(s.steps.size()); ++n)
+    for (const Action& a : s.steps[static_cast<std::size_t>(n)].actions)
+      if (a.kind == Action::Kind::Call || a.kind == Action::Kind::NewBreaker || a.kind == Action::Kind::WriteState ||
+          (a.kind == Action::Kind::Wait && a.wait_for_cooldown))
+        used.insert(a.breaker);
+  return {used.begin(), used.end()};
+}
+
 std::string scenarios_dir() {
   if (const char* env = std::getenv("CB_SCENARIOS"); env != nullptr && *env != '\0') return env;
   return CB_SCENARIOS_DIR;

@@ -46,14 +46,11 @@ Probe wait_until_ready(const ServerUrl& server, std::chrono::milliseconds total)
   }
 }
 
-Result<std::unique_ptr<flaky::FlakyServer>> start_here(const ServerUrl& server) {
-  flaky::ServerOptions o;
-  o.host = server.host;
-  o.port = server.port;
-  return flaky::FlakyServer::start(o);
+Result<std::unique_ptr<flaky::FlakyServer>> start_here(const flaky::ServerOptions& options) {
+  return flaky::FlakyServer::start(options);
 }
 
-Result<int> start_in_background(const ServerUrl& server, const std::string& log_path) {
+Result<BackgroundServer> start_in_background(const flaky::ServerOptions& options, const std::string& log_path) {
   int ready[2];
   if (::pipe2(ready, O_CLOEXEC) != 0) return Error{std::string("pipe: ") + std::strerror(errno)};
   // Whatever this process has buffered for its own output must not be written twice.
@@ -63,7 +60,11 @@ Result<int> start_in_background(const ServerUrl& server, const std::string& log_
   if (pid == 0) {
     // The daemon: a session of its own (a Ctrl-C in the terminal does not reach it), no
     // terminal, its log in a file.
-    ::close(ready[0]);
+    // A daemon keeps no descriptor it was handed: one it inherited by mistake (the write end
+    // of a pipe whose reader waits for EOF, like `cb-lab step 1 | tee`) would stay open for as
+    // long as the server runs.
+    ::close_range(3, static_cast<unsigned>(ready[1]) - 1, 0);
+    ::close_range(static_cast<unsigned>(ready[1]) + 1, ~0U, 0);
     ::setsid();
     int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (log < 0) log = ::open("/dev/null", O_WRONLY | O_CLOEXEC);  // never the person's terminal
@@ -72,42 +73,95 @@ Result<int> start_in_background(const ServerUrl& server, const std::string& log_
     ::dup2(log, 1);
     ::dup2(log, 2);
     ::signal(SIGPIPE, SIG_IGN);
-    // Before the readiness byte: cb-lab may stop this server the moment it reads it.
+    // Before the readiness line: cb-lab may stop this server the moment it reads it.
     auto stop = flaky::StopSignals::install();
-    flaky::ServerOptions o;
-    o.host = server.host;
-    o.port = server.port;
+    flaky::ServerOptions o = options;
     o.access_log = true;
     auto started = flaky::FlakyServer::start(o);
-    const char status = started && stop ? 'y' : 'n';
-    if (status != 'y') {
-      const std::string why = (stop ? started.error().message : stop.error().message) + "\n";
-      (void)!::write(ready[1], &status, 1);
-      (void)!::write(ready[1], why.data(), why.size());
-      ::_exit(2);
-    }
-    (void)!::write(ready[1], &status, 1);
+    // "y PORT\n" when serving, else "n WHY\n".
+    const std::string line = started && stop ? "y " + std::to_string((*started)->port()) + "\n"
+                                              : "n " + (stop ? started.error().message : stop.error().message) + "\n";
+    (void)!::write(ready[1], line.data(), line.size());
+    if (line[0] != 'y') ::_exit(2);
     ::close(ready[1]);
     (void)stop->wait();
     (*started)->stop();
     ::_exit(0);
   }
   ::close(ready[1]);
-  char status = 'n';
-  std::string why;
-  pollfd p{ready[0], POLLIN, 0};
-  if (::poll(&p, 1, 5000) > 0 && ::read(ready[0], &status, 1) == 1 && status != 'y') {
+  std::string line;
+  const auto until = std::chrono::steady_clock::now() + 10s;
+  while (line.find('\n') == std::string::npos) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    pollfd p{ready[0], POLLIN, 0};
+    if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0) break;
     char buf[512];
     const ssize_t n = ::read(ready[0], buf, sizeof buf);
-    if (n > 0) why.assign(buf, static_cast<std::size_t>(n) - 1);
+    if (n <= 0) break;
+    line.append(buf, static_cast<std::size_t>(n));
   }
   ::close(ready[0]);
-  if (status != 'y') {
+  if (line.size() < 3 || line[0] != 'y') {
     ::kill(pid, SIGKILL);
     ::waitpid(pid, nullptr, 0);
-    return Error{why.empty() ? "the background flaky server did not start" : why};
+    const auto end = line.find('\n');
+    return Error{line.size() > 2 && end != std::string::npos ? line.substr(2, end - 2) : "the background flaky server did not start"};
   }
-  return static_cast<int>(pid);
+  return BackgroundServer{static_cast<int>(pid), std::atoi(line.c_str() + 2)};
+}
+
+Result<ServerInUse> use_server(const ServerWish& wish) {
+  ServerInUse use;
+  const auto start_at = [&](const ServerUrl& at) -> Result<void> {
+    flaky::ServerOptions o = wish.options;
+    o.host = at.host;
+    o.port = at.port;
+    if (wish.background) {
+      auto bg = start_in_background(o, wish.log_path);
+      if (!bg) return bg.error();
+      use.background_pid = bg->pid;
+      use.url = ServerUrl{at.host, bg->port};
+    } else {
+      auto here = start_here(o);
+      if (!here) return here.error();
+      use.url = ServerUrl{at.host, (*here)->port()};
+      use.own = std::move(here).value();
+    }
+    use.probe = wait_until_ready(use.url);
+    return {};
+  };
+  const char* started = wish.background ? "the bundled server, started in the background" : "the bundled server, started for this run";
+  if (wish.named) {
+    use.url = *wish.named;
+    use.probe = probe(use.url);
+    if (use.probe.kind != Probe::Kind::NothingListens) {
+      use.how = "as named";
+      return use;
+    }
+    if (!flaky::is_loopback(use.url.host))
+      return Error{"nothing listens at " + use.url.text() + ", and cb-lab starts a server only on this machine"};
+    if (auto s = start_at(use.url); !s)
+      return Error{"nothing listens at " + use.url.text() + ", and the bundled server cannot start there: " + s.error().message};
+    use.how = std::string(started) + " where named";
+    return use;
+  }
+  // Our own. The preferred address when it is free; a free port when it is taken (or is not on
+  // this machine): a server already there belongs to someone, with a record that is theirs.
+  ServerUrl at = wish.preferred;
+  if (!flaky::is_loopback(at.host)) at = ServerUrl{"127.0.0.1", at.port};
+  const bool preferred_free = probe(at, 1s).kind == Probe::Kind::NothingListens;
+  if (preferred_free) {
+    if (start_at(at)) {
+      use.how = started;
+      return use;
+    }
+  }
+  const int taken = at.port;
+  at.port = 0;
+  if (auto s = start_at(at); !s) return Error{"the bundled server cannot start on " + at.host + ": " + s.error().message};
+  use.how = std::string(started) + ", on a free port: " + std::to_string(taken) +
+            (preferred_free ? " could not be bound" : " is someone else's");
+  return use;
 }
 
 }  // namespace cb::lab

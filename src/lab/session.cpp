@@ -199,6 +199,10 @@ Result<Session> load_session(const std::string& dir) {
       if (!value.is_number()) return damaged(at + ".values." + name + ": expected a number");
       st.values[name] = value.get<double>();
     }
+    if (const auto ended = step.find("ended_at_us"); ended != step.end()) {
+      if (!ended->is_number_integer()) return damaged(at + ".ended_at_us: expected microseconds since the epoch");
+      st.ended_at = TimePoint{Duration{ended->get<std::int64_t>()}};
+    }
     s.after[n] = std::move(st);
   }
   return s;
@@ -224,6 +228,7 @@ Result<void> save_session(const std::string& dir, const Session& s) {
       transitions[name] = arr;
     }
     after[std::to_string(n)] = {{"breakers", breakers}, {"transitions", transitions}, {"values", st.values}};
+    if (st.ended_at) after[std::to_string(n)]["ended_at_us"] = st.ended_at->time_since_epoch().count();
   }
   json j{{"version", 1}, {"scenario", s.scenario}, {"server", s.server}, {"after", after}};
   if (s.server_pid) j["server_pid"] = *s.server_pid;

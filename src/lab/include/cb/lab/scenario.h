@@ -80,4 +80,9 @@ struct Scenario {
 // Where the scenarios are: $CB_SCENARIOS, else the source tree's scenarios/ (built in).
 [[nodiscard]] std::string scenarios_dir();
 
+// The breakers steps 1..`through_step` have used (called through, created, or written), in
+// name order: the ones that exist at that point of the lab. Step 7's "fresh" breaker does not
+// exist after step 3.
+[[nodiscard]] std::vector<std::string> breakers_in_use(const Scenario& s, int through_step);
+
 }  // namespace cb::lab

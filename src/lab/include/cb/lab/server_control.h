@@ -1,11 +1,19 @@
 #pragma once
-// Finding the lab's server, or starting the bundled one: in this process for `cb-lab run`, in
-// the background for `cb-lab step` (so that it and its record outlive one step).
+// Which flaky server a command uses, decided here and nowhere else, and starting the bundled
+// one: in this process for `cb-lab run` and `scene --live`, in the background for `cb-lab step`
+// (so that it and its record outlive one step).
+//
+// The rule: a server someone else started holds their record, and a lab run resets it. So a
+// command uses a server it did not start only when told to (--server URL, or CB_SERVER as
+// `cb-grade --run` sets it). Otherwise it starts its own: at the scenario's address
+// (127.0.0.1:8110) when that is free, else on a free port, and says which.
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "cb/flaky/options.h"
 #include "cb/flaky/server.h"
 #include "cb/lab/http_call.h"
 
@@ -26,12 +34,37 @@ struct Probe {
 // not yet serving (its workers start on their own thread; under a sanitizer, slowly).
 [[nodiscard]] Probe wait_until_ready(const ServerUrl& server, std::chrono::milliseconds total = std::chrono::seconds{10});
 
-// Starts the flaky server in this process at `server` (loopback only).
-[[nodiscard]] Result<std::unique_ptr<flaky::FlakyServer>> start_here(const ServerUrl& server);
+struct ServerWish {
+  std::optional<ServerUrl> named;  // --server or CB_SERVER: that server, whoever started it
+  ServerUrl preferred;             // where a server of our own goes when the address is free
+  bool background = false;         // ours must outlive this process (cb-lab step)
+  std::string log_path;            // background: where its access log goes
+  flaky::ServerOptions options;    // for a server of our own; host and port come from the choice
+};
+
+struct ServerInUse {
+  ServerUrl url;
+  Probe probe;                               // what it answered once chosen
+  std::unique_ptr<flaky::FlakyServer> own;   // started in this process (stops with it)
+  std::optional<int> background_pid;         // started in the background (the user stops it)
+  std::string how;                           // for the header: "the bundled server, started for this run"
+};
+
+// Errors: a named server where nothing listens and none can be started (not on this machine,
+// or the port cannot be bound); a server of our own that cannot start anywhere.
+[[nodiscard]] Result<ServerInUse> use_server(const ServerWish& wish);
+
+// Starts the flaky server in this process.
+[[nodiscard]] Result<std::unique_ptr<flaky::FlakyServer>> start_here(const flaky::ServerOptions& options);
+
+struct BackgroundServer {
+  int pid = 0;
+  int port = 0;  // the port it listens on (the one asked for, or the free one it was given)
+};
 
 // Starts it in a detached background process that keeps running after this one exits; returns
-// its pid once it answers. Call before this process has started any thread. Its log (the
-// server's own access log) goes to `log_path`.
-[[nodiscard]] Result<int> start_in_background(const ServerUrl& server, const std::string& log_path);
+// once it answers. Call before this process has started any thread. Its log (the server's own
+// access log) goes to `log_path`.
+[[nodiscard]] Result<BackgroundServer> start_in_background(const flaky::ServerOptions& options, const std::string& log_path);
 
 }  // namespace cb::lab

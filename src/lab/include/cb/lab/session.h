@@ -19,6 +19,9 @@ struct StepState {
   std::map<std::string, Snapshot> breakers;
   std::map<std::string, std::vector<Transition>> transitions;
   std::map<std::string, double> values;
+  // Lab time when the step ended (see AnchoredClock): the next step resumes the clock there.
+  // Transitions are kept in wall-clock time, as transitions.log stamps them.
+  std::optional<TimePoint> ended_at;
 };
 
 struct Session {

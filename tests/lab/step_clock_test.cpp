@@ -1,0 +1,96 @@
+// `cb-lab step N` run again teaches its lesson whatever time has passed since step N-1: the
+// lab's clock stands still between steps. Time passing is made by moving the saved session's
+// times back (as if step 3 had ended a minute ago), not by waiting.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cb/flaky/server.h"
+#include "process.h"
+#include "temp_dir.h"
+
+namespace cb::testing {
+namespace {
+
+using json = nlohmann::json;
+
+const std::string kLab = CB_LAB_BIN;
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// A step's lab-time moments ("..._us" keys holding times since the epoch, not durations),
+// moved `us` into the past: to the next step, the same as `us` more of the wall clock passing.
+// Its transitions are wall-clock stamps of what the server saw, and stay.
+void age(json& j, std::int64_t us) {
+  if (j.is_object()) {
+    for (auto& [key, value] : j.items()) {
+      if (key == "transitions") continue;
+      if (key.size() > 3 && key.compare(key.size() - 3, 3, "_us") == 0 && value.is_number_integer() &&
+          value.get<std::int64_t>() > 1'000'000'000'000'000)
+        value = value.get<std::int64_t>() - us;
+      else
+        age(value, us);
+    }
+  } else if (j.is_array()) {
+    for (auto& v : j) age(v, us);
+  }
+}
+
+TEST_CASE("cb-lab step: the lab's clock stands still between steps") {
+  flaky::ServerOptions o;
+  o.port = 0;
+  const auto server = flaky::FlakyServer::start(o).value();
+  TempDir out;
+  for (int n = 1; n <= 3; ++n) REQUIRE(run({kLab, "step", std::to_string(n), "--dir", out.path(), "--server", server->url()}).exit_code == 0);
+  // As if step 3 had ended a minute ago: 20 cool-downs have passed on the wall clock.
+  const std::string session_path = out / ".cb-lab/session.json";
+  json session = json::parse(slurp(session_path));
+  REQUIRE(session["after"]["3"].contains("ended_at_us"));
+  age(session["after"]["3"], 60'000'000);
+  std::ofstream(session_path) << session.dump();
+
+  SUBCASE("step 4 a minute after step 3 still finds the breaker OPEN, and every call is refused") {
+    const Ran r = run({kLab, "step", "4", "--dir", out.path(), "--server", server->url()});
+    INFO(r.out, r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(slurp(out / "fastfail.txt").rfind("before=6 after=6 blocked=10 ", 0) == 0);
+  }
+  SUBCASE("status shows the cool-down where step 3 left it, and only the breakers that exist by then") {
+    const Ran r = run({kLab, "status", "--dir", out.path()});
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("main: OPEN") != std::string::npos);
+    CHECK(r.out.find("OPEN for 2.") != std::string::npos);  // of 3 s, not "0 s more"
+    CHECK(r.out.find("fresh") == std::string::npos);       // made in step 7
+  }
+}
+
+TEST_CASE("cb-lab step: after a pause the stamps are still wall-clock times the server's record agrees with") {
+  flaky::ServerOptions o;
+  o.port = 0;
+  const auto server = flaky::FlakyServer::start(o).value();
+  TempDir out;
+  for (int n = 1; n <= 8; ++n) {
+    CAPTURE(n);
+    const Ran r = run({kLab, "step", std::to_string(n), "--dir", out.path(), "--server", server->url()});
+    INFO(r.out, r.err);
+    // Step 5 waits out the cool-down, 8 checks every stamp against the record (s8.seen): were
+    // a lab time a minute behind the wall written as a stamp, they would fail.
+    REQUIRE(r.exit_code == 0);
+    if (n == 4) {  // a minute's pause between steps 4 and 5
+      const std::string path = out / ".cb-lab/session.json";
+      json session = json::parse(slurp(path));
+      age(session["after"]["4"], 60'000'000);
+      std::ofstream(path) << session.dump();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cb::testing

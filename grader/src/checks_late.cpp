@@ -35,6 +35,14 @@ void step5(StepBuilder& s, const Inputs& in, bool just_after) {
   }
   if (!s.ready("s5.waited")) return;
   const LabRun& run = *in.run;
+  // A breaker that refused none of step 4's calls has shown no OPEN period to wait out: the
+  // pause before the next call would then be the program's, not the breaker's (a breaker with no
+  // rules at all would pass here). Step 3 or 4 is charged; this one is not judged.
+  if (run.always500 >= run.first_burst_500 + static_cast<std::size_t>(lab::kBlocked)) {
+    s.skip("s5.waited", "not judged: every /always500 of step 4 reached the server, so nothing shows the breaker was "
+                        "ever OPEN, and there was no cool-down to wait (steps 3 and 4 say why)");
+    return;
+  }
   if (!run.gap_after_open_ms) {
     s.fail("s5.waited", run.last_500 ? "no call reached the server after the breaker opened" : "the breaker never opened");
     return;

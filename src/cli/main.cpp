@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cmd_demo.h"
+#include "cmd_init.h"
 #include "cmd_run.h"
 #include "cmd_scene.h"
 #include "cmd_status.h"
@@ -24,6 +25,7 @@ int main(int argc, char** argv) {
   DemoOptions demo;
   ScriptOptions script;
   ReplayOptions replay;
+  InitOptions init;
   auto* run_cmd = setup_run(app, run);
   auto* step_cmd = setup_step(app, step);
   auto* status_cmd = setup_status(app, status);
@@ -31,6 +33,7 @@ int main(int argc, char** argv) {
   auto* demo_cmd = setup_demo(app, demo);
   auto* script_cmd = setup_script(app, script);
   auto* replay_cmd = setup_replay(app, replay);
+  auto* init_cmd = setup_init(app, init);
 
   // CLI11 would answer a mistyped subcommand with "a subcommand is required"; name it instead.
   std::string known;
@@ -58,6 +61,7 @@ int main(int argc, char** argv) {
     if (*demo_cmd) return to_int(run_demo(demo));
     if (*script_cmd) return to_int(run_script(script));
     if (*replay_cmd) return to_int(run_replay(replay));
+    if (*init_cmd) return to_int(run_init(init));
   } catch (const std::exception& e) {
     // The program's edge: nothing below throws on bad input, so this is a bug or the system.
     std::cerr << "cb-lab: internal error: " << e.what() << '\n';

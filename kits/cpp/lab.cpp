@@ -1,0 +1,178 @@
+// The lab's eight steps, already written: you write the breaker's rules in breaker.hpp.
+//
+// Calls the flaky server at $CB_SERVER (default http://127.0.0.1:8110) and writes the lab's four
+// files into $CB_DIR (default ./cb), each in the form docs/CONTRACTS.md gives. The C++ standard
+// library and POSIX sockets only; run.sh builds it with the system compiler.
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "breaker.hpp"
+
+namespace {
+
+std::string g_host = "127.0.0.1";
+std::string g_port = "8110";
+std::string g_out = "cb";
+constexpr int kTimeoutMs = 2000;  // a breaker is blind to a server that never answers without a timeout
+
+struct Answer {
+  std::optional<int> status;  // empty when no answer came
+  std::string body;
+};
+
+// One GET over a fresh connection, the whole exchange bounded by kTimeoutMs.
+Answer get(const std::string& path) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTimeoutMs);
+  const auto left_ms = [&] {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    return static_cast<int>(std::max<long long>(0, left.count()));
+  };
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(g_host.c_str(), g_port.c_str(), &hints, &found) != 0 || found == nullptr) return {};
+  const int fd = socket(found->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  Answer answer;
+  if (fd >= 0) {
+    pollfd p{fd, POLLOUT, 0};
+    int error = 0;
+    socklen_t len = sizeof error;
+    const int rc = connect(fd, found->ai_addr, found->ai_addrlen);
+    const bool connected = rc == 0 || (errno == EINPROGRESS && poll(&p, 1, left_ms()) == 1 &&
+                                       getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &len) == 0 && error == 0);
+    const std::string request = "GET " + path + " HTTP/1.1\r\nHost: " + g_host + "\r\nConnection: close\r\n\r\n";
+    if (connected && send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size())) {
+      std::string raw;
+      char buf[4096];
+      for (;;) {
+        pollfd r{fd, POLLIN, 0};
+        if (poll(&r, 1, left_ms()) != 1) break;  // timed out
+        const ssize_t n = recv(fd, buf, sizeof buf, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+          if (n == 0) {  // the whole answer: "HTTP/1.1 200 OK\r\n...\r\n\r\nbody"
+            int status = 0;
+            if (std::sscanf(raw.c_str(), "HTTP/1.%*d %d", &status) == 1) answer.status = status;
+            const auto body = raw.find("\r\n\r\n");
+            if (body != std::string::npos) answer.body = raw.substr(body + 4);
+          }
+          break;
+        }
+        raw.append(buf, static_cast<std::size_t>(n));
+      }
+    }
+    close(fd);
+  }
+  freeaddrinfo(found);
+  return answer;
+}
+
+// The server's own count of the lab's requests (GET /count), or -1.
+long long count() {
+  const Answer a = get("/count");
+  const auto key = a.body.find("\"count\"");
+  if (a.status != 200 || key == std::string::npos) return -1;
+  const auto colon = a.body.find(':', key);
+  return colon == std::string::npos ? -1 : std::atoll(a.body.c_str() + colon + 1);
+}
+
+// Whole or not at all: a temporary file renamed over the old one.
+void write(const std::string& name, const std::string& text) {
+  const std::string path = g_out + "/" + name;
+  {
+    std::ofstream f(path + ".tmp", std::ios::binary | std::ios::trunc);
+    f << text;
+  }
+  std::rename((path + ".tmp").c_str(), path.c_str());
+}
+
+void write_state(const std::string& name, const Breaker& b) {
+  write(name, "{\"state\": \"" + b.state + "\", \"failures\": " + std::to_string(b.failures()) +
+                  ", \"window_size\": " + std::to_string(Breaker::window_size) +
+                  ", \"permitted_in_half_open\": " + std::to_string(Breaker::permitted_in_half_open) + "}\n");
+}
+
+// One call through the breaker: "refused" (it never reached the server), or the status.
+std::string call(Breaker& b, const std::string& path) {
+  if (!b.allow()) return "refused";
+  const Answer a = get(path);
+  b.record(classify(a.status));
+  return a.status ? std::to_string(*a.status) : "no-answer";
+}
+
+void step(int n, const std::string& title, Breaker& b, const std::string& path, int times) {
+  std::string results;
+  for (int i = 0; i < times; ++i) results += " " + call(b, path);
+  std::cout << "step " << n << ": " << title << ":" << results << " -> " << b.state << std::endl;
+}
+
+}  // namespace
+
+int main() {
+  if (const char* server = std::getenv("CB_SERVER"); server != nullptr && *server != '\0') {
+    std::string s = server;  // http://HOST:PORT
+    if (s.rfind("http://", 0) == 0) s = s.substr(7);
+    if (!s.empty() && s.back() == '/') s.pop_back();
+    const auto colon = s.rfind(':');
+    g_host = s.substr(0, colon);
+    g_port = colon == std::string::npos ? "80" : s.substr(colon + 1);
+  }
+  if (const char* dir = std::getenv("CB_DIR"); dir != nullptr && *dir != '\0') g_out = dir;
+  mkdir(g_out.c_str(), 0755);
+
+  Breaker b;
+  std::cout << "step 1: the server at " << g_host << ":" << g_port << ": /count -> " << count() << std::endl;
+  step(2, "3 x /fast", b, "/fast", 3);
+  write_state("state.json", b);
+  step(3, "5 x /always500", b, "/always500", 5);
+  write_state("state.json", b);
+
+  const long long before = count();
+  int blocked = 0;
+  double slowest_ms = 0;
+  for (int i = 0; i < 10; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (call(b, "/always500") == "refused") ++blocked;
+    slowest_ms = std::max(slowest_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  const long long after = count();
+  char line[160];
+  std::snprintf(line, sizeof line, "before=%lld after=%lld blocked=%d max_ms=%.3f", before, after, blocked, slowest_ms);
+  write("fastfail.txt", std::string(line) + "\n");
+  std::cout << "step 4: 10 x /always500: " << line << std::endl;
+
+  std::this_thread::sleep_for(Breaker::wait_in_open + std::chrono::milliseconds(50));
+  step(5, "waited the cool-down, 1 x /fast", b, "/fast", 1);
+  write_state("state.json", b);
+  int trials = 0;
+  while (b.state != "CLOSED" && trials < 10) {
+    call(b, "/fast");
+    ++trials;
+  }
+  std::cout << "step 6: " << trials << " x /fast -> " << b.state << std::endl;
+  write_state("state.json", b);
+
+  Breaker fresh;
+  step(7, "a new breaker, 10 x /bad", fresh, "/bad", 10);
+  write_state("ignore4xx.json", fresh);
+  std::string log;
+  for (const auto& l : b.transitions) log += l + "\n";
+  write("transitions.log", log);
+  std::cout << "step 8: transitions.log: " << b.transitions.size() << " line(s)" << std::endl;
+  return 0;
+}

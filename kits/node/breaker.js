@@ -1,0 +1,51 @@
+// Your circuit breaker. lab.js runs the lab's steps through it; the rules are yours.
+//
+// Everything you write is in the three places marked YOUR PART. The numbers are the lab's.
+'use strict';
+
+// How an answer counts: 'success', 'failure' or 'ignored'. status is null when no answer came.
+// YOUR PART (step 7): as shipped, everything but 200 is a failure. Which answers are the
+// server's fault, and which are the caller's?
+function classify(status) {
+  return status === 200 ? 'success' : 'failure';
+}
+
+class Breaker {
+  constructor(clock = () => Number(process.hrtime.bigint() / 1000000n)) {
+    this.windowSize = 10;           // the last 10 calls are judged...
+    this.minimumCalls = 5;          // ...once there are at least 5 of them...
+    this.failureRate = 0.5;         // ...and it opens when at least half of them failed
+    this.waitInOpenMs = 3000;       // OPEN refuses every call for this long, then HALF_OPEN
+    this.permittedInHalfOpen = 3;   // HALF_OPEN lets this many trial calls through, judged together
+    this.clock = clock;             // milliseconds, monotonic
+    this.state = 'CLOSED';
+    this.window = [];               // the recent results, true for a failure
+    this.transitions = [];          // transitions.log's lines, written by moveTo
+    // Add what else your rules need to remember (when it opened, the trials so far, ...).
+  }
+
+  // The failures state.json reports: those in the window.
+  get failures() {
+    return this.window.filter((failed) => failed).length;
+  }
+
+  // Every change of state goes through here, so transitions.log has it, stamped.
+  moveTo(state) {
+    this.transitions.push(`${new Date().toISOString()} ${this.state}->${state}`);
+    this.state = state;
+  }
+
+  // May this call go to the server? false refuses it at once (it must not reach the server).
+  // YOUR PART (steps 4-6): as shipped, every call goes through.
+  allow() {
+    return true;
+  }
+
+  // The outcome of a call allow() let through: 'success', 'failure' or 'ignored'.
+  // YOUR PART (steps 3, 6, 7): as shipped, the result is remembered and nothing else happens.
+  record(outcome) {
+    this.window = [...this.window, outcome === 'failure'].slice(-this.windowSize);
+  }
+}
+
+module.exports = { Breaker, classify };

@@ -1,0 +1,55 @@
+"""Your circuit breaker. lab.py runs the lab's steps through it; the rules are yours.
+
+Everything you write is in the three places marked YOUR PART. The numbers are the lab's.
+"""
+import time
+from datetime import datetime, timezone
+
+
+def classify(status):
+    """How an answer counts: "success", "failure" or "ignored". status is None when no answer came.
+
+    YOUR PART (step 7): as shipped, everything but 200 is a failure. Which answers are the
+    server's fault, and which are the caller's?
+    """
+    return "success" if status == 200 else "failure"
+
+
+class Breaker:
+    window_size = 10            # the last 10 calls are judged...
+    minimum_calls = 5           # ...once there are at least 5 of them...
+    failure_rate = 0.5          # ...and it opens when at least half of them failed
+    wait_in_open_s = 3.0        # OPEN refuses every call for this long, then HALF_OPEN
+    permitted_in_half_open = 3  # HALF_OPEN lets this many trial calls through, judged together
+
+    def __init__(self, clock=time.monotonic):
+        self.clock = clock
+        self.state = "CLOSED"
+        self.window = []        # the recent results, True for a failure
+        self.transitions = []   # transitions.log's lines, written by move_to
+        # Add what else your rules need to remember (when it opened, the trials so far, ...).
+
+    @property
+    def failures(self):
+        """The failures state.json reports: those in the window."""
+        return sum(self.window)
+
+    def move_to(self, state):
+        """Every change of state goes through here, so transitions.log has it, stamped."""
+        stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+        self.transitions.append(f"{stamp} {self.state}->{state}")
+        self.state = state
+
+    def allow(self):
+        """May this call go to the server? False refuses it at once (it must not reach the server).
+
+        YOUR PART (steps 4-6): as shipped, every call goes through.
+        """
+        return True
+
+    def record(self, outcome):
+        """The outcome of a call allow() let through: "success", "failure" or "ignored".
+
+        YOUR PART (steps 3, 6, 7): as shipped, the result is remembered and nothing else happens.
+        """
+        self.window = (self.window + [outcome == "failure"])[-self.window_size:]

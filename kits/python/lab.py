@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""The lab's eight steps, already written: you write the breaker's rules in breaker.py.
+
+Calls the flaky server at $CB_SERVER (default http://127.0.0.1:8110) and writes the lab's four
+files into $CB_DIR (default ./cb), each in the form docs/CONTRACTS.md gives. Standard library only.
+"""
+import json
+import os
+import time
+import urllib.error
+import urllib.request
+
+from breaker import Breaker, classify
+
+SERVER = os.environ.get("CB_SERVER", "http://127.0.0.1:8110").rstrip("/")
+OUT = os.environ.get("CB_DIR", "cb")
+TIMEOUT_S = 2.0  # a breaker is blind to a server that never answers without a timeout
+
+
+def get(path):
+    """GET path; the HTTP status, or None when no answer came (refused, reset, timed out)."""
+    try:
+        with urllib.request.urlopen(SERVER + path, timeout=TIMEOUT_S) as r:
+            r.read()
+            return r.status
+    except urllib.error.HTTPError as e:
+        return e.code
+    except (OSError, ValueError):
+        return None
+
+
+def count():
+    """The server's own count of the lab's requests (GET /count), or None."""
+    try:
+        with urllib.request.urlopen(SERVER + "/count", timeout=TIMEOUT_S) as r:
+            return int(json.loads(r.read())["count"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def write(name, text):
+    """Whole or not at all: a temporary file renamed over the old one."""
+    path = os.path.join(OUT, name)
+    with open(path + ".tmp", "w") as f:
+        f.write(text)
+    os.replace(path + ".tmp", path)
+
+
+def write_state(name, b):
+    write(name, json.dumps({"state": b.state, "failures": b.failures, "window_size": b.window_size,
+                            "permitted_in_half_open": b.permitted_in_half_open}) + "\n")
+
+
+def call(b, path):
+    """One call through the breaker: 'refused' (it never reached the server), or the status."""
+    if not b.allow():
+        return "refused"
+    status = get(path)
+    b.record(classify(status))
+    return status if status is not None else "no answer"
+
+
+def step(n, title, b, path=None, times=0):
+    results = [call(b, path) for _ in range(times)]
+    print(f"step {n}: {title}: {results if results else ''} -> {b.state}")
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    b = Breaker()
+    print(f"step 1: the server at {SERVER}: /count -> {count()}")
+    step(2, "3 x /fast", b, "/fast", 3)
+    write_state("state.json", b)
+    step(3, "5 x /always500", b, "/always500", 5)
+    write_state("state.json", b)
+
+    before = count()
+    blocked, slowest_ms = 0, 0.0
+    for _ in range(10):
+        t0 = time.perf_counter()
+        if call(b, "/always500") == "refused":
+            blocked += 1
+        slowest_ms = max(slowest_ms, (time.perf_counter() - t0) * 1000)
+    after = count()
+    write("fastfail.txt", f"before={before} after={after} blocked={blocked} max_ms={slowest_ms:.3f}\n")
+    print(f"step 4: 10 x /always500: before={before} after={after} blocked={blocked} max_ms={slowest_ms:.3f}")
+
+    time.sleep(b.wait_in_open_s + 0.05)
+    step(5, f"waited {b.wait_in_open_s} s, 1 x /fast", b, "/fast", 1)
+    write_state("state.json", b)
+    trials = 0
+    while b.state != "CLOSED" and trials < 10:
+        call(b, "/fast")
+        trials += 1
+    print(f"step 6: {trials} x /fast -> {b.state}")
+    write_state("state.json", b)
+
+    fresh = Breaker()
+    step(7, "a new breaker, 10 x /bad", fresh, "/bad", 10)
+    write_state("ignore4xx.json", fresh)
+    write("transitions.log", "".join(line + "\n" for line in b.transitions))
+    print(f"step 8: transitions.log: {len(b.transitions)} line(s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,73 @@
+// cb-lab init DIR --lang L: a starter kit for the lab, the breaker's rules left to the student.
+#include "cmd_init.h"
+
+#include <sys/stat.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include "cb/atomic_file.h"
+#include "kit_files.h"
+
+namespace cb::cli {
+namespace {
+
+std::string languages() {
+  std::set<std::string> langs;
+  for (const KitFile& f : kit_files()) langs.emplace(f.lang);
+  std::string out;
+  for (const std::string& l : langs) out += (out.empty() ? "" : ", ") + l;
+  return out;
+}
+
+const char* rules_file(const std::string& lang) {
+  return lang == "python" ? "breaker.py" : lang == "node" ? "breaker.js" : "breaker.hpp";
+}
+
+}  // namespace
+
+CLI::App* setup_init(CLI::App& app, InitOptions& options) {
+  auto* cmd = app.add_subcommand("init", "Write a starter for the lab into DIR: the steps done, the breaker's rules yours");
+  cmd->add_option("DIR", options.dir, "A new (or empty) directory")->required();
+  cmd->add_option("--lang", options.lang, "python, node or cpp")->required();
+  cmd->add_flag("--force", options.force, "Write into DIR even if it is not empty (kit files of the same name are replaced)");
+  cmd->footer(
+      "Then: cd DIR && cb-grade --run \"sh run.sh\" --dir out\n"
+      "As written, the starter runs to the end and passes steps 1 and 2; the rest is yours.");
+  return cmd;
+}
+
+ExitCode run_init(const InitOptions& o) {
+  auto fail = [](const std::string& m) {
+    std::cerr << "cb-lab init: " << m << '\n';
+    return ExitCode::Usage;
+  };
+  bool known = false;
+  for (const KitFile& f : kit_files()) known = known || f.lang == o.lang;
+  if (!known) return fail("--lang: '" + o.lang + "' is not one of " + languages());
+  std::error_code ec;
+  const std::filesystem::path dir(o.dir);
+  if (std::filesystem::exists(dir, ec)) {
+    if (!std::filesystem::is_directory(dir, ec)) return fail(o.dir + " exists and is not a directory");
+    if (!std::filesystem::is_empty(dir, ec) && !o.force)
+      return fail(o.dir + " exists and is not empty; choose a new directory, or add --force to write the kit into it");
+  }
+  if (auto made = make_directories(o.dir); !made) return fail(made.error().message);
+  for (const KitFile& f : kit_files()) {
+    if (f.lang != o.lang) continue;
+    const std::string path = o.dir + "/" + std::string(f.name);
+    if (auto w = write_file_atomically(path, std::string(f.text)); !w) return fail(w.error().message);
+    if (f.executable && ::chmod(path.c_str(), 0755) != 0) return fail(path + ": chmod: " + std::strerror(errno));
+    std::cout << "  wrote " << path << '\n';
+  }
+  std::cout << "\nThe " << o.lang << " starter is in " << o.dir << ". Your part is " << rules_file(o.lang)
+            << " (look for YOUR PART). Run and grade it with:\n\n"
+            << "  cd " << o.dir << " && cb-grade --run \"sh run.sh\" --dir out\n";
+  return ExitCode::Ok;
+}
+
+}  // namespace cb::cli

@@ -1,0 +1,102 @@
+// The starter kits as a student gets them from `cb-lab init`: as shipped each runs to the end
+// and is graded with the grader's normal messages; with the reference rules in tests/kits/<lang>/
+// (never shipped) each scores 8/8 under `cb-grade --run`. Real programs, a real server.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "process.h"
+#include "temp_dir.h"
+
+namespace cb::testing {
+namespace {
+
+using json = nlohmann::json;
+
+const std::string kLab = CB_LAB_BIN;
+const std::string kGrade = CB_GRADE_BIN;
+const std::string kReference = CB_KIT_REFERENCE;
+
+struct Kit {
+  const char* lang;
+  const char* rules;  // the file the student writes
+};
+constexpr Kit kKits[] = {{"python", "breaker.py"}, {"node", "breaker.js"}, {"cpp", "breaker.hpp"}};
+
+// cb-grade --run "sh run.sh" from inside the kit's directory, as its README says.
+json grade_kit(const std::string& dir) {
+  const Ran r = run({"/bin/sh", "-c", "cd '" + dir + "' && exec '" + kGrade + "' --run 'sh run.sh' --dir out --any-port --format json"});
+  INFO(r.out, r.err);
+  REQUIRE((r.exit_code == 0 || r.exit_code == 1));
+  return json::parse(r.out);
+}
+
+std::map<int, std::string> verdicts(const json& report) {
+  std::map<int, std::string> out;
+  for (const auto& s : report["steps"]) out[s["step"].get<int>()] = s["status"].get<std::string>();
+  return out;
+}
+
+TEST_CASE("cb-lab init: every kit as shipped runs to the end, graded with the grader's own messages") {
+  for (const Kit& kit : kKits) {
+    SUBCASE(kit.lang) {
+      TempDir dir;
+      const std::string kit_dir = dir / "kit";
+      REQUIRE(run({kLab, "init", kit_dir, "--lang", kit.lang}).exit_code == 0);
+      const json report = grade_kit(kit_dir);
+      INFO(report.dump(1));
+      CHECK(report["program"]["exit_code"] == 0);  // it never crashes
+      CHECK(report["status"] == "fail");
+      // The calls are made for it (1, 2); the breaker's rules are the student's (3, 4, 6, 7, 8);
+      // a breaker that never opened had no cool-down to wait (5).
+      CHECK(verdicts(report) == std::map<int, std::string>{{1, "pass"}, {2, "pass"}, {3, "fail"}, {4, "fail"},
+                                                            {5, "skip"}, {6, "fail"}, {7, "fail"}, {8, "fail"}});
+    }
+  }
+}
+
+TEST_CASE("cb-lab init: every kit with the reference rules scores 8/8 under cb-grade --run") {
+  for (const Kit& kit : kKits) {
+    SUBCASE(kit.lang) {
+      TempDir dir;
+      const std::string kit_dir = dir / "kit";
+      REQUIRE(run({kLab, "init", kit_dir, "--lang", kit.lang}).exit_code == 0);
+      std::filesystem::copy_file(kReference + "/" + kit.lang + "/" + kit.rules, kit_dir + "/" + kit.rules,
+                                 std::filesystem::copy_options::overwrite_existing);
+      const json report = grade_kit(kit_dir);
+      INFO(report.dump(1));
+      CHECK(report["score"] == 8);
+      CHECK(report["passed"] == true);
+      CHECK(report["checks_run"] == report["checks_total"]);
+    }
+  }
+}
+
+TEST_CASE("cb-lab init: a directory that is not empty is refused unless --force") {
+  TempDir dir;
+  dir.write("notes.txt", "mine");
+  const Ran refused = run({kLab, "init", dir.path(), "--lang", "python"});
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err == "cb-lab init: " + dir.path() +
+                           " exists and is not empty; choose a new directory, or add --force to write the kit into it\n");
+  CHECK_FALSE(std::filesystem::exists(dir / "lab.py"));
+  const Ran forced = run({kLab, "init", dir.path(), "--lang", "python", "--force"});
+  CHECK(forced.exit_code == 0);
+  CHECK(std::filesystem::exists(dir / "lab.py"));
+  CHECK(std::filesystem::exists(dir / "notes.txt"));  // kept
+  CHECK((std::filesystem::status(dir / "run.sh").permissions() & std::filesystem::perms::owner_exec) !=
+        std::filesystem::perms::none);
+}
+
+TEST_CASE("cb-lab init: an unknown language lists the known ones") {
+  TempDir dir;
+  const Ran r = run({kLab, "init", dir / "kit", "--lang", "rust"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "cb-lab init: --lang: 'rust' is not one of cpp, node, python\n");
+  CHECK_FALSE(std::filesystem::exists(dir / "kit"));
+}
+
+}  // namespace
+}  // namespace cb::testing

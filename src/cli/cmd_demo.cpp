@@ -106,7 +106,7 @@ ExitCode run_demo(const DemoOptions& options) {
   step("step 7", "new breaker, 10 x /bad (400)", **fresh, "/bad", 10);
   std::cout << "\n  step 8  transitions:\n";
   for (const auto& l : log) std::cout << "          " << l << '\n';
-  std::cout << "\nRun `cb-lab script` and `cb-lab replay` for seeds 000 and 004; --help lists everything.\n";
+  std::cout << "\nRun `cb-lab script` and `cb-lab replay` for the trace and replay exercises; --help lists everything.\n";
   return ExitCode::Ok;
 }
 

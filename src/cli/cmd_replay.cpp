@@ -1,4 +1,4 @@
-// cb-lab replay --threshold N --cooldown S [FILE|-]: seed 004's probe breaker over a trace.
+// cb-lab replay --threshold N --cooldown S [FILE|-]: the replay exercise's probe breaker over a trace.
 #include "cmd_replay.h"
 
 #include <CLI/CLI.hpp>
@@ -22,7 +22,7 @@ ExitCode fail(const std::string& message) {
 }  // namespace
 
 CLI::App* setup_replay(CLI::App& app, ReplayOptions& options) {
-  auto* cmd = app.add_subcommand("replay", "Seed 004: replay [[t, ok], ...] through a probe breaker");
+  auto* cmd = app.add_subcommand("replay", "The replay exercise: [[t, ok], ...] through a probe breaker");
   cmd->add_option("--threshold", options.threshold, "Failures in a row that open the breaker")->required();
   cmd->add_option("--cooldown", options.cooldown, "Seconds in OPEN before one probe (decimals are exact)")
       ->required();

@@ -1,4 +1,4 @@
-// cb-lab scene NAME: the teaching scenes of seeds 002 and 003 (scenarios/NAME.json).
+// cb-lab scene NAME: the teaching scenes (scenarios/NAME.json).
 #include "cmd_scene.h"
 
 #include <CLI/CLI.hpp>
@@ -31,7 +31,7 @@ Micros span(const lab::SceneSpec& spec) {
 }  // namespace
 
 CLI::App* setup_scene(CLI::App& app, SceneOptions& options) {
-  auto* cmd = app.add_subcommand("scene", "The seeds' teaching scenes: payments, pool, toggle, fleet");
+  auto* cmd = app.add_subcommand("scene", "Teaching scenes: payments, pool, toggle, fleet");
   cmd->add_option("NAME", options.name, "payments, pool, toggle or fleet (or a scene file)")->required();
   cmd->add_flag("--live", options.live, "Against the real flaky server, time scaled down (payments, pool, toggle)");
   cmd->add_flag("--json", options.json, "Print the scene's numbers as JSON");

@@ -1,4 +1,4 @@
-// cb-lab script [FILE|-]: seed 000's POOL/NOW/CALL/STATUS interpreter.
+// cb-lab script [FILE|-]: the trace exercise's POOL/NOW/CALL/STATUS interpreter.
 #include "cmd_script.h"
 
 #include <unistd.h>
@@ -14,7 +14,7 @@
 namespace cb::cli {
 
 CLI::App* setup_script(CLI::App& app, ScriptOptions& options) {
-  auto* cmd = app.add_subcommand("script", "Seed 000: run POOL/NOW/CALL/STATUS commands through balancer breakers");
+  auto* cmd = app.add_subcommand("script", "The trace exercise: POOL/NOW/CALL/STATUS commands through balancer breakers");
   cmd->add_option("FILE", options.input, "Command file, or - for standard input (the default)");
   cmd->footer(
       "Commands, one per line:\n"

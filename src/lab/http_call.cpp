@@ -173,6 +173,20 @@ Result<ServerUrl> parse_url(const std::string& url) {
   return out;
 }
 
+std::optional<std::string> request_path_problem(std::string_view path) {
+  if (path.empty() || path.front() != '/') return "expected a path that starts with '/', such as \"/fast\"";
+  if (path.size() > 2048) return "is " + std::to_string(path.size()) + " bytes; at most 2048";
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const auto c = static_cast<unsigned char>(path[i]);
+    if (c <= 0x20 || c == 0x7f) {
+      const char* what = c == '\r' ? "a carriage return (CR)" : c == '\n' ? "a line feed (LF)" : c == ' ' ? "a space" : "a control character";
+      return "has " + std::string(what) + " at byte " + std::to_string(i) +
+             ", which would end the request line; write it percent-encoded (%20, %0D, %0A)";
+    }
+  }
+  return std::nullopt;
+}
+
 HttpAnswer http_request(const ServerUrl& server, const std::string& method, const std::string& path,
                         std::chrono::milliseconds timeout) {
   const auto t0 = Clock::now();

@@ -7,6 +7,7 @@
 #include "cb/bounded_file.h"
 #include "cb/breaker/profiles.h"
 #include "cb/decimal_time.h"
+#include "cb/lab/http_call.h"
 #include "cb/lab/scenes.h"
 #include "json_fields.h"
 
@@ -84,7 +85,8 @@ Result<Action> action(const json& j, const std::string& path, const Scenario& s)
   } else if (k == "call") {
     a.kind = Action::Kind::Call;
     CB_TRY(p, f.text("path"));
-    if (!*p || (*p)->empty() || (*p)->front() != '/') return Error{f.at("path") + ": expected a path such as \"/fast\""};
+    if (!*p) return Error{f.at("path") + ": expected a path such as \"/fast\""};
+    if (auto bad = request_path_problem(**p)) return Error{f.at("path") + ": " + *bad};
     a.path = **p;
     CB_TRY(times, f.whole("times", 1, 1000));
     if (*times) a.times = static_cast<int>(**times);

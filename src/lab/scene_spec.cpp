@@ -1,4 +1,5 @@
 // The scene actions' fields, read with the same care as the lab's (json_fields.h).
+#include "cb/lab/http_call.h"
 #include "cb/lab/scenes.h"
 #include "json_fields.h"
 
@@ -110,7 +111,10 @@ Result<SceneSpec> parse_scene_action(const std::string& kind, const json& j, con
   if (kind == "traffic") {
     TrafficSpec s;
     CB_TRY(path, f.text("path"));
-    if (*path) s.path = **path;
+    if (*path) {
+      if (auto bad = request_path_problem(**path)) return Error{f.at("path") + ": " + *bad};
+      s.path = **path;
+    }
     CB_TRY(rate, f.number("rate"));
     if (*rate) {
       if (**rate <= 0 || **rate > 1000) return Error{f.at("rate") + ": expected calls per second, 0 to 1000"};

@@ -58,7 +58,7 @@ TEST_CASE("scenario: a malformed action names the step - the action and the fiel
   CHECK(error_of(with_step(R"({"action": "call", "path": "/fast", "times": 0})")) ==
         "x.json: steps[0].do[0].times: expected a whole number from 1 to 1000");
   CHECK(error_of(with_step(R"({"action": "call", "path": "fast"})")) ==
-        "x.json: steps[0].do[0].path: expected a path such as \"/fast\"");
+        "x.json: steps[0].do[0].path: expected a path that starts with '/', such as \"/fast\"");
   CHECK(error_of(with_step(R"({"action": "call", "path": "/fast", "breaker": "other"})")) ==
         "x.json: steps[0].do[0].breaker: no breaker named 'other' under \"breakers\"");
   CHECK(error_of(with_step(R"({"action": "call", "path": "/fast", "until": "closed"})")) ==
@@ -71,6 +71,25 @@ TEST_CASE("scenario: a malformed action names the step - the action and the fiel
   CHECK(error_of(with_step(R"({"action": "write_state", "file": "../etc/passwd"})")) ==
         "x.json: steps[0].do[0].file: expected a file name (no directories)");
   CHECK(error_of(with_step(R"("call")")) == "x.json: steps[0].do[0]: expected an object with an \"action\"");
+}
+
+TEST_CASE("scenario: a path that would write its own request line is refused when the scenario loads") {
+  // Sent raw, "/fast\r\nX-Injected: 1" would add a header, and "/fast HTTP/1.1\r\n\r\nGET /bad"
+  // a second request the record would charge to the breaker.
+  CHECK(error_of(with_step(R"({"action": "call", "path": "/fast\r\nX-Injected: 1"})")) ==
+        "x.json: steps[0].do[0].path: has a carriage return (CR) at byte 5, which would end the request line; "
+        "write it percent-encoded (%20, %0D, %0A)");
+  CHECK(error_of(with_step(R"({"action": "call", "path": "/fast\nGET /bad"})")).find("a line feed (LF) at byte 5") !=
+        std::string::npos);
+  CHECK(error_of(with_step(R"({"action": "call", "path": "/fast HTTP/1.1"})")).find("a space at byte 5") != std::string::npos);
+  CHECK(error_of(with_step(R"({"action": "call", "path": "/fa\u0000st"})")).find("a control character at byte 3") !=
+        std::string::npos);
+  CHECK(error_of(with_step(R"({"action": "call", "path": "/fast%0D%0A"})")) == "(accepted)");
+  SUBCASE("the same for a scene's traffic") {
+    const std::string scene = "{" + kBreakers + R"(, "steps": [{"title": "t", "do": [{"action": "traffic",
+        "path": "/toggle\r\n", "rate": 10, "duration": "1s"}]}]})";
+    CHECK(error_of(scene).find("path: has a carriage return (CR) at byte 7") != std::string::npos);
+  }
 }
 
 TEST_CASE("scenario: the file as a whole") {

@@ -5,7 +5,9 @@
 // these into "request failed".
 
 #include <chrono>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "cb/classify/classifier.h"
 #include "cb/result.h"
@@ -20,6 +22,11 @@ struct ServerUrl {
 
 // "http://127.0.0.1:8110" (a trailing slash is fine). Only plain http: the downstream is local.
 [[nodiscard]] Result<ServerUrl> parse_url(const std::string& url);
+
+// Why `path` cannot go on a request line as it is, or nullopt when it can: it must start with
+// '/', and hold no space, control character (CR and LF above all: a path with "\r\n" in it
+// would write headers, or a second request, of its own) or DEL, and be at most 2048 bytes.
+[[nodiscard]] std::optional<std::string> request_path_problem(std::string_view path);
 
 struct HttpAnswer {
   classify::Observation observation;  // a status, or how the call failed

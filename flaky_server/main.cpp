@@ -39,7 +39,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--record-size", o.record_capacity, "Requests the record keeps (older ones are dropped)")
       ->capture_default_str();
-  app.add_option("--threads", o.threads, "Worker threads (each open connection holds one)")->capture_default_str();
+  app.add_option("--threads", o.threads, "Event loops, one thread each (a connection never holds a thread)")
+      ->capture_default_str();
+  app.add_option("--max-connections", o.max_connections, "Open connections at most; one more is answered 503")
+      ->capture_default_str();
   app.add_flag("--log", o.access_log, "Access log on stderr, one line per request");
   app.footer(
       "Endpoints: /fast /always500 /bad /count  /slow?ms=N /hang /toggle /status/NNN /reset /garbage\n"

@@ -1,19 +1,26 @@
 #include "http_server.h"
 
+#include <arpa/inet.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "cb/utc_time.h"
 #include "endpoints.h"
-#include "worker_pool.h"
 
 namespace cb::flaky {
 namespace {
@@ -21,79 +28,478 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
-// How often a thread waiting for the next request on a quiet connection looks up to check for
-// a stop or for connections waiting for a thread.
-constexpr auto kWakeEvery = 25ms;
+// A connection's output beyond this stops the parsing of its pipelined requests until the
+// client reads: a client that sends without reading cannot grow the server's memory.
+constexpr std::size_t kMaxPendingOutput = 1 << 20;
 
 std::int64_t wall_us() {
   return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
 
-
-bool has_body(const httplib::Request& req) {
-  return (req.has_header("Content-Length") && req.get_header_value("Content-Length") != "0") ||
-         req.has_header("Transfer-Encoding");
+Response json_response(int status, const nlohmann::json& body) {
+  Response r;
+  r.status = status;
+  r.content_type = "application/json";
+  r.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return r;
 }
 
-void json_reply(httplib::Response& res, int status, const nlohmann::json& body) {
-  res.status = status;
-  res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "application/json");
-}
-
-std::optional<std::uint64_t> param_u64(const httplib::Request& req, const char* name, std::uint64_t fallback) {
-  if (!req.has_param(name)) return fallback;
-  const std::string v = req.get_param_value(name);
+std::optional<std::uint64_t> param_u64(const Request& req, const char* name, std::uint64_t fallback) {
+  const auto v = req.param(name);
+  if (!v) return fallback;
   std::uint64_t out = 0;
-  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
-  if (ec != std::errc{} || p != v.data() + v.size()) return std::nullopt;
+  auto [p, ec] = std::from_chars(v->data(), v->data() + v->size(), out);
+  if (ec != std::errc{} || p != v->data() + v->size()) return std::nullopt;
   return out;
+}
+
+std::string peer_of(const sockaddr_storage& addr) {
+  char ip[INET6_ADDRSTRLEN] = "-";
+  int port = 0;
+  if (addr.ss_family == AF_INET) {
+    const auto* a = reinterpret_cast<const sockaddr_in*>(&addr);
+    ::inet_ntop(AF_INET, &a->sin_addr, ip, sizeof ip);
+    port = ntohs(a->sin_port);
+  } else if (addr.ss_family == AF_INET6) {
+    const auto* a = reinterpret_cast<const sockaddr_in6*>(&addr);
+    ::inet_ntop(AF_INET6, &a->sin6_addr, ip, sizeof ip);
+    port = ntohs(a->sin6_port);
+  }
+  return std::string(ip) + ":" + std::to_string(port);
+}
+
+// As many descriptors as the hard limit allows: each connection holds one.
+void raise_open_file_limit() {
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    (void)::setrlimit(RLIMIT_NOFILE, &lim);
+  }
 }
 
 }  // namespace
 
-HttpServer::HttpServer(const ServerOptions& options, RequestRecord& record)
-    : options_(options), record_(record), started_(Clock::now()), stop_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
-  set_socket_options([](socket_t sock) {
-    int yes = 1;
-    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-  });
-  set_tcp_nodelay(true);
-  // Only for the Keep-Alive header httplib writes; the connection loop below does the keeping.
-  set_keep_alive_timeout(std::max<time_t>(1, std::chrono::duration_cast<std::chrono::seconds>(options.keep_alive_timeout).count()));
-  set_keep_alive_max_count(1'000'000);
-  new_task_queue = [this] {
-    auto* pool = new WorkerPool(options_.threads);
-    pool_ = pool;
-    return pool;
+// ---- One event loop ---------------------------------------------------------------------------
+
+struct HttpServer::Loop {
+  struct Conn {
+    int fd = -1;
+    std::string peer;
+    std::string in;
+    std::string out;
+    std::size_t out_done = 0;
+    enum class Phase : std::uint8_t { Idle, Head, Waiting, Closing } phase = Phase::Idle;
+    Ending close_as = Ending::Close;  // Closing: FIN once the output is out, or RST
+    bool peer_done = false;           // the client sent FIN: answer what came, then close
+    Clock::time_point deadline{};     // Idle: keep-alive; Head: the request's; Waiting: the wait's
+    std::uint32_t events = 0;         // what epoll watches now
+    // Waiting: the request whose answer waits, and the answer.
+    struct Pending {
+      Request request;
+      Arrival arrival;
+      Reply reply;
+      std::int64_t t0 = 0;
+    };
+    std::optional<Pending> pending;
   };
-  set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) { return route(req, res); });
-  // Requests httplib answers itself (400 for a malformed request line, 414 for a long URI) never
-  // reach route(); they are logged here, and neither counted nor recorded: they are not
-  // requests to any endpoint.
-  set_logger([this](const httplib::Request& req, const httplib::Response& res) {
-    const Connection* conn = current_connection();
-    if (options_.access_log && conn != nullptr && !conn->routed) log_line(req, res.status, "rejected", 0);
-  });
+
+  HttpServer& server;
+  int epfd = -1;
+  std::map<int, std::unique_ptr<Conn>> conns;
+  std::set<std::pair<Clock::time_point, int>> timers;  // (deadline, fd)
+
+  explicit Loop(HttpServer& s) : server(s), epfd(::epoll_create1(EPOLL_CLOEXEC)) {}
+  ~Loop() {
+    for (auto& [fd, c] : conns) ::close(fd);
+    if (epfd >= 0) ::close(epfd);
+  }
+
+  const ServerOptions& options() const { return server.options_; }
+
+  void set_deadline(Conn& c, Clock::time_point when) {
+    timers.erase({c.deadline, c.fd});
+    c.deadline = when;
+    timers.insert({when, c.fd});
+  }
+
+  void watch(Conn& c, std::uint32_t events) {
+    if (events == c.events) return;
+    epoll_event ev{};
+    ev.events = events;
+    ev.data.fd = c.fd;
+    ::epoll_ctl(epfd, EPOLL_CTL_MOD, c.fd, &ev);
+    c.events = events;
+  }
+
+  // What the connection must be told of: input unless a request waits (then only the client
+  // leaving), and output while some is queued.
+  void rewatch(Conn& c) {
+    const bool closing = c.phase == Conn::Phase::Closing;
+    const bool waiting = c.phase == Conn::Phase::Waiting;
+    // EPOLLRDHUP is level-triggered: once the client's FIN has been read it is watched only
+    // while a request waits (its leaving ends the wait), or it would be reported forever.
+    std::uint32_t e = waiting || (!closing && !c.peer_done) ? std::uint32_t{EPOLLRDHUP} : 0U;
+    if (!waiting && !closing && !c.peer_done && c.out.size() - c.out_done < kMaxPendingOutput) e |= EPOLLIN;
+    if (c.out_done < c.out.size()) e |= EPOLLOUT;
+    watch(c, e);
+  }
+
+  void close_conn(Conn& c, bool reset) {
+    if (reset) {
+      // A zero linger time makes close() send RST instead of FIN: the client sees "connection
+      // reset by peer", as from a crashed or overloaded server.
+      linger hard{1, 0};
+      ::setsockopt(c.fd, SOL_SOCKET, SO_LINGER, &hard, sizeof hard);
+    }
+    timers.erase({c.deadline, c.fd});
+    ::epoll_ctl(epfd, EPOLL_CTL_DEL, c.fd, nullptr);
+    ::close(c.fd);
+    server.open_connections_.fetch_sub(1, std::memory_order_relaxed);
+    conns.erase(c.fd);  // c is gone from here on
+  }
+
+  // Sends what is queued; closes the connection once it is all out and it is Closing. Returns
+  // false when the connection was closed.
+  bool flush(Conn& c) {
+    while (c.out_done < c.out.size()) {
+      const ssize_t n = ::send(c.fd, c.out.data() + c.out_done, c.out.size() - c.out_done, MSG_NOSIGNAL);
+      if (n > 0) {
+        c.out_done += static_cast<std::size_t>(n);
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+      if (c.pending) finish(c, Outcome::ClientGone);
+      close_conn(c, false);
+      return false;
+    }
+    if (c.out_done == c.out.size()) {
+      c.out.clear();
+      c.out_done = 0;
+      if (c.phase == Conn::Phase::Closing) {
+        close_conn(c, c.close_as == Ending::Reset);
+        return false;
+      }
+    }
+    rewatch(c);
+    return true;
+  }
+
+  void accept_all(int listen_fd) {
+    for (;;) {
+      sockaddr_storage addr{};
+      socklen_t len = sizeof addr;
+      const int fd = ::accept4(listen_fd, reinterpret_cast<sockaddr*>(&addr), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd < 0) {
+        if (errno == EINTR || errno == ECONNABORTED) continue;
+        return;  // EAGAIN: no more; EMFILE and the like: the backlog keeps them for later
+      }
+      int yes = 1;
+      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+      if (server.open_connections_.fetch_add(1, std::memory_order_relaxed) >= options().max_connections) {
+        // Over the limit: a clear refusal rather than a silent stall, and neither counted nor
+        // recorded (it reached no endpoint).
+        const std::string busy = serialize(Response{503, "text/plain", "too many open connections\n", {}}, false, true);
+        (void)!::send(fd, busy.data(), busy.size(), MSG_NOSIGNAL);
+        ::close(fd);
+        server.open_connections_.fetch_sub(1, std::memory_order_relaxed);
+        continue;
+      }
+      auto c = std::make_unique<Conn>();
+      c->fd = fd;
+      c->peer = peer_of(addr);
+      epoll_event ev{};
+      ev.events = EPOLLIN | EPOLLRDHUP;
+      ev.data.fd = fd;
+      ::epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+      c->events = ev.events;
+      Conn& ref = *c;
+      conns.emplace(fd, std::move(c));
+      set_deadline(ref, Clock::now() + std::chrono::duration_cast<Clock::duration>(options().keep_alive_timeout));
+    }
+  }
+
+  // Completes the waiting request with `outcome` (its own when the wait ran out).
+  void finish(Conn& c, Outcome outcome) {
+    Conn::Pending p = std::move(*c.pending);
+    c.pending.reset();
+    p.reply.outcome = outcome;
+    if (outcome != Outcome::Answered) p.reply.ending = Ending::Drop;
+    c.phase = Conn::Phase::Head;
+    respond(c, p.request, p.arrival, p.reply, p.t0);
+    if (c.phase == Conn::Phase::Head) idle(c);
+  }
+
+  // Between requests: the keep-alive clock runs.
+  void idle(Conn& c) {
+    c.phase = Conn::Phase::Idle;
+    set_deadline(c, Clock::now() + std::chrono::duration_cast<Clock::duration>(options().keep_alive_timeout));
+  }
+
+  // No more requests on this connection: what is queued goes out, within the keep-alive time.
+  void closing(Conn& c, Ending how) {
+    c.phase = Conn::Phase::Closing;
+    c.close_as = how;
+    c.in.clear();
+    set_deadline(c, Clock::now() + std::chrono::duration_cast<Clock::duration>(options().keep_alive_timeout));
+  }
+
+  // Records how the request ended and queues its answer (or the way the connection ends).
+  void respond(Conn& c, const Request& req, const Arrival& arrival, const Reply& reply, std::int64_t t0) {
+    const int status = reply.outcome == Outcome::Answered ? reply.response.status : 0;
+    const std::int64_t t1 = server.mono_us();
+    server.record_.complete(arrival, reply.outcome, status, t1);
+    if (options().observer) options().observer(arrival.seq, req.path, reply.outcome);
+    if (options().access_log) server.log_line(req, c.peer, status, to_string(reply.outcome), t1 - t0);
+    switch (reply.ending) {
+      case Ending::Reset:
+      case Ending::Drop:
+        closing(c, reply.ending);
+        return;
+      case Ending::Garbage:
+        c.out += kGarbage;
+        closing(c, Ending::Close);
+        return;
+      case Ending::KeepAlive:
+      case Ending::Close: {
+        // No endpoint reads a body: one left unread would be taken for the next request, so
+        // the connection ends after this answer instead.
+        const bool close = reply.ending == Ending::Close || !req.keep_alive || req.has_body || server.stopping_.load();
+        c.out += serialize(reply.response, req.method == "HEAD", close);
+        if (close) closing(c, Ending::Close);
+        return;
+      }
+    }
+  }
+
+  // Serves the complete requests at the front of the input, in order, until one must wait or
+  // the output is backed up.
+  void drive(Conn& c) {
+    const HeadLimits limits{options().max_request_bytes, 8 * 1024};
+    while ((c.phase == Conn::Phase::Idle || c.phase == Conn::Phase::Head) && !c.in.empty()) {
+      if (c.out.size() - c.out_done >= kMaxPendingOutput) break;
+      if (c.phase == Conn::Phase::Idle) {
+        // The first byte of a request starts its clock: a slow sender is closed, not served forever.
+        c.phase = Conn::Phase::Head;
+        set_deadline(c, Clock::now() + std::chrono::duration_cast<Clock::duration>(options().request_timeout));
+      }
+      Parsed parsed = parse_request_head(c.in, limits);
+      if (parsed.kind == Parsed::Kind::NeedMore) break;
+      if (parsed.kind == Parsed::Kind::Bad) {
+        // Not a request to any endpoint: answered, neither counted nor recorded, and what
+        // follows it on this connection cannot be trusted to be a request either.
+        if (options().access_log) server.log_line(parsed.request, c.peer, parsed.status, "rejected", 0);
+        c.out += serialize(Response{parsed.status, "text/plain", std::string(reason_phrase(parsed.status)) + "\n", {}},
+                           false, true);
+        closing(c, Ending::Close);
+        break;
+      }
+      c.in.erase(0, parsed.consumed);
+      serve(c, parsed.request);
+      if (c.phase == Conn::Phase::Head) idle(c);
+    }
+    // A client that said it is done sending gets the answers to what it sent, then a close.
+    if (c.peer_done && (c.phase == Conn::Phase::Idle || c.phase == Conn::Phase::Head)) closing(c, Ending::Close);
+  }
+
+  void serve(Conn& c, const Request& req) {
+    const std::int64_t t0 = server.mono_us();
+    if (req.path.rfind("/admin/", 0) == 0) {
+      Response res;
+      const std::string_view outcome = server.admin(req, res, t0);
+      if (options().access_log) server.log_line(req, c.peer, res.status, outcome, server.mono_us() - t0);
+      const bool close = !req.keep_alive || req.has_body || server.stopping_.load();
+      c.out += serialize(res, req.method == "HEAD", close);
+      if (close) closing(c, Ending::Close);
+      return;
+    }
+    const Arrival arrival =
+        server.record_.arrive(req.method, req.path, req.path == "/count" ? Kind::Count : Kind::Lab, t0, wall_us());
+    if (options().observer) options().observer(arrival.seq, req.path, Outcome::Pending);
+    Reply reply = serve_endpoint(req, options(), Moment{t0, arrival.count_answer});
+    if (reply.wait) {
+      c.phase = Conn::Phase::Waiting;
+      set_deadline(c, Clock::now() + std::chrono::duration_cast<Clock::duration>(*reply.wait));
+      c.pending = Conn::Pending{req, arrival, std::move(reply), t0};
+      return;
+    }
+    respond(c, req, arrival, reply, t0);
+  }
+
+  void on_event(int fd, std::uint32_t events) {
+    const auto it = conns.find(fd);
+    if (it == conns.end()) return;
+    Conn& c = *it->second;
+    if (c.phase == Conn::Phase::Waiting && (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0) {
+      // The client gave up on a /slow or /hang: its own timeout, from its side.
+      finish(c, Outcome::ClientGone);
+      flush(c);
+      return;
+    }
+    if ((events & EPOLLERR) != 0) {
+      close_conn(c, false);
+      return;
+    }
+    if ((events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) != 0 && c.phase != Conn::Phase::Waiting &&
+        c.phase != Conn::Phase::Closing) {
+      char buf[16384];
+      for (;;) {
+        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+        if (n > 0) {
+          c.in.append(buf, static_cast<std::size_t>(n));
+          if (c.in.size() > options().max_request_bytes + sizeof buf) break;  // the parser says 431
+          continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n == 0) c.peer_done = true;
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+          close_conn(c, false);
+          return;
+        }
+        break;
+      }
+      if (c.peer_done && c.in.empty() && c.out_done == c.out.size()) {
+        close_conn(c, false);
+        return;
+      }
+      drive(c);
+    }
+    flush(c);
+  }
+
+  void on_timer(int fd) {
+    const auto it = conns.find(fd);
+    if (it == conns.end()) return;
+    Conn& c = *it->second;
+    timers.erase({c.deadline, c.fd});
+    switch (c.phase) {
+      case Conn::Phase::Waiting: {
+        const Outcome done = c.pending->reply.outcome;  // Answered for /slow, HangLimit for /hang
+        finish(c, done);
+        if (!flush(c)) return;
+        drive(c);  // pipelined requests behind it
+        flush(c);
+        return;
+      }
+      case Conn::Phase::Idle:     // keep-alive ran out
+      case Conn::Phase::Head:     // the request did not arrive whole in time
+      case Conn::Phase::Closing:  // the client does not read what is left
+        close_conn(c, false);
+        return;
+    }
+  }
+
+  // At a stop: what waits is cut and recorded as such; every connection is closed.
+  void cut_all() {
+    while (!conns.empty()) {
+      Conn& c = *conns.begin()->second;
+      if (c.pending) finish(c, Outcome::Cut);
+      close_conn(c, false);
+    }
+  }
+
+  void run(int listen_fd, int stop_fd) {
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLEXCLUSIVE;
+    ev.data.fd = listen_fd;
+    ::epoll_ctl(epfd, EPOLL_CTL_ADD, listen_fd, &ev);
+    ev.events = EPOLLIN;  // level-triggered and never read: once written, every wait returns
+    ev.data.fd = stop_fd;
+    ::epoll_ctl(epfd, EPOLL_CTL_ADD, stop_fd, &ev);
+    epoll_event ready[128];
+    for (;;) {
+      int timeout_ms = -1;
+      if (!timers.empty()) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(timers.begin()->first - Clock::now());
+        timeout_ms = static_cast<int>(std::clamp<long long>(left.count() + 1, 0, 24LL * 3600 * 1000));
+      }
+      const int n = ::epoll_wait(epfd, ready, 128, timeout_ms);
+      if (server.stopping_.load(std::memory_order_acquire)) break;
+      for (int i = 0; i < n; ++i) {
+        const int fd = ready[i].data.fd;
+        if (fd == stop_fd) continue;
+        if (fd == listen_fd) {
+          accept_all(listen_fd);
+          continue;
+        }
+        on_event(fd, ready[i].events);
+      }
+      const auto now = Clock::now();
+      while (!timers.empty() && timers.begin()->first <= now) on_timer(timers.begin()->second);
+    }
+    cut_all();
+  }
+};
+
+// ---- The server -------------------------------------------------------------------------------
+
+HttpServer::HttpServer(const ServerOptions& options, RequestRecord& record)
+    : options_(options), record_(record), started_(Clock::now()), stop_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
+
+HttpServer::~HttpServer() {
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+  if (stop_fd_ >= 0) ::close(stop_fd_);
 }
 
-HttpServer::~HttpServer() { ::close(stop_fd_); }
+Result<int> HttpServer::listen() {
+  raise_open_file_limit();
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  const std::string where = "cannot listen on " + options_.host + ":" + std::to_string(options_.port) + ": ";
+  if (const int rc = ::getaddrinfo(options_.host.c_str(), std::to_string(options_.port).c_str(), &hints, &found); rc != 0)
+    return Error{where + ::gai_strerror(rc)};
+  std::string reason = "no address to bind";
+  for (addrinfo* ai = found; ai != nullptr && listen_fd_ < 0; ai = ai->ai_next) {
+    const int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+    if (fd < 0) {
+      reason = std::strerror(errno);
+      continue;
+    }
+    // SO_REUSEADDR only: SO_REUSEPORT would let a second server bind the same port and share
+    // the traffic, so a port in use would not be an error.
+    int yes = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    if (::bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || ::listen(fd, SOMAXCONN) != 0) {
+      reason = std::strerror(errno);
+      ::close(fd);
+      continue;
+    }
+    listen_fd_ = fd;
+  }
+  ::freeaddrinfo(found);
+  if (listen_fd_ < 0) {
+    // Lower-case, as the rest of the line: "address already in use".
+    if (!reason.empty()) reason[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(reason[0])));
+    return Error{where + reason};
+  }
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+  return addr.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port)
+                                    : ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
+}
 
-void HttpServer::widen_backlog() { ::listen(svr_sock_, SOMAXCONN); }
+void HttpServer::run() {
+  std::vector<std::unique_ptr<Loop>> loops;
+  for (int i = 0; i < options_.threads; ++i) loops.push_back(std::make_unique<Loop>(*this));
+  std::vector<std::thread> others;
+  for (std::size_t i = 1; i < loops.size(); ++i)
+    others.emplace_back([this, loop = loops[i].get()] { loop->run(listen_fd_, stop_fd_); });
+  loops[0]->run(listen_fd_, stop_fd_);
+  for (auto& t : others) t.join();
+  // Stopped: from now on a connection is refused, not left in a backlog nobody reads.
+  ::close(listen_fd_);
+  listen_fd_ = -1;
+}
 
 void HttpServer::begin_stop() {
   stopping_.store(true, std::memory_order_release);
   const std::uint64_t one = 1;
   (void)!::write(stop_fd_, &one, sizeof one);
-  // httplib's stop() does nothing until its listen loop has set is_running_, so a stop that comes
-  // right after start would leave the loop blocked in accept() for good. Closing the socket
-  // here works whenever it comes: a loop already in accept() wakes, one not yet started never
-  // enters it.
-  const socket_t sock = svr_sock_.exchange(INVALID_SOCKET);
-  if (sock != INVALID_SOCKET) {
-    ::shutdown(sock, SHUT_RDWR);
-    ::close(sock);
-  }
 }
 
 std::int64_t HttpServer::mono_us() const {
@@ -101,151 +507,52 @@ std::int64_t HttpServer::mono_us() const {
   return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started_).count();
 }
 
-// One poll on the client's socket and the stop signal, for the whole wait: POLLRDHUP (with
-// POLLHUP and POLLERR, always reported) says the client has gone, without reading anything it
-// may have sent.
-HttpServer::Wake HttpServer::wait(const Connection& conn, std::chrono::microseconds d) {
-  const auto until = Clock::now() + d;
-  for (;;) {
-    if (stopping()) return Wake::Stopping;
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
-    if (left <= 0ms) return Wake::Elapsed;
-    pollfd p[2] = {{conn.fd, POLLRDHUP, 0}, {stop_fd_, POLLIN, 0}};
-    const int timeout = static_cast<int>(std::min<long long>(left.count() + 1, 24LL * 3600 * 1000));
-    if (::poll(p, 2, timeout) > 0 && (p[0].revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0) return Wake::ClientGone;
-  }
-}
-
-// Before a request: wait for it, but not past the keep-alive timeout and not once the server
-// is stopping. Between requests on a keep-alive connection, also give the thread up when other
-// connections wait for one and this one has been idle a moment: the stall cpp-httplib's own
-// pool has when clients outnumber threads. The moment (50 ms) keeps a client that is about to
-// send its next request from finding the connection closed under it.
-//
-// The wait is a blocking receive that SO_RCVTIMEO (kWakeEvery) cuts short, rather than a poll and
-// then a receive: one system call per request fewer, and a stop is still seen within kWakeEvery.
-bool HttpServer::wait_for_next_request(const Connection&, SocketStream& strm, bool first) {
-  const auto start = Clock::now();
-  const auto until = start + options_.keep_alive_timeout;
-  for (;;) {
-    if (stopping()) return false;
-    switch (strm.await_request()) {
-      case SocketStream::Arrival::Data: return true;
-      case SocketStream::Arrival::Closed: return false;
-      case SocketStream::Arrival::Quiet: break;
-    }
-    const auto now = Clock::now();
-    if (now >= until) return false;
-    if (!first && now - start >= 50ms && pool_ != nullptr && pool_->waiting() > 0) return false;
-  }
-}
-
-bool HttpServer::process_and_close_socket(socket_t sock) {
-  Connection conn;
-  conn.fd = sock;
-  int yes = 1;
-  ::setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
-  const timeval wake{0, static_cast<suseconds_t>(std::chrono::microseconds(kWakeEvery).count())};
-  ::setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &wake, sizeof wake);
-  SocketStream strm(conn, options_.request_timeout, options_.max_request_bytes);
-  set_current_connection(&conn);
-  bool ok = true;
-  for (bool first = true; wait_for_next_request(conn, strm, first); first = false) {
-    strm.start_request();
-    conn.routed = false;
-    bool client_closes = false;
-    const bool last = stopping() || (pool_ != nullptr && pool_->waiting() > 0);
-    ok = process_request(strm, last, client_closes, nullptr) && strm.flush();
-    // A request httplib refused before routing (a malformed line, a long URI) got its 400 or
-    // 414; what follows it on this connection cannot be trusted to be a request either.
-    if (!ok || client_closes || last || !conn.routed || conn.ending != Connection::Ending::KeepAlive) break;
-  }
-  set_current_connection(nullptr);
-  if (conn.ending == Connection::Ending::Reset) {
-    // A zero linger time makes close() send RST instead of FIN: the client sees "connection
-    // reset by peer", as from a crashed or overloaded server.
-    linger hard{1, 0};
-    ::setsockopt(sock, SOL_SOCKET, SO_LINGER, &hard, sizeof hard);
-  }
-  ::close(sock);
-  return ok;
-}
-
-httplib::Server::HandlerResponse HttpServer::route(const httplib::Request& req, httplib::Response& res) {
-  Connection* conn = current_connection();
-  conn->routed = true;
-  const std::int64_t t0 = mono_us();
-  if (req.path.rfind("/admin/", 0) == 0) {
-    const std::string_view outcome = admin(req, res, t0);
-    if (options_.access_log) log_line(req, res.status, outcome, mono_us() - t0);
-    return HandlerResponse::Handled;
-  }
-  const Arrival arrival = record_.arrive(req.method, req.path, req.path == "/count" ? Kind::Count : Kind::Lab, t0, wall_us());
-  if (options_.observer) options_.observer(arrival.seq, req.path, Outcome::Pending);
-  Call call{req, res, *conn, *this, arrival};
-  serve_endpoint(call);
-  // No endpoint reads a request body; one left unread would be taken for the next request, so
-  // the connection ends after this answer instead.
-  if (has_body(req) && conn->ending == Connection::Ending::KeepAlive) {
-    conn->ending = Connection::Ending::Close;
-    res.set_header("Connection", "close");
-  }
-  const int status = call.outcome == Outcome::Answered ? (res.status == -1 ? 200 : res.status) : 0;
-  const std::int64_t t1 = mono_us();
-  record_.complete(arrival, call.outcome, status, t1);
-  if (options_.observer) options_.observer(arrival.seq, req.path, call.outcome);
-  if (options_.access_log) log_line(req, status, to_string(call.outcome), t1 - t0);
-  return HandlerResponse::Handled;
-}
-
-std::string_view HttpServer::admin(const httplib::Request& req, httplib::Response& res, std::int64_t t0) {
+std::string_view HttpServer::admin(const Request& req, Response& res, std::int64_t t0) {
   const bool read = req.method == "GET" || req.method == "HEAD";
   std::string_view outcome = "admin";
-  if (!options_.admin_token.empty() && req.get_header_value("X-CB-Admin") != options_.admin_token) {
+  const auto token = req.header("X-CB-Admin");
+  if (!options_.admin_token.empty() && (!token || *token != options_.admin_token)) {
     // A locked server: refused, and kept in the record (not counted) for the grader to see.
     const Arrival refused = record_.arrive(req.method, req.path, Kind::RefusedAdmin, t0, wall_us());
-    json_reply(res, 403, {{"error", "this server's admin endpoints belong to the grader"}});
+    res = json_response(403, {{"error", "this server's admin endpoints belong to the grader"}});
     record_.complete(refused, Outcome::Answered, 403, mono_us());
     outcome = "refused";
   } else if (req.path == "/admin/record" && read) {
     const auto since = param_u64(req, "since", 0);
     const auto limit = param_u64(req, "limit", 10'000);
     if (!since || !limit || *limit == 0 || *limit > 100'000) {
-      json_reply(res, 400, {{"error", "since must be a whole number, limit one from 1 to 100000"}});
+      res = json_response(400, {{"error", "since must be a whole number, limit one from 1 to 100000"}});
       return outcome;
     }
     res.status = 200;
-    res.set_content(to_json(record_.read(*since, static_cast<std::size_t>(*limit))), "application/json");
+    res.content_type = "application/json";
+    res.body = to_json(record_.read(*since, static_cast<std::size_t>(*limit)));
   } else if (req.path == "/admin/reset" && req.method == "POST") {
     const auto epoch = record_.reset();
-    json_reply(res, 200, {{"reset", true}, {"epoch", epoch}, {"count", 0}});
+    res = json_response(200, {{"reset", true}, {"epoch", epoch}, {"count", 0}});
   } else if (req.path == "/admin/health" && read) {
-    json_reply(res, 200, {{"status", "ok"}, {"uptime_ms", static_cast<double>(mono_us()) / 1000.0},
-                          {"count", record_.count()}, {"epoch", record_.read(0, 1).epoch}});
+    res = json_response(200, {{"status", "ok"}, {"uptime_ms", static_cast<double>(mono_us()) / 1000.0},
+                              {"count", record_.count()}, {"epoch", record_.read(0, 1).epoch}});
   } else if (req.path == "/admin/record" || req.path == "/admin/reset" || req.path == "/admin/health") {
-    res.set_header("Allow", req.path == "/admin/reset" ? "POST" : "GET, HEAD");
-    json_reply(res, 405, {{"error", "method not allowed"}});
+    res = json_response(405, {{"error", "method not allowed"}});
+    res.headers.emplace_back("Allow", req.path == "/admin/reset" ? "POST" : "GET, HEAD");
   } else {
-    json_reply(res, 404, {{"error", "no such admin endpoint (record, reset, health)"}});
-  }
-  if (has_body(req)) {
-    current_connection()->ending = Connection::Ending::Close;
-    res.set_header("Connection", "close");
+    res = json_response(404, {{"error", "no such admin endpoint (record, reset, health)"}});
   }
   return outcome;
 }
 
-void HttpServer::log_line(const httplib::Request& req, int status, std::string_view outcome,
+void HttpServer::log_line(const Request& req, const std::string& peer, int status, std::string_view outcome,
                           std::int64_t duration_us) const {
   std::string target = req.target.empty() ? "-" : req.target.substr(0, 200);
   for (char& ch : target)
     if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = '?';
   const std::string method = req.method.empty() ? "-" : req.method;
   const std::string status_text = status > 0 ? std::to_string(status) : "-";
-  // One fprintf per line: stdio locks the stream, so lines from many threads never interleave.
-  std::fprintf(stderr, "%s %s:%d %s %s %s %.*s %.3fms\n", format_utc(wall_us()).c_str(), req.remote_addr.empty() ? "-" : req.remote_addr.c_str(),
-               req.remote_port, method.c_str(), target.c_str(), status_text.c_str(), static_cast<int>(outcome.size()),
-               outcome.data(), static_cast<double>(duration_us) / 1000.0);
+  // One fprintf per line: stdio locks the stream, so lines from several loops never interleave.
+  std::fprintf(stderr, "%s %s %s %s %s %.*s %.3fms\n", format_utc(wall_us()).c_str(), peer.c_str(), method.c_str(),
+               target.c_str(), status_text.c_str(), static_cast<int>(outcome.size()), outcome.data(),
+               static_cast<double>(duration_us) / 1000.0);
 }
 
 }  // namespace cb::flaky

@@ -27,8 +27,10 @@ Result<void> validate(const ServerOptions& o) {
   if (o.hang_limit <= 0s) return Error{"--hang-limit: must be > 0"};
   if (o.record_capacity < 1 || o.record_capacity > 10'000'000)
     return Error{"--record-size: must be between 1 and 10000000, got " + std::to_string(o.record_capacity)};
-  if (o.threads < 1 || o.threads > 1024)
-    return Error{"--threads: must be between 1 and 1024, got " + std::to_string(o.threads)};
+  if (o.threads < 1 || o.threads > 64)
+    return Error{"--threads: must be between 1 and 64, got " + std::to_string(o.threads)};
+  if (o.max_connections < 1 || o.max_connections > 1'000'000)
+    return Error{"--max-connections: must be between 1 and 1000000, got " + std::to_string(o.max_connections)};
   if (o.request_timeout <= 0s) return Error{"--request-timeout: must be > 0"};
   if (o.keep_alive_timeout <= 0s) return Error{"--keep-alive-timeout: must be > 0"};
   if (o.max_request_bytes < 1024) return Error{"--max-request-bytes: must be >= 1024"};

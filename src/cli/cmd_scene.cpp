@@ -60,8 +60,7 @@ ExitCode run_scene(const SceneOptions& o) {
     if (!d || d->count() <= 0) return fail("--duration: '" + o.duration + "' is not a positive duration");
     how.duration = *d;
   }
-  // Live: a real server; one of our own with the scene's toggle period and pool size, unless one
-  // is named.
+  // Live: a real server; one of our own with the scene's toggle period, unless one is named.
   std::unique_ptr<flaky::FlakyServer> own;
   if (o.live) {
     LabArgs named_args;
@@ -73,14 +72,12 @@ ExitCode run_scene(const SceneOptions& o) {
     lab::ServerWish wish;
     wish.named = *named;
     wish.preferred = *preferred;
+    // A pool scene's hanging calls hold connections, not threads, so only the toggle period is
+    // the scene's to set.
     for (const auto& step : scenario->steps)
-      for (const auto& a : step.actions) {
-        if (!a.scene) continue;
-        if (const auto* t = std::get_if<lab::TrafficSpec>(a.scene.get())) wish.options.toggle_period = t->toggle_period;
-        // A pool scene holds as many hanging calls as it has workers.
-        if (const auto* p = std::get_if<lab::PoolSpec>(a.scene.get()))
-          wish.options.threads = std::max(wish.options.threads, std::min(1024, (p->workers > 0 ? p->workers : 400) + 16));
-      }
+      for (const auto& a : step.actions)
+        if (a.scene)
+          if (const auto* t = std::get_if<lab::TrafficSpec>(a.scene.get())) wish.options.toggle_period = t->toggle_period;
     auto server = lab::use_server(wish);
     if (!server) return fail(server.error().message);
     if (server->probe.kind != lab::Probe::Kind::Flaky)

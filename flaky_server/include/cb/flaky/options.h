@@ -18,11 +18,16 @@ struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8110;           // 0: any free port (the "listening on" line says which)
   bool allow_remote = false; // binding anything but loopback needs this, on purpose
-  std::chrono::microseconds toggle_period = 4s;   // /toggle: healthy, then 500, in turns (seed 003)
+  std::chrono::microseconds toggle_period = 4s;   // /toggle: healthy, then 500, in turns (the toggle scene)
   std::chrono::microseconds slow_default = 3500ms;  // /slow without ?ms=: past the lab's 3 s slow line
   std::chrono::microseconds hang_limit = 60s;     // /hang gives up on a forgotten client after this
   std::size_t record_capacity = 10'000;           // entries the request record holds
-  int threads = 64;            // worker threads; each open connection holds one while it is open
+  // Event loops, each on a thread of its own. A connection holds a file descriptor and a timer,
+  // never a thread, so one loop serves any number of them; more loops only spread the work over
+  // more cores.
+  int threads = 1;
+  // Open connections at most (each is a file descriptor); one more is answered 503 and closed.
+  int max_connections = 10'000;
   bool access_log = false;     // one line per request on stderr
   // Non-empty: /admin/* answers only requests carrying "X-CB-Admin: <token>"; any other is
   // refused with 403 and kept in the record. cb-grade --run sets a secret one, so the program

@@ -17,9 +17,8 @@ struct RunOptions {
   std::string host = "127.0.0.1";
   int port = 8110;          // the server's port; 0, or 8110 being taken, means a free one
   std::chrono::milliseconds timeout = std::chrono::seconds{60};
-  // A lab program holds a connection or two at a time; the server's default 64 workers cost
-  // more to start and stop than a whole --run of the lab takes to grade (bench/run-grader-bench).
-  int server_threads = 8;
+  // The server's event loops: one serves any number of connections.
+  int server_threads = 1;
   // Run the command in a PID namespace of its own when the kernel allows it. Off (or where it is
   // refused): the grader is a child subreaper and kills what the command leaves behind.
   // CB_GRADE_CONTAINMENT=subreaper in cb-grade's environment turns it off (tests use it).

@@ -1,0 +1,61 @@
+#pragma once
+// HTTP/1.x as the flaky server speaks it: a request head parsed from bytes as they arrive, and a
+// response written as bytes. Small on purpose: no endpoint reads a body, so a request is its head.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace cb::flaky {
+
+struct Request {
+  std::string method;
+  std::string target;  // as sent: "/slow?ms=250"
+  std::string path;    // the target before '?', percent-decoded
+  std::string query;   // after '?', as sent
+  int minor_version = 1;
+  std::vector<std::pair<std::string, std::string>> headers;  // names as sent
+  bool keep_alive = true;  // HTTP/1.1 unless "Connection: close"; HTTP/1.0 only with "keep-alive"
+  bool has_body = false;   // Content-Length other than 0, or Transfer-Encoding
+
+  // The first header of that name (case-insensitive), if any.
+  [[nodiscard]] std::optional<std::string_view> header(std::string_view name) const;
+  // The query parameter's value, percent-decoded ("ms" of "?ms=250"), if it is there.
+  [[nodiscard]] std::optional<std::string> param(std::string_view name) const;
+};
+
+struct HeadLimits {
+  std::size_t max_head_bytes = 64 * 1024;  // request line and headers together
+  std::size_t max_target_bytes = 8 * 1024;
+};
+
+struct Parsed {
+  enum class Kind { NeedMore, Done, Bad };
+  Kind kind = Kind::NeedMore;
+  Request request;           // Done
+  std::size_t consumed = 0;  // Done: the bytes of the head, its blank line included
+  int status = 0;            // Bad: 400, 414 or 431
+  std::string reason;        // Bad: for the log
+};
+
+// Parses the request head at the start of `bytes`. NeedMore until the blank line that ends it
+// has arrived (or the bytes exceed the limits, which is Bad). Bare LF line ends are accepted.
+[[nodiscard]] Parsed parse_request_head(std::string_view bytes, const HeadLimits& limits = {});
+
+struct Response {
+  int status = 200;
+  std::string content_type = "text/plain";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // beyond the ones always written
+};
+
+// The response as bytes: status line, Content-Type, Content-Length, the extra headers,
+// "Connection: close" when `close`, and the body unless `head_only` (HEAD).
+[[nodiscard]] std::string serialize(const Response& r, bool head_only, bool close);
+
+[[nodiscard]] std::string_view reason_phrase(int status) noexcept;
+
+}  // namespace cb::flaky

@@ -1,8 +1,9 @@
-#include <httplib.h>
 
 
 #include "cb/grade/artifacts.h"
 #include "cb/grade/evidence.h"
+
+#include "cb/flaky/http_get.h"
 #include "cb/utc_time.h"
 #include "json_limits.h"
 
@@ -80,19 +81,14 @@ std::string to_json(const Record& r) {
 
 Result<Record> fetch_record(const std::string& server_url, std::chrono::milliseconds timeout,
                             const std::string& admin_token) {
-  httplib::Client client(server_url);
-  if (!client.is_valid()) return Error{"'" + server_url + "' is not a server URL like http://127.0.0.1:8110"};
-  if (!admin_token.empty()) client.set_default_headers({{"X-CB-Admin", admin_token}});
-  const auto secs = static_cast<time_t>(timeout.count() / 1000);
-  const auto usecs = static_cast<time_t>((timeout.count() % 1000) * 1000);
-  client.set_connection_timeout(secs, usecs);
-  client.set_read_timeout(secs, usecs);
+  std::vector<std::pair<std::string, std::string>> headers;
+  if (!admin_token.empty()) headers.emplace_back("X-CB-Admin", admin_token);
   Record all;
   std::uint64_t since = 0;
   // Pages of 10000 until a short page; at most 100 pages, far beyond any ring the server keeps.
   for (int page = 0; page < 100; ++page) {
-    auto res = client.Get(("/admin/record?since=" + std::to_string(since) + "&limit=10000").c_str());
-    if (!res) return Error{"no flaky server answers at " + server_url + " (" + httplib::to_string(res.error()) + ")"};
+    auto res = flaky::http_get(server_url, "/admin/record?since=" + std::to_string(since) + "&limit=10000", timeout, headers);
+    if (!res) return res.error();
     if (res->status != 200)
       return Error{server_url + "/admin/record answered " + std::to_string(res->status) + "; is this a flaky server?"};
     auto rec = parse_record(res->body);

@@ -65,7 +65,8 @@ Result<GetAnswer> http_get(const std::string& url, const std::string& target, st
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_NUMERICSERV;
   addrinfo* found = nullptr;
-  if (const int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found); rc != 0)
+  // "localhost" by hand, so a statically linked grader needs no resolver (NSS) for it.
+  if (const int rc = ::getaddrinfo(host == "localhost" ? "127.0.0.1" : host.c_str(), port.c_str(), &hints, &found); rc != 0)
     return Error{none + " (" + ::gai_strerror(rc) + ")"};
   Fd sock;
   sock.fd = ::socket(found->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);

@@ -450,7 +450,10 @@ Result<int> HttpServer::listen() {
   hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
   addrinfo* found = nullptr;
   const std::string where = "cannot listen on " + options_.host + ":" + std::to_string(options_.port) + ": ";
-  if (const int rc = ::getaddrinfo(options_.host.c_str(), std::to_string(options_.port).c_str(), &hints, &found); rc != 0)
+  // "localhost" by hand: a statically linked server must not need the system's resolver (NSS)
+  // for the one name it accepts without --allow-remote.
+  const std::string host = options_.host == "localhost" ? "127.0.0.1" : options_.host;
+  if (const int rc = ::getaddrinfo(host.c_str(), std::to_string(options_.port).c_str(), &hints, &found); rc != 0)
     return Error{where + ::gai_strerror(rc)};
   std::string reason = "no address to bind";
   for (addrinfo* ai = found; ai != nullptr && listen_fd_ < 0; ai = ai->ai_next) {

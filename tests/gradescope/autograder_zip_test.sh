@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # grader/gradescope/make-autograder-zip: the zip has setup.sh and run_autograder at its top level,
-# executable, and the run_autograder inside it, unpacked into a fake /autograder, grades a right
-# submission 8/8 and a wrong one (a real library that closes after one trial) 7/8.
-# (setup.sh itself builds cb-grade on the image; here the already-built one stands in for it.)
+# and cb-grade and flaky-server statically linked (no shared library, so an image needs none of
+# the project's packages). Unpacked into a fake /autograder and run with an empty environment,
+# its own cb-grade grades a right submission 8/8 and a wrong one (a real library that closes
+# after one trial) 7/8.
+#   autograder_zip_test.sh DIR-WITH-cb-grade-static DIR-WITH-flaky-server-static
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 project=$(cd "$here/../.." && pwd)
-grade=$(realpath "$1")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/bin"
+cp "$1/cb-grade-static" "$2/flaky-server-static" "$tmp/bin/"
 
-"$project/grader/gradescope/make-autograder-zip" "$tmp/autograder.zip" >/dev/null
+"$project/grader/gradescope/make-autograder-zip" "$tmp/autograder.zip" --bin "$tmp/bin" >/dev/null
 mkdir -p "$tmp/autograder/source"
 /usr/bin/python3 - "$tmp/autograder.zip" "$tmp/autograder/source" <<'PY'
 import os, sys, zipfile
@@ -20,24 +23,29 @@ with zipfile.ZipFile(sys.argv[1]) as z:
         os.chmod(path, (info.external_attr >> 16) & 0o777)
 PY
 src=$tmp/autograder/source
-for top in setup.sh run_autograder; do
-  [ -x "$src/$top" ] || { echo "$top is not an executable file at the zip's top level" >&2; exit 1; }
+for f in setup.sh run_autograder bin/cb-grade bin/flaky-server; do
+  [ -x "$src/$f" ] || { echo "$f is not an executable file in the zip" >&2; exit 1; }
 done
-[ -f "$src/CMakeLists.txt" ] || { echo "the zip does not hold the repository" >&2; exit 1; }
+for f in bin/cb-grade bin/flaky-server; do
+  if ldd "$src/$f" >/dev/null 2>&1; then
+    echo "$f is dynamically linked:" >&2; ldd "$src/$f" >&2; exit 1
+  fi
+  env -i "$src/$f" --help >/dev/null || { echo "$f does not run in an empty environment" >&2; exit 1; }
+done
 
 check_json() {  # check_json FILE PYTHON-EXPRESSION-ON-d
   /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert $2, d" "$1"
 }
-grade_submission() {  # grade_submission NAME FILE: FILE as breaker.py, graded from the zip
+grade_submission() {  # grade_submission NAME FILE: FILE as breaker.py, graded by the zip's own cb-grade
   rm -rf "$tmp/autograder/submission" "$tmp/autograder/results"
   mkdir -p "$tmp/autograder/submission"
   cp "$2" "$tmp/autograder/submission/breaker.py"
-  AUTOGRADER_ROOT=$tmp/autograder CB_GRADE=$grade "$src/run_autograder"
+  # Debian's python3 first: it has python3-circuitbreaker for the wrong submission.
+  env -i PATH=/usr/bin:/bin HOME="$tmp" AUTOGRADER_ROOT="$tmp/autograder" "$src/run_autograder"
   cp "$tmp/autograder/results/results.json" "$tmp/$1.json"
 }
 grade_submission right "$project/tests/fixtures/students/good_breaker.py"
 check_json "$tmp/right.json" "d['score'] == 8 and all(t['status'] == 'passed' for t in d['tests'])"
-# run_autograder runs breaker.py with python3 from PATH; Debian's has python3-circuitbreaker.
-PATH=/usr/bin:$PATH grade_submission wrong "$project/tests/fixtures/students/library_breaker.py"
+grade_submission wrong "$project/tests/fixtures/students/library_breaker.py"
 check_json "$tmp/wrong.json" "d['score'] == 7 and [t['number'] for t in d['tests'] if t['status'] == 'failed'] == ['6'] and 's6.closed_after_trials' in str(d['tests'][5]['tags'])"
-echo "autograder zip: layout and 2 submissions graded"
+echo "autograder zip: static programs, layout, and 2 submissions graded"

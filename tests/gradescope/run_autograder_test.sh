@@ -27,7 +27,7 @@ check_json "$tmp/empty/results/results.json" "d['score'] == 0 and 'neither run.s
 # The grader is not there.
 mkdir -p "$tmp/nograder/submission"
 AUTOGRADER_ROOT=$tmp/nograder CB_GRADE=$tmp/nope "$run_autograder"
-check_json "$tmp/nograder/results/results.json" "d['score'] == 0 and 'not built' in d['output']"
+check_json "$tmp/nograder/results/results.json" "d['score'] == 0 and 'not there' in d['output']"
 
 # A program that crashes at once: graded, all failed, its output shown.
 mkdir -p "$tmp/crash/submission"

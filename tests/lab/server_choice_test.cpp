@@ -14,6 +14,7 @@
 
 #include "cb/flaky/server.h"
 #include "process.h"
+#include "raw_socket.h"
 #include "temp_dir.h"
 
 namespace cb::testing {
@@ -122,6 +123,23 @@ TEST_CASE("cb-lab step 1: the background server keeps none of the descriptors cb
                     {}, {}, std::chrono::seconds{20});
   CHECK(r.exit_code == 0);
   ::kill(session_server_pid(out / "cb"), SIGTERM);
+}
+
+TEST_CASE("cb-lab run passes 8/8 beside 1000 idle connections and 100 half-sent requests") {
+  flaky::ServerOptions o;
+  o.port = 0;
+  const auto server = flaky::FlakyServer::start(o).value();
+  std::vector<std::unique_ptr<RawSocket>> held;
+  for (int i = 0; i < 1000; ++i) held.push_back(std::make_unique<RawSocket>(server->port()));
+  for (int i = 0; i < 100; ++i) {
+    held.push_back(std::make_unique<RawSocket>(server->port()));
+    REQUIRE(held.back()->send("GET /count HTTP/1.1\r\nHost: x\r\n"));  // ...and the blank line never comes
+  }
+  TempDir out;
+  const Ran r = run({kLab, "run", "--dir", out.path(), "--server", server->url()});
+  INFO(r.out, r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("not answering as a flaky server") == std::string::npos);
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <csignal>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <regex>
 
 #include "process.h"
@@ -84,6 +86,27 @@ TEST_CASE("flaky-server process: a stop cuts a hanging request within a second")
   int error = 99;
   (void)hanging.receive_all(1000, &error);
   CHECK(error != -1);  // closed or reset, not still open
+}
+
+TEST_CASE("flaky-server process: it raises its open-file limit to the hard limit, one descriptor per connection") {
+  // Started with a soft limit of 256 (a shell's ulimit), it serves with the hard limit.
+  Process p({"/bin/sh", "-c", "ulimit -Sn 256 && exec " + std::string(FLAKY_SERVER_BIN) + " --port 0"});
+  REQUIRE(p.read_line().has_value());
+  std::ifstream limits("/proc/" + std::to_string(p.pid()) + "/limits");
+  std::string line;
+  long soft = 0;
+  long hard = 0;
+  while (std::getline(limits, line))
+    if (line.rfind("Max open files", 0) == 0) {
+      std::istringstream fields(line.substr(14));
+      std::string hard_text;
+      fields >> soft >> hard_text;
+      hard = hard_text == "unlimited" ? -1 : std::stol(hard_text);
+    }
+  CHECK(soft > 256);
+  CHECK(soft == hard);
+  p.signal(SIGTERM);
+  CHECK(p.wait() == 0);
 }
 
 TEST_CASE("flaky-server process: a port in use is a one-line error and exit 2") {

@@ -365,7 +365,13 @@ struct HttpServer::Loop {
       }
       drive(c);
     }
-    flush(c);
+    if (!flush(c)) return;
+    // Output that was backed up has drained: the requests already read may go on.
+    if ((c.phase == Conn::Phase::Idle || c.phase == Conn::Phase::Head) && !c.in.empty() &&
+        c.out.size() - c.out_done < kMaxPendingOutput) {
+      drive(c);
+      flush(c);
+    }
   }
 
   void on_timer(int fd) {

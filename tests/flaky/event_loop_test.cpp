@@ -97,6 +97,20 @@ TEST_CASE("event loop: pipelined requests are answered in order, on one connecti
   CHECK(replies.find("always 500") == std::string::npos);  // HEAD: no body
 }
 
+TEST_CASE("event loop: a client that pipelines more than it reads is slowed, and still gets every answer") {
+  const auto s = start();
+  constexpr int kRequests = 20'000;  // ~2 MiB of answers: past the 1 MiB the server queues per connection
+  RawSocket raw(s->port());
+  std::string requests;
+  for (int i = 0; i < kRequests; ++i) requests += "GET /fast HTTP/1.1\r\nHost: x\r\n\r\n";
+  requests += "GET /count HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  std::thread sender([&] { CHECK(raw.send(requests)); });  // blocks while the server stops reading
+  const std::string replies = raw.receive_all(30'000);
+  sender.join();
+  CHECK(occurrences(replies, "HTTP/1.1 200 OK") == kRequests + 1);
+  CHECK(replies.find("{\"count\": " + std::to_string(kRequests) + "}") != std::string::npos);
+}
+
 TEST_CASE("event loop: past --max-connections a new connection is answered 503 and closed") {
   ServerOptions o;
   o.max_connections = 2;

@@ -4,6 +4,7 @@
 #include <httplib.h>
 
 #include <atomic>
+#include <future>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -104,9 +105,17 @@ TEST_CASE("event loop: a client that pipelines more than it reads is slowed, and
   std::string requests;
   for (int i = 0; i < kRequests; ++i) requests += "GET /fast HTTP/1.1\r\nHost: x\r\n\r\n";
   requests += "GET /count HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
-  std::thread sender([&] { CHECK(raw.send(requests)); });  // blocks while the server stops reading
+  // Everything is sent before a byte is read, so the server's queue for this client fills and it
+  // stops parsing; reading then drains the queue, and the server must go on by itself with the
+  // requests it has already read. (Should the kernel's buffers not hold all the requests, the
+  // send blocks until the read below starts: hence a thread, and a bound on waiting for it.)
+  std::promise<bool> sent;
+  auto sent_future = sent.get_future();
+  std::thread sender([&] { sent.set_value(raw.send(requests)); });
+  (void)sent_future.wait_for(5s);
   const std::string replies = raw.receive_all(30'000);
   sender.join();
+  CHECK(sent_future.get());
   CHECK(occurrences(replies, "HTTP/1.1 200 OK") == kRequests + 1);
   CHECK(replies.find("{\"count\": " + std::to_string(kRequests) + "}") != std::string::npos);
 }

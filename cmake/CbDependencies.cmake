@@ -12,14 +12,15 @@ endmacro()
 cb_require_package(nlohmann_json nlohmann-json3-dev 3.11)
 cb_require_package(CLI11 libcli11-dev)
 
-pkg_check_modules(CPPHTTPLIB IMPORTED_TARGET cpp-httplib)
-if(NOT CPPHTTPLIB_FOUND)
-  message(FATAL_ERROR "cpp-httplib not found through pkg-config: install libcpp-httplib-dev (scripts/install-deps does it)")
-endif()
 find_package(Threads REQUIRED)
 
 if(CB_BUILD_TESTS)
   cb_require_package(doctest doctest-dev)
+  # The tests' HTTP client: a second implementation to check the programs' own HTTP against.
+  pkg_check_modules(CPPHTTPLIB IMPORTED_TARGET cpp-httplib)
+  if(NOT CPPHTTPLIB_FOUND)
+    message(FATAL_ERROR "cpp-httplib not found through pkg-config: install libcpp-httplib-dev (scripts/install-deps does it)")
+  endif()
   include(doctest)  # doctest_discover_tests
 endif()
 if(CB_BUILD_BENCH)

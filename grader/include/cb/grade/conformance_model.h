@@ -1,0 +1,85 @@
+#pragma once
+// The lab's breaker rules as the grader holds them, independent of the project's engine (the
+// grader does not link it): the reference a student's breaker is compared with, call by call,
+// when it is driven with generated traces. Pure: no clock, no I/O; time is the call's own t.
+//
+// The rules, as the handout gives them, with what it leaves open decided here:
+// - CLOSED: every call is permitted. 5xx and "no answer" are failures, 4xx is neither (not
+//   counted), anything below 400 a success. A counted call enters a window of the last `window`
+//   counted calls. Once the window holds `minimum_calls`, the breaker opens when
+//   failures x 100 >= failure_rate_percent x calls (3 of 6 at 50% opens); before that it does not
+//   judge at all. Opening is decided by the call that completes, at its t.
+// - OPEN: a call with t < opened_at + wait is rejected. The first call at or after that instant
+//   is the first trial: the breaker is HALF_OPEN and the call is permitted.
+// - HALF_OPEN: calls are permitted, one at a time (each completes before the next is made). A
+//   4xx is not counted and gives its trial slot back. After `permitted_in_half_open` counted
+//   trials the breaker judges them together with the same rate: OPEN again (a new wait from the
+//   deciding trial's t) when failures x 100 >= rate x trials, else CLOSED with an empty window.
+
+#include <cstdint>
+#include <deque>
+#include <string_view>
+
+namespace cb::grade::conformance {
+
+struct Settings {
+  int window = 10;
+  int minimum_calls = 5;
+  int failure_rate_percent = 50;
+  double wait_in_open_ms = 3000;
+  int permitted_in_half_open = 3;
+};
+
+enum class State : std::uint8_t { Closed, Open, HalfOpen };
+enum class Decision : std::uint8_t { Permitted, Rejected };
+
+struct Call {
+  double t_ms = 0;
+  int status = 200;      // ignored when timed_out
+  bool timed_out = false;
+};
+
+// Which rule decided a call: what a divergence there is about.
+enum class Rule : std::uint8_t {
+  NotJudgedYet,        // CLOSED, counted, the window below the minimum
+  BelowThreshold,      // CLOSED, judged, the rate under the threshold
+  Tripped,             // CLOSED -> OPEN: the rate reached the threshold
+  NotCounted,          // a 4xx (in CLOSED; in HALF_OPEN it also gives its slot back)
+  RejectedInWait,      // OPEN, before the wait's end
+  FirstTrial,          // OPEN -> HALF_OPEN: at or after the wait's end
+  TrialCounted,        // HALF_OPEN, a trial counted, not yet all
+  ClosedAfterTrials,   // HALF_OPEN -> CLOSED: the trials' rate under the threshold
+  ReopenedAfterTrials, // HALF_OPEN -> OPEN: the trials' rate reached it
+};
+
+struct Step {
+  Decision decision = Decision::Permitted;
+  State state = State::Closed;  // right after the call
+  Rule rule = Rule::NotJudgedYet;
+};
+
+class Model {
+ public:
+  explicit Model(const Settings& s) : s_(s) {}
+  [[nodiscard]] Step call(const Call& c);
+  [[nodiscard]] State state() const noexcept { return state_; }
+
+ private:
+  enum class Kind : std::uint8_t { Success, Failure, Ignored };
+  [[nodiscard]] static Kind kind_of(const Call& c) noexcept;
+  [[nodiscard]] bool reaches(int failures, int calls) const noexcept;
+
+  Settings s_;
+  State state_ = State::Closed;
+  std::deque<bool> window_;  // CLOSED: recent counted calls, true for a failure
+  double opened_at_ = 0;
+  int trials_ = 0;
+  int trial_failures_ = 0;
+};
+
+[[nodiscard]] std::string_view to_string(State s) noexcept;     // "CLOSED", "OPEN", "HALF_OPEN"
+[[nodiscard]] std::string_view to_string(Decision d) noexcept;  // "permitted", "rejected"
+// What a program that disagrees at this call most likely got wrong, for a person.
+[[nodiscard]] std::string_view describe(Rule r) noexcept;
+
+}  // namespace cb::grade::conformance

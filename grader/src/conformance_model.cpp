@@ -1,0 +1,82 @@
+#include "cb/grade/conformance_model.h"
+
+namespace cb::grade::conformance {
+
+Model::Kind Model::kind_of(const Call& c) noexcept {
+  if (c.timed_out || c.status >= 500) return Kind::Failure;
+  if (c.status >= 400) return Kind::Ignored;
+  return Kind::Success;
+}
+
+// Integers only: 3 of 6 at 50% is exactly the threshold, and floating point must not decide it.
+bool Model::reaches(int failures, int calls) const noexcept {
+  return static_cast<long long>(failures) * 100 >= static_cast<long long>(s_.failure_rate_percent) * calls;
+}
+
+Step Model::call(const Call& c) {
+  const Kind kind = kind_of(c);
+  if (state_ == State::Open) {
+    if (c.t_ms < opened_at_ + s_.wait_in_open_ms) return {Decision::Rejected, State::Open, Rule::RejectedInWait};
+    state_ = State::HalfOpen;
+    trials_ = 0;
+    trial_failures_ = 0;
+    // This call is the first trial; it is judged below like any other.
+  }
+  if (state_ == State::HalfOpen) {
+    if (kind == Kind::Ignored) return {Decision::Permitted, State::HalfOpen, Rule::NotCounted};
+    ++trials_;
+    if (kind == Kind::Failure) ++trial_failures_;
+    if (trials_ < s_.permitted_in_half_open) {
+      return {Decision::Permitted, State::HalfOpen, trials_ == 1 ? Rule::FirstTrial : Rule::TrialCounted};
+    }
+    if (reaches(trial_failures_, trials_)) {
+      state_ = State::Open;
+      opened_at_ = c.t_ms;
+      return {Decision::Permitted, State::Open, Rule::ReopenedAfterTrials};
+    }
+    state_ = State::Closed;
+    window_.clear();
+    return {Decision::Permitted, State::Closed, Rule::ClosedAfterTrials};
+  }
+  // CLOSED
+  if (kind == Kind::Ignored) return {Decision::Permitted, State::Closed, Rule::NotCounted};
+  window_.push_back(kind == Kind::Failure);
+  while (static_cast<int>(window_.size()) > s_.window) window_.pop_front();
+  const int calls = static_cast<int>(window_.size());
+  if (calls < s_.minimum_calls) return {Decision::Permitted, State::Closed, Rule::NotJudgedYet};
+  int failures = 0;
+  for (bool f : window_) failures += f ? 1 : 0;
+  if (!reaches(failures, calls)) return {Decision::Permitted, State::Closed, Rule::BelowThreshold};
+  state_ = State::Open;
+  opened_at_ = c.t_ms;
+  window_.clear();
+  return {Decision::Permitted, State::Open, Rule::Tripped};
+}
+
+std::string_view to_string(State s) noexcept {
+  switch (s) {
+    case State::Closed: return "CLOSED";
+    case State::Open: return "OPEN";
+    case State::HalfOpen: return "HALF_OPEN";
+  }
+  return "?";
+}
+
+std::string_view to_string(Decision d) noexcept { return d == Decision::Permitted ? "permitted" : "rejected"; }
+
+std::string_view describe(Rule r) noexcept {
+  switch (r) {
+    case Rule::NotJudgedYet: return "judged before the window held the minimum number of calls";
+    case Rule::BelowThreshold: return "opened under the threshold, or counted a call it should not (a 4xx, or one the window had slid past)";
+    case Rule::Tripped: return "did not open when the failure rate reached the threshold (> instead of >=, or a window that never slides)";
+    case Rule::NotCounted: return "counted a 4xx, the caller's mistake, as a failure or a trial";
+    case Rule::RejectedInWait: return "let a call through before the wait in OPEN was over";
+    case Rule::FirstTrial: return "did not let the first call at or after the end of the wait through as a trial (> instead of >=)";
+    case Rule::TrialCounted: return "judged the trials before all the permitted ones were made";
+    case Rule::ClosedAfterTrials: return "did not close after the permitted trials succeeded enough";
+    case Rule::ReopenedAfterTrials: return "did not reopen when the trials' failure rate reached the threshold";
+  }
+  return "";
+}
+
+}  // namespace cb::grade::conformance

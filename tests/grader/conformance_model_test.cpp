@@ -1,0 +1,107 @@
+// The grader's own model of the lab's rules: each rule at its boundary, with the lab's settings.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "cb/grade/conformance_model.h"
+
+namespace cb::grade::conformance {
+namespace {
+
+Call ok(double t) { return {t, 200, false}; }
+Call err(double t) { return {t, 500, false}; }
+Call bad(double t) { return {t, 400, false}; }
+Call timeout(double t) { return {t, 0, true}; }
+
+// "p:CLOSED" per call: decision's first letter and the state after it.
+std::vector<std::string> run(Model& m, const std::vector<Call>& calls) {
+  std::vector<std::string> out;
+  for (const Call& c : calls) {
+    const Step s = m.call(c);
+    out.push_back(std::string(s.decision == Decision::Permitted ? "p:" : "r:") + std::string(to_string(s.state)));
+  }
+  return out;
+}
+
+TEST_CASE("conformance model: the lab's sequence trips on the 3rd failure after 3 successes") {
+  Model m(Settings{});
+  CHECK(run(m, {ok(0), ok(1), ok(2), err(3), err(4)}) ==
+        std::vector<std::string>{"p:CLOSED", "p:CLOSED", "p:CLOSED", "p:CLOSED", "p:CLOSED"});  // 2 of 5: 40%
+  const Step third = m.call(err(5));  // 3 of 6: exactly 50% reaches it
+  CHECK(third.state == State::Open);
+  CHECK(third.rule == Rule::Tripped);
+  CHECK(m.call(err(6)).decision == Decision::Rejected);
+}
+
+TEST_CASE("conformance model: no judgement before the window holds the minimum") {
+  Model m(Settings{});
+  for (int i = 0; i < 4; ++i) {
+    const Step s = m.call(err(i));
+    CHECK(s.state == State::Closed);
+    CHECK(s.rule == Rule::NotJudgedYet);
+  }
+  CHECK(m.call(err(4)).rule == Rule::Tripped);  // the 5th: 5 of 5
+}
+
+TEST_CASE("conformance model: the window slides old failures out") {
+  Settings s;
+  s.window = 4;
+  s.minimum_calls = 4;
+  Model m(s);
+  (void)run(m, {err(0), ok(1), ok(2), ok(3)});  // 1 of 4: 25%
+  const Step slid = m.call(ok(4));                 // the failure slides out: 0 of 4
+  CHECK(slid.rule == Rule::BelowThreshold);
+  (void)m.call(err(5));
+  CHECK(m.call(err(6)).state == State::Open);  // 2 of the last 4: 50%
+}
+
+TEST_CASE("conformance model: 4xx is neither a failure nor a success") {
+  Model m(Settings{});
+  for (int i = 0; i < 10; ++i) CHECK(m.call(bad(i)).rule == Rule::NotCounted);
+  CHECK(m.state() == State::Closed);
+  SUBCASE("and a timeout is a failure") {
+    for (int i = 0; i < 5; ++i) (void)m.call(timeout(10 + i));
+    CHECK(m.state() == State::Open);
+  }
+}
+
+TEST_CASE("conformance model: OPEN, the wait, and the trials") {
+  Model m(Settings{});
+  for (int i = 0; i < 5; ++i) (void)m.call(err(i));  // opens at t = 4
+  REQUIRE(m.state() == State::Open);
+  SUBCASE("rejected until the wait's end; the call exactly at it is the first trial") {
+    CHECK(m.call(ok(3003.999)).rule == Rule::RejectedInWait);
+    const Step first = m.call(ok(3004));
+    CHECK(first.decision == Decision::Permitted);
+    CHECK(first.state == State::HalfOpen);
+    CHECK(first.rule == Rule::FirstTrial);
+  }
+  SUBCASE("3 successful trials close it, judged together") {
+    CHECK(run(m, {ok(3004), ok(3005), ok(3006)}) == std::vector<std::string>{"p:HALF_OPEN", "p:HALF_OPEN", "p:CLOSED"});
+    SUBCASE("with an empty window") {
+      for (int i = 0; i < 4; ++i) CHECK(m.call(err(3010 + i)).rule == Rule::NotJudgedYet);
+    }
+  }
+  SUBCASE("1 failure of 3 trials (33%) still closes; 2 of 3 reopen, with a new wait from the deciding trial") {
+    Model again = m;
+    CHECK(run(m, {err(3004), ok(3005), ok(3006)}).back() == "p:CLOSED");
+    const auto reopened = run(again, {err(3004), err(3005), ok(3006)});
+    CHECK(reopened.back() == "p:OPEN");
+    CHECK(again.call(ok(6005)).decision == Decision::Rejected);
+    CHECK(again.call(ok(6006)).state == State::HalfOpen);
+  }
+  SUBCASE("a 4xx among the trials gives its slot back") {
+    CHECK(run(m, {ok(3004), bad(3005), ok(3006)}) == std::vector<std::string>{"p:HALF_OPEN", "p:HALF_OPEN", "p:HALF_OPEN"});
+    CHECK(m.call(ok(3007)).rule == Rule::ClosedAfterTrials);
+  }
+}
+
+TEST_CASE("conformance model: every rule is described for a person") {
+  for (Rule r : {Rule::NotJudgedYet, Rule::BelowThreshold, Rule::Tripped, Rule::NotCounted, Rule::RejectedInWait,
+                 Rule::FirstTrial, Rule::TrialCounted, Rule::ClosedAfterTrials, Rule::ReopenedAfterTrials})
+    CHECK_FALSE(describe(r).empty());
+}
+
+}  // namespace
+}  // namespace cb::grade::conformance

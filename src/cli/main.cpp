@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "cmd_conform.h"
 #include "cmd_demo.h"
 #include "cmd_init.h"
 #include "cmd_run.h"
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
   ScriptOptions script;
   ReplayOptions replay;
   InitOptions init;
+  ConformOptions conform;
   auto* run_cmd = setup_run(app, run);
   auto* step_cmd = setup_step(app, step);
   auto* status_cmd = setup_status(app, status);
@@ -34,6 +36,7 @@ int main(int argc, char** argv) {
   auto* script_cmd = setup_script(app, script);
   auto* replay_cmd = setup_replay(app, replay);
   auto* init_cmd = setup_init(app, init);
+  auto* conform_cmd = setup_conform(app, conform);
 
   // CLI11 would answer a mistyped subcommand with "a subcommand is required"; name it instead.
   std::string known;
@@ -62,6 +65,7 @@ int main(int argc, char** argv) {
     if (*script_cmd) return to_int(run_script(script));
     if (*replay_cmd) return to_int(run_replay(replay));
     if (*init_cmd) return to_int(run_init(init));
+    if (*conform_cmd) return to_int(run_conform(conform));
   } catch (const std::exception& e) {
     // The program's edge: nothing below throws on bad input, so this is a bug or the system.
     std::cerr << "cb-lab: internal error: " << e.what() << '\n';

@@ -1,0 +1,18 @@
+#pragma once
+
+#include <string>
+
+#include "exit_code.h"
+
+namespace CLI {
+class App;
+}
+
+namespace cb::cli {
+
+struct ConformOptions {};
+
+CLI::App* setup_conform(CLI::App& app, ConformOptions& options);
+ExitCode run_conform(const ConformOptions& options);
+
+}  // namespace cb::cli

@@ -1,0 +1,150 @@
+#include "cb/grade/conformance_traces.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace cb::grade::conformance {
+namespace {
+
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed) : gen_(seed) {}
+  int between(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen_); }
+  bool chance(int percent) { return between(1, 100) <= percent; }
+
+ private:
+  std::mt19937_64 gen_;
+};
+
+bool diverges(const Trace& t, const Program& p) { return compare(t, p(t)).has_value(); }
+
+}  // namespace
+
+Trace generate(std::uint64_t seed, int index) {
+  Rng r(seed * 1'000'003U + static_cast<std::uint64_t>(static_cast<unsigned>(index)));
+  Trace t;
+  if (index % 5 != 0) {
+    t.settings.window = r.between(4, 20);
+    t.settings.minimum_calls = r.between(1, t.settings.window);
+    t.settings.failure_rate_percent = r.between(10, 90);
+    t.settings.wait_in_open_ms = r.between(1, 50) * 100;
+    t.settings.permitted_in_half_open = r.between(1, 5);
+  }
+  // The model runs alongside so the edges are aimed at where the breaker is, not guessed.
+  Model m(t.settings);
+  double now = 0;
+  double opened_at = -1;
+  const int n = r.between(20, 120);
+  for (int i = 0; i < n; ++i) {
+    const int edge = r.between(0, 9);
+    if (m.state() == State::Open && opened_at >= 0 && edge <= 3) {
+      // At the wait's end exactly, or a hair before it.
+      now = std::max(now, opened_at + t.settings.wait_in_open_ms - (edge == 0 ? 0.001 : 0.0));
+    } else if (edge == 9) {
+      now += r.between(1000, 10'000);  // a quiet stretch
+    } else {
+      now += r.between(0, 50);
+    }
+    Call c{now, 200, false};
+    const int kind = r.between(0, 99);
+    if (m.state() == State::HalfOpen && kind < 20) c.status = 400 + r.between(0, 29);  // 4xx among trials
+    else if (kind < 45) c.status = 500 + r.between(0, 4);
+    else if (kind < 50) c.timed_out = true;
+    else if (kind < 58) c.status = 400 + r.between(0, 29);
+    else c.status = 200 + (r.chance(10) ? r.between(1, 99) : 0);
+    const Step s = m.call(c);
+    if (s.rule == Rule::Tripped || s.rule == Rule::ReopenedAfterTrials) opened_at = now;
+    t.calls.push_back(c);
+  }
+  return t;
+}
+
+std::optional<Divergence> compare(const Trace& trace, const std::vector<Answer>& answers) {
+  Model m(trace.settings);
+  for (std::size_t i = 0; i < trace.calls.size(); ++i) {
+    const Step want = m.call(trace.calls[i]);
+    if (i >= answers.size()) return Divergence{i, want, std::nullopt};
+    if (answers[i].decision != want.decision || answers[i].state != want.state) return Divergence{i, want, answers[i]};
+  }
+  return std::nullopt;
+}
+
+std::string explain(const Divergence& d, const Settings& settings) {
+  if (!d.got) return "gave no answer to this call";
+  const bool trial = d.want.rule == Rule::FirstTrial || d.want.rule == Rule::TrialCounted;
+  if (trial && d.got->decision == Decision::Permitted && d.got->state != State::HalfOpen)
+    return "judged the trials before all " + std::to_string(settings.permitted_in_half_open) +
+           " permitted ones were made (one lucky call can close it)";
+  return std::string(describe(d.want.rule));
+}
+
+Trace shrink(const Trace& failing, const Program& program, int budget) {
+  Trace best = failing;
+  auto still = [&](const Trace& candidate) {
+    if (budget <= 0) return false;
+    --budget;
+    return diverges(candidate, program);
+  };
+  bool changed = true;
+  while (changed && budget > 0) {
+    changed = false;
+    // Nothing after the first divergence matters.
+    if (const auto d = compare(best, program(best)); d && d->at + 1 < best.calls.size()) {
+      best.calls.resize(d->at + 1);
+      changed = true;
+    }
+    // Drop calls, from the last towards the first.
+    for (std::size_t i = best.calls.size(); i-- > 0;) {
+      Trace candidate = best;
+      candidate.calls.erase(candidate.calls.begin() + static_cast<std::ptrdiff_t>(i));
+      if (!candidate.calls.empty() && still(candidate)) {
+        best = std::move(candidate);
+        changed = true;
+      }
+    }
+    // Plainer results and rounder times.
+    for (std::size_t i = 0; i < best.calls.size(); ++i) {
+      const Call c = best.calls[i];
+      std::vector<Call> simpler;
+      if (c.timed_out) simpler.push_back({c.t_ms, 500, false});
+      if (!c.timed_out && c.status >= 500 && c.status != 500) simpler.push_back({c.t_ms, 500, false});
+      if (!c.timed_out && c.status < 400 && c.status != 200) simpler.push_back({c.t_ms, 200, false});
+      if (std::floor(c.t_ms) != c.t_ms) simpler.push_back({std::round(c.t_ms), c.status, c.timed_out});
+      for (const Call& s : simpler) {
+        Trace candidate = best;
+        candidate.calls[i] = s;
+        if (still(candidate)) {
+          best = std::move(candidate);
+          changed = true;
+          break;
+        }
+      }
+    }
+    // Settings nearer the lab's, one at a time.
+    const Settings lab;
+    std::vector<Settings> nearer;
+    auto toward_lab = [&](auto member) {
+      if (best.settings.*member == lab.*member) return;
+      Settings s = best.settings;
+      s.*member = lab.*member;
+      nearer.push_back(s);
+    };
+    toward_lab(&Settings::window);
+    toward_lab(&Settings::minimum_calls);
+    toward_lab(&Settings::failure_rate_percent);
+    toward_lab(&Settings::permitted_in_half_open);
+    for (Settings s : nearer) {
+      if (s.minimum_calls > s.window) continue;
+      Trace candidate = best;
+      candidate.settings = s;
+      if (still(candidate)) {
+        best = std::move(candidate);
+        changed = true;
+      }
+    }
+  }
+  return best;
+}
+
+}  // namespace cb::grade::conformance

@@ -1,0 +1,94 @@
+// Generated traces find each classic mistake, the shrinker cuts the trace down to a few calls
+// that still show it, and the rule at the divergence names it. The programs here are the model
+// itself with one setting bent, the way each mistake bends a breaker.
+#include <doctest/doctest.h>
+
+#include "cb/grade/conformance_traces.h"
+
+namespace cb::grade::conformance {
+namespace {
+
+// A program that answers with the model's rules under settings `bend` changes.
+Program bent(std::function<void(Settings&)> bend) {
+  return [bend](const Trace& t) {
+    Settings s = t.settings;
+    bend(s);
+    Model m(s);
+    std::vector<Answer> out;
+    for (const Call& c : t.calls) {
+      const Step step = m.call(c);
+      out.push_back({step.decision, step.state});
+    }
+    return out;
+  };
+}
+
+struct Found {
+  Trace trace;
+  Divergence divergence;
+};
+
+std::optional<Found> first_failure(const Program& p, std::uint64_t seed, int traces) {
+  for (int i = 0; i < traces; ++i) {
+    Trace t = generate(seed, i);
+    if (auto d = compare(t, p(t))) return Found{t, *d};
+  }
+  return std::nullopt;
+}
+
+TEST_CASE("conformance traces: a right breaker agrees on every trace of 20 seeds") {
+  const Program right = bent([](Settings&) {});
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    CAPTURE(seed);
+    CHECK_FALSE(first_failure(right, seed, 200).has_value());
+  }
+}
+
+TEST_CASE("conformance traces: the same seed gives the same traces") {
+  const Trace a = generate(42, 7);
+  const Trace b = generate(42, 7);
+  REQUIRE(a.calls.size() == b.calls.size());
+  for (std::size_t i = 0; i < a.calls.size(); ++i) CHECK(a.calls[i].t_ms == b.calls[i].t_ms);
+  CHECK(generate(42, 0).settings.window == Settings{}.window);  // every 5th trace: the lab's own
+}
+
+TEST_CASE("conformance traces: each mistake is found, shrunk, and named by its rule") {
+  struct Mistake {
+    const char* name;
+    std::function<void(Settings&)> bend;
+    std::vector<Rule> rules;  // where the first divergence of the shrunk trace may lie
+    const char* words;        // what the explanation must say
+  };
+  const std::vector<Mistake> mistakes{
+      {"minimum calls ignored", [](Settings& s) { s.minimum_calls = 1; }, {Rule::NotJudgedYet}, "before the window held the minimum"},
+      {"one trial decides", [](Settings& s) { s.permitted_in_half_open = 1; }, {Rule::FirstTrial, Rule::TrialCounted}, "judged the trials before all"},
+      {"> instead of >= at the wait's end", [](Settings& s) { s.wait_in_open_ms += 0.0005; }, {Rule::FirstTrial,
+                                                                                              Rule::ClosedAfterTrials,
+                                                                                              Rule::ReopenedAfterTrials},
+       "> instead of >="},
+      {"> instead of >= at the threshold", [](Settings& s) { s.failure_rate_percent += 1; }, {Rule::Tripped,
+                                                                                             Rule::ReopenedAfterTrials},
+       "threshold"},
+  };
+  for (const Mistake& m : mistakes) {
+    SUBCASE(m.name) {
+      const Program program = bent(m.bend);
+      const auto found = first_failure(program, 1, 200);
+      REQUIRE(found.has_value());
+      const Trace small = shrink(found->trace, program);
+      const auto d = compare(small, program(small));
+      REQUIRE(d.has_value());  // still fails
+      CHECK(small.calls.size() <= found->trace.calls.size());
+      CHECK(small.calls.size() <= 12);
+      CHECK(d->at + 1 == small.calls.size());  // nothing after the divergence
+      CHECK(std::find(m.rules.begin(), m.rules.end(), d->want.rule) != m.rules.end());
+      const std::string why = explain(*d, small.settings);
+      CHECK(why.find(m.words) != std::string::npos);
+      MESSAGE(std::string(m.name) << ": " << found->trace.calls.size() << " calls shrunk to " << small.calls.size()
+                                  << ": " << why);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cb::grade::conformance

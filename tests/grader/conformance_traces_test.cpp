@@ -92,3 +92,31 @@ TEST_CASE("conformance traces: each mistake is found, shrunk, and named by its r
 
 }  // namespace
 }  // namespace cb::grade::conformance
+
+namespace cb::grade::conformance {
+namespace {
+
+TEST_CASE("conformance traces: the project's engine, as a process on the protocol, agrees on every trace") {
+  const Program engine = process_program(std::string(CB_LAB_BIN) + " conform", std::chrono::seconds{10});
+  for (int i = 0; i < 40; ++i) {
+    const Trace t = generate(7, i);
+    const auto d = compare(t, engine(t));
+    CAPTURE(i);
+    CHECK_MESSAGE(!d, (d ? explain(*d, t.settings) : std::string()));
+  }
+  SUBCASE("and a program that stops answering is named at the call it stopped on") {
+    // Answers the first call, then exits on reading the second: the end of its output, not a wait.
+    const Program quits = process_program(
+        "read settings; read call; echo '{\"decision\":\"permitted\",\"state\":\"CLOSED\"}'; read call",
+        std::chrono::seconds{10});
+    const Trace t{Settings{}, {{0, 200, false}, {1, 200, false}, {2, 200, false}}};
+    const auto d = compare(t, quits(t));
+    REQUIRE(d.has_value());
+    CHECK(d->at == 1);
+    CHECK_FALSE(d->got.has_value());
+    CHECK(explain(*d, t.settings) == "gave no answer to this call");
+  }
+}
+
+}  // namespace
+}  // namespace cb::grade::conformance

@@ -6,6 +6,7 @@
 // A program is anything that answers a whole trace: for tests an object in this process, for
 // `cb-grade --conformance` a process on the line protocol of `cb-lab conform`.
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -56,5 +57,20 @@ struct Divergence {
 // and move the settings to the lab's where the divergence survives it. `budget` bounds the runs
 // of the program.
 [[nodiscard]] Trace shrink(const Trace& failing, const Program& program, int budget = 2000);
+
+}  // namespace cb::grade::conformance
+
+namespace cb::grade::conformance {
+
+// `command` (run by /bin/sh -c, in a process group of its own) as a Program on the line protocol:
+// started once per trace, fed the settings line and then each call, one answer awaited per call
+// within `per_call`; a program that answers late, wrongly or not at all stops being read, and
+// what it answered so far is its answer (compare() then names the call). Killed, with its group,
+// when the trace ends.
+[[nodiscard]] Program process_program(const std::string& command, std::chrono::milliseconds per_call);
+
+// The settings line and a call line of the protocol.
+[[nodiscard]] std::string settings_line(const Settings& s);
+[[nodiscard]] std::string call_line(const Call& c);
 
 }  // namespace cb::grade::conformance

@@ -117,10 +117,11 @@ struct HttpServer::Loop {
 
   const ServerOptions& options() const { return server.options_; }
 
-  void set_deadline(Conn& c, Clock::time_point when) {
+  // The connection's one timer, `after` from now.
+  void set_deadline(Conn& c, std::chrono::microseconds after) {
     timers.erase({c.deadline, c.fd});
-    c.deadline = when;
-    timers.insert({when, c.fd});
+    c.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(after);
+    timers.insert({c.deadline, c.fd});
   }
 
   void watch(Conn& c, std::uint32_t events) {
@@ -216,7 +217,7 @@ struct HttpServer::Loop {
       c->events = ev.events;
       Conn& ref = *c;
       conns.emplace(fd, std::move(c));
-      set_deadline(ref, Clock::now() + std::chrono::duration_cast<Clock::duration>(options().keep_alive_timeout));
+      idle(ref);
     }
   }
 
@@ -234,7 +235,7 @@ struct HttpServer::Loop {
   // Between requests: the keep-alive clock runs.
   void idle(Conn& c) {
     c.phase = Conn::Phase::Idle;
-    set_deadline(c, Clock::now() + std::chrono::duration_cast<Clock::duration>(options().keep_alive_timeout));
+    set_deadline(c, options().keep_alive_timeout);
   }
 
   // No more requests on this connection: what is queued goes out, within the keep-alive time.
@@ -242,7 +243,7 @@ struct HttpServer::Loop {
     c.phase = Conn::Phase::Closing;
     c.close_as = how;
     c.in.clear();
-    set_deadline(c, Clock::now() + std::chrono::duration_cast<Clock::duration>(options().keep_alive_timeout));
+    set_deadline(c, options().keep_alive_timeout);
   }
 
   // Records how the request ended and queues its answer (or the way the connection ends).
@@ -262,15 +263,20 @@ struct HttpServer::Loop {
         closing(c, Ending::Close);
         return;
       case Ending::KeepAlive:
-      case Ending::Close: {
-        // No endpoint reads a body: one left unread would be taken for the next request, so
-        // the connection ends after this answer instead.
-        const bool close = reply.ending == Ending::Close || !req.keep_alive || req.has_body || server.stopping_.load();
-        c.out += serialize(reply.response, req.method == "HEAD", close);
-        if (close) closing(c, Ending::Close);
+      case Ending::Close:
+        answer(c, req, reply.response, reply.ending == Ending::Close);
         return;
-      }
     }
+  }
+
+  // Queues `res` for `req`; the connection then closes if asked to, or if the request or the
+  // server means it must.
+  void answer(Conn& c, const Request& req, const Response& res, bool close_after) {
+    // No endpoint reads a body: one left unread would be taken for the next request, so the
+    // connection ends after this answer instead.
+    const bool close = close_after || !req.keep_alive || req.has_body || server.stopping_.load();
+    c.out += serialize(res, req.method == "HEAD", close);
+    if (close) closing(c, Ending::Close);
   }
 
   // Serves the complete requests at the front of the input, in order, until one must wait or
@@ -282,7 +288,7 @@ struct HttpServer::Loop {
       if (c.phase == Conn::Phase::Idle) {
         // The first byte of a request starts its clock: a slow sender is closed, not served forever.
         c.phase = Conn::Phase::Head;
-        set_deadline(c, Clock::now() + std::chrono::duration_cast<Clock::duration>(options().request_timeout));
+        set_deadline(c, options().request_timeout);
       }
       Parsed parsed = parse_request_head(c.in, limits);
       if (parsed.kind == Parsed::Kind::NeedMore) break;
@@ -309,9 +315,7 @@ struct HttpServer::Loop {
       Response res;
       const std::string_view outcome = server.admin(req, res, t0);
       if (options().access_log) server.log_line(req, c.peer, res.status, outcome, server.mono_us() - t0);
-      const bool close = !req.keep_alive || req.has_body || server.stopping_.load();
-      c.out += serialize(res, req.method == "HEAD", close);
-      if (close) closing(c, Ending::Close);
+      answer(c, req, res, false);
       return;
     }
     const Arrival arrival =
@@ -320,7 +324,7 @@ struct HttpServer::Loop {
     Reply reply = serve_endpoint(req, options(), Moment{t0, arrival.count_answer});
     if (reply.wait) {
       c.phase = Conn::Phase::Waiting;
-      set_deadline(c, Clock::now() + std::chrono::duration_cast<Clock::duration>(*reply.wait));
+      set_deadline(c, *reply.wait);
       c.pending = Conn::Pending{req, arrival, std::move(reply), t0};
       return;
     }

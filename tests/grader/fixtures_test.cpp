@@ -5,21 +5,15 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "cb/grade/grade.h"
+#include "temp_dir.h"
 
 namespace cb::grade {
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using cb::testing::slurp;
 
 // Every fixture: the exact verdict of each step (so the step a mistake is charged to, and that
 // no other step is charged for it), the report's status, and the key words of its messages.

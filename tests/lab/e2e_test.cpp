@@ -33,13 +33,6 @@ struct Flaky {
   }
 };
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
 // What must come out the same however the steps were run: everything but the times.
 json comparable(const TempDir& d) {
   json state = json::parse(slurp(d / "state.json"));

@@ -8,9 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "cb/flaky/server.h"
 #include "process.h"
@@ -23,13 +21,6 @@ namespace {
 using json = nlohmann::json;
 
 const std::string kLab = CB_LAB_BIN;
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 // Someone's flaky server with a record of its own: one /fast they made.
 struct SomeoneElses {

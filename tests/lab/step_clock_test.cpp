@@ -5,7 +5,6 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "cb/flaky/server.h"
 #include "process.h"
@@ -17,13 +16,6 @@ namespace {
 using json = nlohmann::json;
 
 const std::string kLab = CB_LAB_BIN;
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 // A step's lab-time moments ("..._us" keys holding times since the epoch, not durations),
 // moved `us` into the past: to the next step, the same as `us` more of the wall clock passing.

@@ -1,9 +1,11 @@
 #pragma once
-// Test-only: a fresh directory under /tmp, removed with everything in it at the end of the test.
+// Test-only: a fresh directory under /tmp, removed with everything in it at the end of the test,
+// and reading a file whole.
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 namespace cb::testing {
@@ -30,5 +32,13 @@ class TempDir {
  private:
   std::string path_;
 };
+
+// A file's whole content ("" when it cannot be read: the assertion on it then says so).
+inline std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
 
 }  // namespace cb::testing

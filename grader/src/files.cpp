@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "cb/bounded_file.h"
+
 namespace cb::grade {
 namespace {
 
@@ -100,24 +102,20 @@ FileRead SubmissionDir::read(const std::string& name, std::size_t limit) const {
                  " a lab file can be; it was not read";
     return out;
   }
-  // Read at most limit + 1 bytes whatever fstat said: a file can grow while it is read.
-  std::string bytes;
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    bytes.append(buf, static_cast<std::size_t>(n));
-    if (bytes.size() > limit) break;
-  }
+  auto bytes = read_at_most(fd, limit);
   ::close(fd);
-  if (bytes.size() > limit) {
+  if (!bytes) {
+    out.status = FileRead::Status::Refused;
+    out.reason = name + " cannot be read: " + bytes.error().message;
+    return out;
+  }
+  if (bytes->size() > limit) {
     out.status = FileRead::Status::Refused;
     out.reason = name + " is more than the " + std::to_string(limit) + " bytes a lab file can be; it was not read";
     return out;
   }
   out.status = FileRead::Status::Ok;
-  out.bytes = std::move(bytes);
+  out.bytes = std::move(bytes).value();
   out.mtime_us = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000 + st.st_mtim.tv_nsec / 1000;
   return out;
 }

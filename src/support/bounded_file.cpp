@@ -58,22 +58,25 @@ Result<std::string> read_bounded_file(const std::string& path, std::size_t limit
     return Error{path + ": larger than " + bytes_text(limit) + "; not a " + what + " file"};
   };
   if (static_cast<std::size_t>(st.st_size) > limit) return too_large();
-  // The size can change between fstat and read (a file still being written); the loop reads at
-  // most limit + 1 bytes whatever the size said, so growth is caught, not followed.
+  auto data = read_at_most(fd.get(), limit);
+  if (!data) return Error{path + ": " + data.error().message};
+  if (data->size() > limit) return too_large();
+  return data;
+}
+
+Result<std::string> read_at_most(int fd, std::size_t limit) {
+  // Grown as it is read, so a 4 KiB record costs 4 KiB, not the 64 MiB it may be.
   std::string data;
-  data.resize(limit + 1);
-  std::size_t got = 0;
-  while (got < data.size()) {
-    const ssize_t n = ::read(fd.get(), data.data() + got, data.size() - got);
+  char buf[65536];
+  while (data.size() <= limit) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return Error{path + ": read error: " + std::strerror(errno)};
+      return Error{std::string("read error: ") + std::strerror(errno)};
     }
     if (n == 0) break;
-    got += static_cast<std::size_t>(n);
+    data.append(buf, static_cast<std::size_t>(n));
   }
-  if (got > limit) return too_large();
-  data.resize(got);
   return data;
 }
 

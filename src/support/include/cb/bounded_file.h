@@ -17,4 +17,10 @@ namespace cb {
 [[nodiscard]] Result<std::string> read_bounded_file(const std::string& path, std::size_t limit,
                                                     const std::string& what);
 
+// Reads `fd` to its end, or until it has more than `limit` bytes (then it stops, at most 64 KiB
+// past the limit, and the caller refuses it): a file can grow while it is read, whatever its size
+// said.
+// Errors: a failed read, named by errno.
+[[nodiscard]] Result<std::string> read_at_most(int fd, std::size_t limit);
+
 }  // namespace cb

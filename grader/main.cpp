@@ -8,6 +8,7 @@
 
 #include "cb/decimal_time.h"
 #include "cb/grade/batch.h"
+#include "cb/grade/conformance_check.h"
 #include "cb/grade/format.h"
 #include "cb/grade/grade.h"
 #include "cb/grade/lab_spec.h"
@@ -43,6 +44,10 @@ struct Options {
   std::string save_record;
   int jobs = 0;
   bool any_port = false;
+  std::string conformance;
+  int traces = 200;
+  std::uint64_t seed = 0;
+  std::string trace_timeout = "5s";
 };
 
 // A rubric is a few lines; a saved record of a full server (10,000 entries of about 300
@@ -82,6 +87,14 @@ int main(int argc, char** argv) {
   app.add_option("--batch-files", o.batch_files, "--batch: where the lab's files are inside each submission")
       ->capture_default_str();
   app.add_option("-j,--jobs", o.jobs, "--batch: submissions graded at once (default: one per core)");
+  app.add_option("--conformance", o.conformance,
+                 "Drive this command's breaker call by call with generated traces (the line protocol of docs/CONTRACTS.md) "
+                 "and compare every answer with the lab's rules; alone, or as one more part beside the steps");
+  app.add_option("--traces", o.traces, "--conformance: how many traces")->capture_default_str()->check(CLI::Range(1, 100000));
+  app.add_option("--seed", o.seed, "--conformance: the traces' seed (default: a random one, printed in the report)");
+  app.add_option("--trace-timeout", o.trace_timeout,
+                 "--conformance: time limit of one trace, start to exit (--timeout sets it too, without --run)")
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -93,6 +106,15 @@ int main(int argc, char** argv) {
   if (!format) return could_not_run("--format: '" + o.format + "' is not one of text, json, junit, gradescope");
   const auto timeout = cb::parse_duration(o.timeout);
   if (!timeout || timeout->count() <= 0) return could_not_run("--timeout: '" + o.timeout + "' is not a positive duration like 60s");
+  // --conformance alone grades only the conformance part; with anything that points at the
+  // lab's files or evidence, it is one more part beside the steps.
+  const bool conformance_only = !o.conformance.empty() && o.run.empty() && o.server.empty() && o.record_file.empty() &&
+                                o.steps.empty() && app.count("--dir") == 0 && o.batch.empty();
+  auto trace_limit = cb::parse_duration(conformance_only && app.count("--timeout") > 0 ? o.timeout : o.trace_timeout);
+  if (!trace_limit || trace_limit->count() <= 0)
+    return could_not_run("--trace-timeout: '" + o.trace_timeout + "' is not a positive duration like 5s");
+  if (!o.conformance.empty() && !o.batch.empty())
+    return could_not_run("--conformance grades one program; it does not go with --batch");
   GradeOptions grade_options;
   grade_options.steps = {o.steps.begin(), o.steps.end()};
   if (!o.rubric.empty()) {
@@ -101,6 +123,35 @@ int main(int argc, char** argv) {
     auto rubric = Rubric::parse(*text);
     if (!rubric) return could_not_run(o.rubric + ": " + rubric.error().message);
     grade_options.rubric = *rubric;
+  }
+
+  const bool pid_namespace = [] {
+    const char* c = std::getenv("CB_GRADE_CONTAINMENT");
+    return c == nullptr || std::string(c) != "subreaper";
+  }();
+  std::optional<ConformancePart> conformance;
+  if (!o.conformance.empty()) {
+    ConformanceOptions co;
+    co.command = o.conformance;
+    co.traces = o.traces;
+    co.seed = app.count("--seed") > 0 ? o.seed : random_seed();
+    co.points = grade_options.rubric.conformance;
+    conformance::ProcessOptions po;
+    po.command = o.conformance;
+    po.trace_limit = std::chrono::duration_cast<std::chrono::milliseconds>(*trace_limit);
+    po.pid_namespace = pid_namespace;
+    conformance = check_conformance(co, conformance::process_program(po));
+  }
+  const auto finish = [&](Report& report) {
+    if (conformance) add_conformance(report, std::move(*conformance));
+  };
+  if (conformance_only) {
+    Report report;
+    finish(report);
+    const bool colour = *format == Format::Text && o.output.empty() && ::isatty(STDOUT_FILENO) != 0 &&
+                        std::getenv("NO_COLOR") == nullptr;
+    if (const int rc = emit(o, render(report, *format, colour)); rc != 0) return rc;
+    return exit_code(report);
   }
 
   if (!o.batch.empty()) {
@@ -149,8 +200,7 @@ int main(int argc, char** argv) {
       run.port = std::atoi(o.server.c_str() + colon + 1);
     }
     if (o.any_port) run.port = 0;
-    if (const char* c = std::getenv("CB_GRADE_CONTAINMENT"); c != nullptr && std::string(c) == "subreaper")
-      run.pid_namespace = false;
+    run.pid_namespace = pid_namespace;
     auto ran = run_student(run);
     if (!ran) return could_not_run(ran.error().message);
     if (ran->survivors)
@@ -194,9 +244,11 @@ int main(int argc, char** argv) {
   Report report = grade(*dir, record, no_record, grade_options);
   report.run_output = run_output;
   report.program = program;
+  finish(report);
   const bool colour = *format == Format::Text && o.output.empty() && ::isatty(STDOUT_FILENO) != 0 &&
                       std::getenv("NO_COLOR") == nullptr;
   if (const int rc = emit(o, render(report, *format, colour)); rc != 0) return rc;
-  if (report.status == Status::Error) std::cerr << "cb-grade: not graded: " << report.evidence.problem << '\n';
+  if (report.status == Status::Error && !report.evidence.problem.empty())
+    std::cerr << "cb-grade: not graded: " << report.evidence.problem << '\n';
   return exit_code(report);
 }

@@ -79,4 +79,19 @@ std::string_view describe(Rule r) noexcept {
   return "";
 }
 
+std::string_view id(Rule r) noexcept {
+  switch (r) {
+    case Rule::NotJudgedYet: return "minimum_calls";
+    case Rule::BelowThreshold: return "below_threshold";
+    case Rule::Tripped: return "trip_at_threshold";
+    case Rule::NotCounted: return "4xx_not_counted";
+    case Rule::RejectedInWait: return "rejected_in_wait";
+    case Rule::FirstTrial: return "first_trial_at_wait_end";
+    case Rule::TrialCounted: return "trials_judged_together";
+    case Rule::ClosedAfterTrials: return "closed_after_trials";
+    case Rule::ReopenedAfterTrials: return "reopened_after_trials";
+  }
+  return "";
+}
+
 }  // namespace cb::grade::conformance

@@ -6,37 +6,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "cb/grade/conformance_traces.h"
+#include "child_process.h"
 
 namespace cb::grade::conformance {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// One line from `fd` within `until`, or nullopt (timed out, closed, or longer than 4 KiB).
-std::optional<std::string> read_line(int fd, std::string& buffer, Clock::time_point until) {
-  for (;;) {
-    if (const auto nl = buffer.find('\n'); nl != std::string::npos) {
-      std::string line = buffer.substr(0, nl);
-      buffer.erase(0, nl + 1);
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      return line;
-    }
-    if (buffer.size() > 4096) return std::nullopt;
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
-    pollfd p{fd, POLLIN, 0};
-    if (left <= 0 || ::poll(&p, 1, static_cast<int>(left)) != 1) return std::nullopt;
-    char buf[1024];
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return std::nullopt;
-    buffer.append(buf, static_cast<std::size_t>(n));
-  }
-}
 
 std::optional<Answer> parse_answer(const std::string& line) {
   const auto j = nlohmann::json::parse(line, nullptr, false);
@@ -79,46 +60,172 @@ std::string call_line(const Call& c) {
          "}";
 }
 
-Program process_program(const std::string& command, std::chrono::milliseconds per_call) {
-  return [command, per_call](const Trace& trace) {
-    std::vector<Answer> answers;
-    // One socket pair as the child's standard input and output: MSG_NOSIGNAL then keeps a child
-    // that exits early from killing the grader with SIGPIPE, without touching its signal setup.
+namespace {
+
+// One run of the program on one trace: its answers on a socket pair (both its standard input
+// and output: MSG_NOSIGNAL then keeps a program that exits early from killing the grader with
+// SIGPIPE, without touching the grader's signal set-up), its standard error on a pipe, kept
+// for the report.
+class Session {
+ public:
+  Session(const ProcessOptions& o, Replies& out) : o_(o), out_(out), until_(Clock::now() + o.trace_limit) {}
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+  ~Session() {
+    for (int fd : {io_, err_})
+      if (fd >= 0) ::close(fd);
+  }
+
+  bool start() {
     int sv[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return answers;
-    // Built before the fork: the child only calls async-signal-safe functions.
-    const char* argv[] = {"/bin/sh", "-c", command.c_str(), nullptr};
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-      ::setpgid(0, 0);
-      ::dup2(sv[1], 0);
-      ::dup2(sv[1], 1);
-      ::execv("/bin/sh", const_cast<char* const*>(argv));
-      ::_exit(127);
+    int err[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return fail("cannot make a socket pair");
+    if (::pipe2(err, O_CLOEXEC) != 0) {
+      ::close(sv[0]);
+      ::close(sv[1]);
+      return fail("cannot make a pipe");
     }
+    io_ = sv[0];
+    err_ = err[0];
+    ChildPlan plan(o_.command, {}, o_.cwd);
+    plan.in_fd = sv[1];
+    plan.out_fd = sv[1];
+    plan.err_fd = err[1];
+    auto child = start_child(plan, o_.pid_namespace);
     ::close(sv[1]);
-    if (pid > 0) {
-      std::string buffer;
-      auto send = [&](const std::string& line) {
-        const std::string out = line + "\n";
-        return ::send(sv[0], out.data(), out.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(out.size());
-      };
-      if (send(settings_line(trace.settings))) {
-        for (const Call& c : trace.calls) {
-          if (!send(call_line(c))) break;
-          const auto line = read_line(sv[0], buffer, Clock::now() + per_call);
-          if (!line) break;
-          const auto a = parse_answer(*line);
-          if (!a) break;
-          answers.push_back(*a);
-        }
+    ::close(err[1]);
+    if (!child) return fail(child.error().message);
+    child_ = *child;
+    return true;
+  }
+
+  bool send(const std::string& line) {
+    const std::string out = line + "\n";
+    if (::send(io_, out.data(), out.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(out.size())) return true;
+    return fail("stopped reading its input" + ended());
+  }
+
+  // The next line the program prints, within the trace's time limit.
+  std::optional<std::string> line() {
+    for (;;) {
+      if (const auto nl = buffer_.find('\n'); nl != std::string::npos) {
+        std::string line = buffer_.substr(0, nl);
+        buffer_.erase(0, nl + 1);
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        return line;
       }
-      ::shutdown(sv[0], SHUT_WR);  // the end of the input
-      ::kill(-pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
+      if (buffer_.size() > 4096) return fail("printed a line longer than 4 KiB"), std::nullopt;
+      if (!io_open_) return fail("closed its output" + ended()), std::nullopt;
+      if (!pump()) return fail("gave no answer within " + limit() + ", the time limit of one trace"), std::nullopt;
     }
-    ::close(sv[0]);
-    return answers;
+  }
+
+  // The end of the input: the program must print nothing more and exit 0.
+  void finish() {
+    ::shutdown(io_, SHUT_WR);
+    while (io_open_ || err_ >= 0)
+      if (!pump()) break;
+    if (!buffer_.empty() && out_.problem.empty()) fail("printed more lines than there were calls");
+    if (out_.problem.empty()) {
+      if (!io_open_ && err_ < 0 && wait_exit() && child_.exit_code() == 0) return;
+      fail(reap_if_exited(child_) ? "exited with " + std::to_string(child_.exit_code()) + " at the end of its input"
+                                  : "did not exit within " + limit() + " of its input's end");
+    }
+  }
+
+  void end() {
+    if (!end_child(child_) && out_.problem.empty()) fail("left a process behind that could not be stopped");
+    out_.stderr_tail = tail_.take();
+  }
+
+ private:
+  bool fail(const std::string& problem) {
+    if (out_.problem.empty()) out_.problem = problem;
+    return false;
+  }
+
+  std::string limit() const {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g s", std::chrono::duration<double>(o_.trace_limit).count());
+    return buf;
+  }
+
+  // ", exited with 1", once the program is known to have exited; a little grace for it to do so.
+  std::string ended() {
+    wait_exit(std::chrono::milliseconds{200});
+    return reap_if_exited(child_) ? " (it exited with " + std::to_string(child_.exit_code()) + ")" : "";
+  }
+
+  bool wait_exit(std::chrono::milliseconds grace = std::chrono::milliseconds::max()) {
+    const auto stop = std::min(until_, grace == std::chrono::milliseconds::max() ? until_ : Clock::now() + grace);
+    while (!reap_if_exited(child_) && Clock::now() < stop) ::usleep(500);
+    return child_.reaped;
+  }
+
+  // Reads what is there on either stream, waiting until the time limit; false at the limit.
+  bool pump() {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until_ - Clock::now()).count();
+    if (left <= 0) return false;
+    pollfd p[2] = {{io_open_ ? io_ : -1, POLLIN, 0}, {err_, POLLIN, 0}};
+    if (::poll(p, 2, static_cast<int>(left)) <= 0) return errno == EINTR;
+    char buf[4096];
+    if ((p[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
+      const ssize_t n = ::read(io_, buf, sizeof buf);
+      if (n > 0) buffer_.append(buf, static_cast<std::size_t>(n));
+      else if (n == 0 || errno != EINTR) io_open_ = false;
+    }
+    if ((p[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
+      const ssize_t n = ::read(err_, buf, sizeof buf);
+      if (n > 0) tail_.add(buf, static_cast<std::size_t>(n));
+      else if (n == 0 || errno != EINTR) {
+        ::close(err_);
+        err_ = -1;
+      }
+    }
+    return true;
+  }
+
+  const ProcessOptions& o_;
+  Replies& out_;
+  Clock::time_point until_;
+  Child child_;
+  int io_ = -1;
+  int err_ = -1;
+  bool io_open_ = true;
+  std::string buffer_;
+  OutputTail tail_;
+};
+
+std::string quoted(std::string line) {
+  if (line.size() > 80) line = line.substr(0, 77) + "...";
+  for (char& c : line)
+    if (static_cast<unsigned char>(c) < 0x20) c = '?';
+  return "'" + line + "'";
+}
+
+}  // namespace
+
+Program process_program(const ProcessOptions& options) {
+  return [options](const Trace& trace) {
+    Replies replies;
+    Session session(options, replies);
+    if (!session.start()) return replies;
+    bool whole = session.send(settings_line(trace.settings));
+    for (std::size_t i = 0; whole && i < trace.calls.size(); ++i) {
+      whole = session.send(call_line(trace.calls[i]));
+      const auto line = whole ? session.line() : std::nullopt;
+      const auto a = line ? parse_answer(*line) : std::nullopt;
+      if (line && !a) {
+        replies.problem = "answered " + quoted(*line) +
+                          ", which is not {\"decision\": \"permitted\" or \"rejected\", \"state\": \"CLOSED\", \"OPEN\" or "
+                          "\"HALF_OPEN\"}";
+      }
+      whole = a.has_value();
+      if (a) replies.answers.push_back(*a);
+    }
+    if (whole) session.finish();
+    session.end();
+    return replies;
   };
 }
 

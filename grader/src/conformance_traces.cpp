@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <sstream>
 
 namespace cb::grade::conformance {
 namespace {
@@ -17,7 +18,42 @@ class Rng {
   std::mt19937_64 gen_;
 };
 
-bool diverges(const Trace& t, const Program& p) { return compare(t, p(t)).has_value(); }
+bool diverges(const Trace& t, const Program& p) { return compare(t, p(t).answers).has_value(); }
+
+bool same(const Settings& a, const Settings& b) {
+  return a.window == b.window && a.minimum_calls == b.minimum_calls && a.failure_rate_percent == b.failure_rate_percent &&
+         a.wait_in_open_ms == b.wait_in_open_ms && a.permitted_in_half_open == b.permitted_in_half_open;
+}
+
+std::string shown(const Settings& s) {
+  std::ostringstream out;
+  out << "window " << s.window << ", minimum " << s.minimum_calls << ", rate " << s.failure_rate_percent << "%, wait "
+      << s.wait_in_open_ms << " ms, " << s.permitted_in_half_open << " trial(s)";
+  return out.str();
+}
+
+// Whether `answers` are, call by call up to `last`, what the rules give under `settings`.
+bool answered_as(const Trace& t, const Settings& settings, const std::vector<Answer>& answers, std::size_t last) {
+  Model m(settings);
+  for (std::size_t i = 0; i <= last && i < t.calls.size(); ++i) {
+    const Step s = m.call(t.calls[i]);
+    if (i >= answers.size() || answers[i].decision != s.decision || answers[i].state != s.state) return false;
+  }
+  return true;
+}
+
+// Counted calls made in CLOSED since it last closed, up to and including call `last`.
+int counted_since_closed(const Trace& t, std::size_t last) {
+  Model m(t.settings);
+  int counted = 0;
+  for (std::size_t i = 0; i <= last && i < t.calls.size(); ++i) {
+    const State before = m.state();
+    const Step s = m.call(t.calls[i]);
+    if (before != State::Closed) counted = 0;
+    else if (s.rule != Rule::NotCounted) ++counted;
+  }
+  return counted;
+}
 
 }  // namespace
 
@@ -40,7 +76,7 @@ Trace generate(std::uint64_t seed, int index) {
     const int edge = r.between(0, 9);
     if (m.state() == State::Open && opened_at >= 0 && edge <= 3) {
       // At the wait's end exactly, or a hair before it.
-      now = std::max(now, opened_at + t.settings.wait_in_open_ms - (edge == 0 ? 0.001 : 0.0));
+      now = std::max(now, opened_at + t.settings.wait_in_open_ms - (edge == 0 ? 0.125 : 0.0));
     } else if (edge == 9) {
       now += r.between(1000, 10'000);  // a quiet stretch
     } else {
@@ -70,27 +106,48 @@ std::optional<Divergence> compare(const Trace& trace, const std::vector<Answer>&
   return std::nullopt;
 }
 
-std::string explain(const Divergence& d, const Settings& settings) {
-  if (!d.got) return "gave no answer to this call";
+Explanation explain(const Divergence& d, const Trace& trace, const Replies& replies) {
+  if (!d.got) {
+    std::string text = "gave no answer to this call";
+    if (!replies.problem.empty()) text += ": " + replies.problem;
+    return {"no_answer", text};
+  }
+  const Settings lab;
+  if (!same(trace.settings, lab) && answered_as(trace, lab, replies.answers, d.at))
+    return {"settings_ignored", "answered as the lab's own settings (" + shown(lab) + ") would, not this trace's (" +
+                                    shown(trace.settings) + "): take them from the first line"};
   const bool trial = d.want.rule == Rule::FirstTrial || d.want.rule == Rule::TrialCounted;
   if (trial && d.got->decision == Decision::Permitted && d.got->state != State::HalfOpen)
-    return "judged the trials before all " + std::to_string(settings.permitted_in_half_open) +
-           " permitted ones were made (one lucky call can close it)";
-  return std::string(describe(d.want.rule));
+    return {std::string(id(Rule::TrialCounted)), "judged the trials before all " +
+                                              std::to_string(trace.settings.permitted_in_half_open) +
+                                              " permitted ones were made (one lucky call can close it)"};
+  const bool judged = d.want.rule == Rule::BelowThreshold || d.want.rule == Rule::Tripped;
+  if (judged && counted_since_closed(trace, d.at) > trace.settings.window)
+    return {"window_slides", "judged calls the window had already let go: it holds only the last " +
+                                 std::to_string(trace.settings.window) + " counted calls, and older ones drop out"};
+  return {std::string(id(d.want.rule)), std::string(describe(d.want.rule))};
 }
 
-Trace shrink(const Trace& failing, const Program& program, int budget) {
-  Trace best = failing;
+Shrunk shrink(const Trace& failing, const Program& program, ShrinkBudget budget) {
+  const auto until = std::chrono::steady_clock::now() + budget.time;
+  Shrunk out{failing, 0, true};
+  Trace& best = out.trace;
+  auto spent = [&] {
+    if (out.runs < budget.runs && std::chrono::steady_clock::now() < until) return false;
+    out.complete = false;
+    return true;
+  };
   auto still = [&](const Trace& candidate) {
-    if (budget <= 0) return false;
-    --budget;
+    if (spent()) return false;
+    ++out.runs;
     return diverges(candidate, program);
   };
   bool changed = true;
-  while (changed && budget > 0) {
+  while (changed && !spent()) {
     changed = false;
     // Nothing after the first divergence matters.
-    if (const auto d = compare(best, program(best)); d && d->at + 1 < best.calls.size()) {
+    ++out.runs;
+    if (const auto d = compare(best, program(best).answers); d && d->at + 1 < best.calls.size()) {
       best.calls.resize(d->at + 1);
       changed = true;
     }
@@ -110,7 +167,11 @@ Trace shrink(const Trace& failing, const Program& program, int budget) {
       if (c.timed_out) simpler.push_back({c.t_ms, 500, false});
       if (!c.timed_out && c.status >= 500 && c.status != 500) simpler.push_back({c.t_ms, 500, false});
       if (!c.timed_out && c.status < 400 && c.status != 200) simpler.push_back({c.t_ms, 200, false});
-      if (std::floor(c.t_ms) != c.t_ms) simpler.push_back({std::round(c.t_ms), c.status, c.timed_out});
+      // A rounder time, as long as the calls stay in time order.
+      const double round = std::round(c.t_ms);
+      const bool in_order = (i == 0 || best.calls[i - 1].t_ms <= round) &&
+                            (i + 1 == best.calls.size() || round <= best.calls[i + 1].t_ms);
+      if (round != c.t_ms && in_order) simpler.push_back({round, c.status, c.timed_out});
       for (const Call& s : simpler) {
         Trace candidate = best;
         candidate.calls[i] = s;
@@ -134,6 +195,7 @@ Trace shrink(const Trace& failing, const Program& program, int budget) {
     toward_lab(&Settings::minimum_calls);
     toward_lab(&Settings::failure_rate_percent);
     toward_lab(&Settings::permitted_in_half_open);
+    toward_lab(&Settings::wait_in_open_ms);
     for (Settings s : nearer) {
       if (s.minimum_calls > s.window) continue;
       Trace candidate = best;
@@ -144,7 +206,7 @@ Trace shrink(const Trace& failing, const Program& program, int budget) {
       }
     }
   }
-  return best;
+  return out;
 }
 
 }  // namespace cb::grade::conformance

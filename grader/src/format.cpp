@@ -64,6 +64,7 @@ nlohmann::json to_json(const Report& r) {
                      {"seconds", r.seconds}};
   if (!r.evidence_note.empty()) out["evidence_note"] = r.evidence_note;
   if (!r.run_output.empty()) out["run_output"] = r.run_output;
+  if (r.conformance) out["conformance"] = conformance_json(*r.conformance);
   if (r.program)
     out["program"] = {{"seconds", r.program->seconds},
                       {"exit_code", r.program->exit_code},
@@ -88,6 +89,17 @@ std::string render_gradescope(const Report& r) {
                      {"status", s.status == Status::Pass ? "passed" : "failed"},
                      {"tags", check_ids(s)},
                      {"output", output},
+                     {"visibility", "visible"}});
+  }
+  if (r.conformance) {
+    const ConformancePart& c = *r.conformance;
+    tests.push_back({{"name", "Conformance: your breaker on " + std::to_string(c.traces) + " generated traces"},
+                     {"number", "C"},
+                     {"score", c.score},
+                     {"max_score", c.max_score},
+                     {"status", c.status == Status::Pass ? "passed" : "failed"},
+                     {"tags", c.rule.empty() ? nlohmann::json::array() : nlohmann::json::array({c.rule})},
+                     {"output", conformance_lines(c)},
                      {"visibility", "visible"}});
   }
   std::string summary = "Score " + points(r.score) + "/" + points(r.max_score) + ". " + std::to_string(r.checks_run) +
@@ -154,9 +166,28 @@ std::string render_junit(const Report& r) {
     }
     cases += "      <system-out>" + body + "</system-out>\n    </testcase>\n";
   }
+  if (r.conformance) {
+    const ConformancePart& c = *r.conformance;
+    char time[32];
+    std::snprintf(time, sizeof time, "%.6f", c.seconds);
+    const std::string body = xml_escape(conformance_lines(c));
+    cases += "    <testcase name=\"Conformance: your breaker on generated traces\" classname=\"cb-lab.conformance\" time=\"" +
+             std::string(time) + "\">\n      <properties>\n        <property name=\"score\" value=\"" + points(c.score) +
+             "\"/>\n        <property name=\"max_score\" value=\"" + points(c.max_score) +
+             "\"/>\n        <property name=\"seed\" value=\"" + std::to_string(c.seed) + "\"/>\n      </properties>\n";
+    if (c.status == Status::Error) {
+      ++errors;
+      cases += "      <error message=\"" + xml_escape(c.message) + "\" type=\"grader\">" + body + "</error>\n";
+    } else if (c.status == Status::Fail) {
+      ++failures;
+      cases += "      <failure message=\"" + xml_escape(c.rule + ": " + c.message) + "\" type=\"conformance\">" + body +
+               "</failure>\n";
+    }
+    cases += "      <system-out>" + body + "</system-out>\n    </testcase>\n";
+  }
   char time[32];
   std::snprintf(time, sizeof time, "%.6f", r.seconds);
-  const std::string counts = "tests=\"" + std::to_string(r.steps.size()) + "\" failures=\"" + std::to_string(failures) +
+  const std::string counts = "tests=\"" + std::to_string(r.steps.size() + (r.conformance ? 1 : 0)) + "\" failures=\"" + std::to_string(failures) +
                              "\" errors=\"" + std::to_string(errors) + "\" skipped=\"" + std::to_string(skipped) +
                              "\" time=\"" + time + "\"";
   std::string program;

@@ -53,6 +53,11 @@ inline std::vector<std::string> check_ids(const StepReport& s) {
   return ids;
 }
 
+// The conformance part as plain lines: what was run, and on a failure the table of the shrunk
+// trace, what it is about, and how to repeat it (text, junit, gradescope).
+std::string conformance_lines(const ConformancePart& c);
+nlohmann::json conformance_json(const ConformancePart& c);
+
 std::string render_text(const Report& r, bool colour);
 std::string render_json(const Report& r);
 std::string render_junit(const Report& r);

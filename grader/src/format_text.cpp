@@ -32,7 +32,9 @@ std::string render_text(const Report& r, bool colour) { return valid_utf8(render
 std::string render_text_raw(const Report& r, bool colour) {
   const Paint paint{colour};
   std::string out = "cb-grade " + r.dir;
-  if (r.server.empty()) {
+  if (r.steps.empty() && r.conformance) {
+    out = "cb-grade --conformance " + r.conformance->command + "\n";
+  } else if (r.server.empty()) {
     out += "  (files only: " + r.evidence_note + ")\n";
   } else {
     out += "  (evidence: " + r.server + ", record epoch " + std::to_string(r.evidence.epoch) + ", " +
@@ -60,10 +62,25 @@ std::string render_text_raw(const Report& r, bool colour) {
         out += "          expected " + shown(c.expected) + ", got " + shown(c.actual) + "\n";
     }
   }
+  if (r.conformance) {
+    const ConformancePart& c = *r.conformance;
+    failed += c.status == Status::Fail ? 1 : 0;
+    const char* verdict = c.status == Status::Pass ? "PASS" : c.status == Status::Fail ? "FAIL" : "ERROR";
+    const char* code = c.status == Status::Pass ? "1;32" : c.status == Status::Fail ? "1;31" : "1;35";
+    out += "\nConformance  your breaker, call by call, on generated traces  " + paint(code, verdict) + "  " +
+           points(c.score) + "/" + points(c.max_score) + "\n";
+    std::string lines = conformance_lines(c);
+    for (std::size_t at = 0; at < lines.size();) {
+      const auto nl = lines.find('\n', at);
+      out += "    " + lines.substr(at, nl - at) + "\n";
+      at = nl == std::string::npos ? lines.size() : nl + 1;
+    }
+  }
   out += "\nScore " + points(r.score) + "/" + points(r.max_score);
-  if (r.status == Status::Error) out += ": NOT GRADED, the evidence failed (the grader's fault, not the submission's)";
-  else if (failed > 0) out += ": " + std::to_string(failed) + " step(s) failed";
-  else if (r.passed) out += ": every step checked passed";
+  if (r.status == Status::Error && r.evidence.problem.empty()) out += ": NOT GRADED, the grader could not run the program";
+  else if (r.status == Status::Error) out += ": NOT GRADED, the evidence failed (the grader's fault, not the submission's)";
+  else if (failed > 0) out += ": " + std::to_string(failed) + (r.conformance ? " part(s) failed" : " step(s) failed");
+  else if (r.passed) out += r.steps.empty() ? ": passed" : ": every step checked passed";
   out += ". " + std::to_string(r.checks_run) + " of " + std::to_string(r.checks_total) + " checks run";
   if (skipped > 0 || r.checks_run < r.checks_total) {
     out += " (" + std::to_string(r.checks_total - r.checks_run) + " skipped";

@@ -31,7 +31,7 @@ struct Found {
 std::optional<Found> first_failure(const Program& p, std::uint64_t seed, int traces) {
   for (int i = 0; i < traces; ++i) {
     Trace t = generate(seed, i);
-    if (auto d = compare(t, p(t))) return Found{t, *d};
+    if (auto d = compare(t, p(t).answers)) return Found{t, *d};
   }
   return std::nullopt;
 }
@@ -75,14 +75,15 @@ TEST_CASE("conformance traces: each mistake is found, shrunk, and named by its r
       const Program program = bent(m.bend);
       const auto found = first_failure(program, 1, 200);
       REQUIRE(found.has_value());
-      const Trace small = shrink(found->trace, program);
-      const auto d = compare(small, program(small));
+      const Trace small = shrink(found->trace, program).trace;
+      const Replies replies = program(small);
+      const auto d = compare(small, replies.answers);
       REQUIRE(d.has_value());  // still fails
       CHECK(small.calls.size() <= found->trace.calls.size());
       CHECK(small.calls.size() <= 12);
       CHECK(d->at + 1 == small.calls.size());  // nothing after the divergence
       CHECK(std::find(m.rules.begin(), m.rules.end(), d->want.rule) != m.rules.end());
-      const std::string why = explain(*d, small.settings);
+      const std::string why = explain(*d, small, replies).text;
       CHECK(why.find(m.words) != std::string::npos);
       MESSAGE(std::string(m.name) << ": " << found->trace.calls.size() << " calls shrunk to " << small.calls.size()
                                   << ": " << why);
@@ -97,24 +98,27 @@ namespace cb::grade::conformance {
 namespace {
 
 TEST_CASE("conformance traces: the project's engine, as a process on the protocol, agrees on every trace") {
-  const Program engine = process_program(std::string(CB_LAB_BIN) + " conform", std::chrono::seconds{10});
+  const Program engine = process_program({std::string(CB_LAB_BIN) + " conform", "", std::chrono::seconds{10}, true});
   for (int i = 0; i < 40; ++i) {
     const Trace t = generate(7, i);
-    const auto d = compare(t, engine(t));
+    const Replies replies = engine(t);
+    const auto d = compare(t, replies.answers);
     CAPTURE(i);
-    CHECK_MESSAGE(!d, (d ? explain(*d, t.settings) : std::string()));
+    CHECK_MESSAGE(!d, (d ? explain(*d, t, replies).text : std::string()));
+    CHECK(replies.problem.empty());
   }
   SUBCASE("and a program that stops answering is named at the call it stopped on") {
     // Answers the first call, then exits on reading the second: the end of its output, not a wait.
     const Program quits = process_program(
-        "read settings; read call; echo '{\"decision\":\"permitted\",\"state\":\"CLOSED\"}'; read call",
-        std::chrono::seconds{10});
+        {"read settings; read call; echo '{\"decision\":\"permitted\",\"state\":\"CLOSED\"}'; read call; exit 3", "",
+         std::chrono::seconds{10}, true});
     const Trace t{Settings{}, {{0, 200, false}, {1, 200, false}, {2, 200, false}}};
-    const auto d = compare(t, quits(t));
+    const Replies replies = quits(t);
+    const auto d = compare(t, replies.answers);
     REQUIRE(d.has_value());
     CHECK(d->at == 1);
     CHECK_FALSE(d->got.has_value());
-    CHECK(explain(*d, t.settings) == "gave no answer to this call");
+    CHECK(explain(*d, t, replies).text == "gave no answer to this call: closed its output (it exited with 3)");
   }
 }
 

@@ -151,7 +151,10 @@ TEST_CASE("rubric: points per step") {
   CHECK(r->points[1] == 5);
   CHECK(r->points[2] == 1);
   CHECK(r->points[8] == 20);
-  CHECK(error_of(Rubric::parse(R"({"points": {"9": 5}})")) == "rubric: points.\"9\": steps are \"1\" to \"8\"");
+  CHECK(error_of(Rubric::parse(R"({"points": {"9": 5}})")) ==
+        "rubric: points.\"9\": the parts are steps \"1\" to \"8\" and \"conformance\"");
+  CHECK(Rubric::parse(R"({"points": {"conformance": 20}})").value().conformance == 20);
+  CHECK(Rubric::equal().conformance == 1);
   CHECK(error_of(Rubric::parse(R"({"points": {"1": -5}})")) == "rubric: points.\"1\": expected a number of points, 0 or more");
   CHECK(error_of(Rubric::parse(R"({"weights": {}})")) == "rubric: expected {\"points\": {\"1\": <points>, ...}}");
 }

@@ -81,5 +81,7 @@ class Model {
 [[nodiscard]] std::string_view to_string(Decision d) noexcept;  // "permitted", "rejected"
 // What a program that disagrees at this call most likely got wrong, for a person.
 [[nodiscard]] std::string_view describe(Rule r) noexcept;
+// The rule's stable id, for tools: "minimum_calls", "trip_at_threshold", ...
+[[nodiscard]] std::string_view id(Rule r) noexcept;
 
 }  // namespace cb::grade::conformance

@@ -27,9 +27,22 @@ struct Answer {
   State state = State::Closed;
 };
 
-// The program's answers to `trace`, one per call it answered (fewer if it stopped early).
-using Program = std::function<std::vector<Answer>(const Trace& trace)>;
+// What a program made of a trace: its answers, one per call it answered (fewer if it stopped
+// early), and, when it did not end as the protocol says, why.
+struct Replies {
+  std::vector<Answer> answers;
+  std::string problem;  // "exited with 1", "no answer within 5 s", "answered 'x', which is not ..."
+  std::string stderr_tail;  // the end of what it wrote on standard error, for the person reading
+  Replies() = default;
+  Replies(std::vector<Answer> a) : answers(std::move(a)) {}  // NOLINT: a program that only answers
+};
 
+using Program = std::function<Replies(const Trace& trace)>;
+
+// Every time in a generated trace is a multiple of 1/8 ms: exact in binary floating point and in
+// three decimals, so a program's own arithmetic on them (t - opened_at >= wait) is exact too, and
+// the boundary it is tested at is the boundary it computes.
+//
 // Trace number `index` of the run seeded `seed`: settings drawn around the lab's (window 4-20,
 // minimum 1 to window, rate 10-90%, wait 100-5000 ms, 1-5 trials; every 5th trace the lab's own),
 // and 20-120 calls biased to the rules' edges: runs of failures up to the minimum, rates landing
@@ -46,28 +59,53 @@ struct Divergence {
 // The first call where `answers` differ from the model's, or nullopt when they agree on all.
 [[nodiscard]] std::optional<Divergence> compare(const Trace& trace, const std::vector<Answer>& answers);
 
+struct Explanation {
+  std::string id;    // stable, for tools: a rule's id ("minimum_calls") or a finding's ("settings_ignored")
+  std::string text;  // for a person
+};
+
 // What the program most likely got wrong at `d`, for a person: the rule that decided the call,
 // read together with how the program's answer differs (a trial permitted but judged at once is
-// not the same mistake as a trial refused).
-[[nodiscard]] std::string explain(const Divergence& d, const Settings& settings);
+// not the same mistake as a trial refused) and with the whole trace (answers that match the
+// lab's own settings where the trace had others mean the settings line was not read; a trip the
+// model did not make, with more counted calls than the window holds, means old calls were kept).
+[[nodiscard]] Explanation explain(const Divergence& d, const Trace& trace, const Replies& replies);
 
 // A smallest trace `program` still diverges on, found greedily from `failing`: drop the calls
 // after the divergence, then any call whose removal keeps it diverging, make results plainer
 // (a 500 for a timeout, a 200 or 500 for any other status), round times to whole milliseconds,
 // and move the settings to the lab's where the divergence survives it. `budget` bounds the runs
-// of the program.
-[[nodiscard]] Trace shrink(const Trace& failing, const Program& program, int budget = 2000);
+// of the program, `time` the wall time spent (a program slow to fail is shrunk as far as it gets).
+struct ShrinkBudget {
+  int runs = 2000;
+  std::chrono::milliseconds time{std::chrono::seconds{60}};
+};
+struct Shrunk {
+  Trace trace;
+  int runs = 0;           // of the program, while shrinking
+  bool complete = true;   // false: the budget ran out first
+};
+[[nodiscard]] Shrunk shrink(const Trace& failing, const Program& program, ShrinkBudget budget = {});
 
 }  // namespace cb::grade::conformance
 
 namespace cb::grade::conformance {
 
-// `command` (run by /bin/sh -c, in a process group of its own) as a Program on the line protocol:
-// started once per trace, fed the settings line and then each call, one answer awaited per call
-// within `per_call`; a program that answers late, wrongly or not at all stops being read, and
-// what it answered so far is its answer (compare() then names the call). Killed, with its group,
-// when the trace ends.
-[[nodiscard]] Program process_program(const std::string& command, std::chrono::milliseconds per_call);
+struct ProcessOptions {
+  std::string command;  // run by /bin/sh -c
+  std::string cwd;      // where (empty: here)
+  // One trace, from the start to the exit at the end of the input: a program that has not
+  // answered by then is stopped, and graded on what it answered.
+  std::chrono::milliseconds trace_limit{std::chrono::seconds{5}};
+  bool pid_namespace = true;  // as --run: see RunOptions
+};
+
+// A command as a Program on the line protocol, contained as --run contains the lab's program:
+// started once per trace, fed the settings line and then each call, the next call sent only
+// after the answer to the last; a program that answers late, wrongly or not at all stops being
+// read, and what it answered so far is its answer (compare() then names the call). At the end
+// of the input it must exit 0. Whatever it leaves running is killed when the trace ends.
+[[nodiscard]] Program process_program(const ProcessOptions& options);
 
 // The settings line and a call line of the protocol.
 [[nodiscard]] std::string settings_line(const Settings& s);

@@ -51,6 +51,39 @@ struct ProgramRun {
   double limit_seconds = 0;
 };
 
+// --conformance: the student's breaker driven call by call with generated traces, compared with
+// the grader's model of the lab's rules; on the first trace it answers otherwise, that trace
+// shrunk to a smallest one it still answers otherwise.
+struct ConformanceRow {
+  double t_ms = 0;
+  std::string result;    // "200", "503", "timeout"
+  std::string expected;  // "permitted CLOSED"
+  std::string got;       // "permitted OPEN"; empty when it gave no answer
+  bool differs = false;
+};
+
+struct ConformancePart {
+  std::string command;
+  std::uint64_t seed = 0;
+  int traces = 0;       // asked for
+  int agreed = 0;       // traces answered as the rules do, before the first that was not
+  Status status = Status::Skip;  // pass, fail, or error (the program could not be started at all)
+  double score = 0;
+  double max_score = 0;
+  double seconds = 0;
+  // When it failed:
+  int failing_trace = -1;           // that trace's number in the seed's sequence
+  std::size_t original_calls = 0;   // its length before shrinking
+  nlohmann::json settings;          // the shrunk trace's settings, as the protocol's first line
+  std::vector<std::string> input;   // the shrunk trace as the program's input, line by line
+  std::vector<ConformanceRow> rows; // the shrunk trace up to and with the call that differs
+  std::string rule;                 // stable id of what it got wrong ("minimum_calls", ...)
+  std::string message;              // the same for a person; or why the part could not run
+  std::string stderr_tail;          // the end of the program's standard error on that trace
+  int shrink_runs = 0;
+  bool shrunk_fully = true;         // false: the shrinking budget ran out first
+};
+
 struct Report {
   std::string dir;
   std::string server;        // where the evidence came from, or empty
@@ -67,7 +100,11 @@ struct Report {
   std::string run_output;    // --run: the tail of the student's output
   std::optional<ProgramRun> program;  // --run: how the program ended
   std::vector<std::string> notes;  // what the grader noticed outside any one check
+  std::optional<ConformancePart> conformance;  // --conformance
 };
+
+// Adds the conformance part to a report: its points, and its verdict to the report's.
+void add_conformance(Report& report, ConformancePart part);
 
 // The report as the JSON format's tree (render(..., Format::Json) prints it).
 [[nodiscard]] nlohmann::json to_json(const Report& report);

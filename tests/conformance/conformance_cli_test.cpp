@@ -1,0 +1,167 @@
+// cb-grade --conformance as a user runs it: real programs on the line protocol, real reports.
+// A breaker with each classic mistake is caught, shrunk to a few calls and named by rule; a
+// right one, and the project's own engine, pass every trace.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "process.h"
+#include "temp_dir.h"
+
+namespace cb::testing {
+namespace {
+
+using json = nlohmann::json;
+
+const std::string kGrade = CB_GRADE_BIN;
+const std::string kLab = CB_LAB_BIN;
+const std::string kBent = CB_BENT_BIN;
+
+json conformance(const std::string& command, const std::vector<std::string>& more, int want_exit) {
+  std::vector<std::string> argv{kGrade, "--conformance", command, "--format", "json"};
+  argv.insert(argv.end(), more.begin(), more.end());
+  const Ran r = run(argv);
+  INFO(r.out, r.err);
+  REQUIRE(r.exit_code == want_exit);
+  return json::parse(r.out);
+}
+
+TEST_CASE("conformance: a right breaker passes every trace of 20 seeds") {
+  for (int seed = 1; seed <= 20; ++seed) {
+    CAPTURE(seed);
+    const json report = conformance(kBent + " --mistake none", {"--seed", std::to_string(seed)}, 0);
+    const json& c = report["conformance"];
+    CHECK(c["status"] == "pass");
+    CHECK(c["agreed"] == 200);
+    CHECK(c["seed"] == seed);
+    CHECK(report["score"] == 1);
+  }
+}
+
+TEST_CASE("conformance: the project's engine (cb-lab conform) agrees with the grader's model") {
+  const json report = conformance(kLab + " conform", {"--seed", "2026"}, 0);
+  CHECK(report["conformance"]["agreed"] == 200);
+}
+
+TEST_CASE("conformance: each mistake is caught with a minimal counterexample named by rule") {
+  struct Mistake {
+    const char* flag;
+    std::set<std::string> rules;  // what the report may name
+    std::size_t most_calls;       // the shrunk trace is at most this long
+  };
+  const Mistake mistakes[] = {
+      {"minimum-ignored", {"minimum_calls"}, 2},
+      {"rate-strict", {"trip_at_threshold", "reopened_after_trials"}, 12},
+      {"wait-strict", {"first_trial_at_wait_end"}, 12},
+      {"window-never-slides", {"window_slides"}, 25},
+      {"4xx-failure", {"4xx_not_counted"}, 12},
+      {"one-trial", {"trials_judged_together"}, 12},
+      {"settings-ignored", {"settings_ignored"}, 12},
+  };
+  for (const Mistake& m : mistakes) {
+    SUBCASE(m.flag) {
+      const json report = conformance(kBent + " --mistake " + m.flag, {"--seed", "1"}, 1);
+      const json& c = report["conformance"];
+      INFO(c.dump(1));
+      CHECK(c["status"] == "fail");
+      CHECK(report["score"] == 0);
+      CHECK(m.rules.count(c["rule"].get<std::string>()) == 1);
+      CHECK(c["rows"].size() <= m.most_calls);
+      CHECK(c["rows"].back()["differs"] == true);
+      CHECK(c["shrunk_fully"] == true);
+      // The input shown replays the mistake: fed to the program by hand, it answers the same.
+      std::string input;
+      for (const auto& line : c["input"]) input += line.get<std::string>() + "\n";
+      const Ran replay = run({"/bin/sh", "-c", kBent + " --mistake " + m.flag}, input);
+      const auto last = json::parse(replay.out.substr(replay.out.rfind('\n', replay.out.size() - 2) + 1));
+      CHECK(last["decision"].get<std::string>() + " " + last["state"].get<std::string>() == c["rows"].back()["got"]);
+      MESSAGE(std::string(m.flag) << ": trace of " << c["original_calls"] << " calls shrunk to " << c["rows"].size() << " in "
+                     << c["shrink_runs"] << " runs: [" << c["rule"].get<std::string>() << "] "
+                     << c["message"].get<std::string>());
+    }
+  }
+}
+
+TEST_CASE("conformance: what a broken program did is said, never a grader crash") {
+  SUBCASE("a command that does not exist") {
+    const json c = conformance("/nonexistent/breaker", {"--seed", "1"}, 1)["conformance"];
+    CHECK(c["rule"] == "no_answer");
+    CHECK(c["message"].get<std::string>().find("exited with 127") != std::string::npos);
+    CHECK(c["stderr_tail"].get<std::string>().find("not found") != std::string::npos);
+  }
+  SUBCASE("a program that never answers is stopped at the trace's time limit") {
+    const json c = conformance("sleep 30", {"--seed", "1", "--timeout", "300ms"}, 1)["conformance"];
+    CHECK(c["message"] == "gave no answer to this call: gave no answer within 0.3 s, the time limit of one trace");
+    CHECK(c["rows"].size() == 1);
+  }
+  SUBCASE("a line that is not the protocol is quoted") {
+    const json c = conformance("read s; read c; echo OK; cat >/dev/null", {"--seed", "1"}, 1)["conformance"];
+    CHECK(c["message"].get<std::string>().find("answered 'OK', which is not") != std::string::npos);
+  }
+  SUBCASE("a program that answers right but does not exit 0 at the end of its input") {
+    const json c = conformance(kLab + " conform; exit 4", {"--seed", "1"}, 1)["conformance"];
+    CHECK(c["rule"] == "protocol");
+    CHECK(c["message"] == "answered every call as the rules do, but then exited with 4 at the end of its input");
+  }
+  SUBCASE("what it leaves running is not left behind") {
+    TempDir dir;
+    const std::string flag = dir / "survived";
+    // A background child that would write the flag a second after the trace.
+    const json c = conformance("(sleep 1; touch '" + flag + "') & exec " + kLab + " conform", {"--seed", "1", "--traces", "1"}, 0)["conformance"];
+    CHECK(c["status"] == "pass");
+    const Ran wait = run({"/bin/sh", "-c", "sleep 1.5; test -e '" + flag + "'"});
+    CHECK(wait.exit_code != 0);
+  }
+}
+
+TEST_CASE("conformance: its part in every format, and its points in the rubric") {
+  TempDir dir;
+  const std::string rubric = dir / "rubric.json";
+  REQUIRE(run({"/bin/sh", "-c", "echo '{\"points\": {\"conformance\": 20}}' > '" + rubric + "'"}).exit_code == 0);
+  const std::string bent = kBent + " --mistake minimum-ignored";
+  SUBCASE("text: the table and how to repeat it") {
+    const Ran r = run({kGrade, "--conformance", bent, "--seed", "3", "--rubric", rubric});
+    CHECK(r.exit_code == 1);
+    CHECK(r.out.find("Conformance  your breaker, call by call, on generated traces  FAIL  0/20") != std::string::npos);
+    CHECK(r.out.find("[minimum_calls]") != std::string::npos);
+    CHECK(r.out.find("<- differs") != std::string::npos);
+    CHECK(r.out.find("--seed 3") != std::string::npos);
+    CHECK(r.out.find("Score 0/20") != std::string::npos);
+  }
+  SUBCASE("junit: a failing testcase of its own") {
+    const Ran r = run({kGrade, "--conformance", bent, "--seed", "3", "--format", "junit"});
+    CHECK(r.out.find("classname=\"cb-lab.conformance\"") != std::string::npos);
+    CHECK(r.out.find("<failure message=\"minimum_calls: ") != std::string::npos);
+  }
+  SUBCASE("gradescope: one more test with its points") {
+    const Ran r = run({kGrade, "--conformance", bent, "--seed", "3", "--format", "gradescope", "--rubric", rubric});
+    const json g = json::parse(r.out);
+    REQUIRE(g["tests"].size() == 1);
+    CHECK(g["tests"][0]["max_score"] == 20);
+    CHECK(g["tests"][0]["score"] == 0);
+    CHECK(g["max_score"] == 20);
+  }
+  SUBCASE("beside the lab's steps: one more part of the same report") {
+    const std::string out = dir / "out";
+    // The lab's files from a right student program (the lab's own driver resets the server,
+    // which the grader forbids); its breaker, as a program, is the project's engine.
+    const Ran r = run({kGrade, "--run", "python3 " + std::string(CB_FIXTURES) + "/students/good_breaker.py", "--dir", out,
+                       "--any-port", "--conformance",
+                       kLab + " conform", "--seed", "4", "--format", "json", "--rubric", rubric});
+    INFO(r.out, r.err);
+    const json report = json::parse(r.out);
+    CHECK(report["steps"].size() == 8);
+    CHECK(report["conformance"]["status"] == "pass");
+    CHECK(report["max_score"] == 28);
+    CHECK(report["score"] == 28);
+    CHECK(r.exit_code == 0);
+  }
+  SUBCASE("a seed nobody gave is chosen and reported") {
+    const json a = conformance(kLab + " conform", {"--traces", "2"}, 0);
+    CHECK(a["conformance"]["seed"].is_number_unsigned());
+  }
+}
+
+}  // namespace
+}  // namespace cb::testing

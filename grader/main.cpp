@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <iostream>
+#include <thread>
 
 #include "cb/decimal_time.h"
 #include "cb/grade/batch.h"
@@ -86,7 +87,8 @@ int main(int argc, char** argv) {
   app.add_option("--batch", o.batch, "Grade every subdirectory of this directory into one gradebook (CSV, or JSON)");
   app.add_option("--batch-files", o.batch_files, "--batch: where the lab's files are inside each submission")
       ->capture_default_str();
-  app.add_option("-j,--jobs", o.jobs, "--batch: submissions graded at once (default: one per core)");
+  app.add_option("-j,--jobs", o.jobs,
+                 "--batch: submissions graded at once; --conformance: traces run at once (default: one per core)");
   app.add_option("--conformance", o.conformance,
                  "Drive this command's breaker call by call with generated traces (the line protocol of docs/CONTRACTS.md) "
                  "and compare every answer with the lab's rules; alone, or as one more part beside the steps");
@@ -136,6 +138,7 @@ int main(int argc, char** argv) {
     co.traces = o.traces;
     co.seed = app.count("--seed") > 0 ? o.seed : random_seed();
     co.points = grade_options.rubric.conformance;
+    co.jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
     conformance::ProcessOptions po;
     po.command = o.conformance;
     po.trace_limit = std::chrono::duration_cast<std::chrono::milliseconds>(*trace_limit);

@@ -2,7 +2,10 @@
 
 #include <sys/random.h>
 
+#include <algorithm>
 #include <chrono>
+#include <future>
+#include <vector>
 
 namespace cb::grade {
 namespace {
@@ -47,9 +50,23 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Program& pr
   part.seed = o.seed;
   part.traces = o.traces;
   part.max_score = o.points;
+  const int jobs = std::max(1, o.jobs);
+  std::vector<Trace> round;
+  std::vector<Replies> answered;
   for (int i = 0; i < o.traces; ++i) {
-    const Trace trace = generate(o.seed, i);
-    const Replies replies = program(trace);
+    const auto k = static_cast<std::size_t>(i % jobs);
+    if (k == 0) {
+      round.clear();
+      for (int j = i; j < std::min(o.traces, i + jobs); ++j) round.push_back(generate(o.seed, j));
+      std::vector<std::future<Replies>> running;
+      for (std::size_t j = 1; j < round.size(); ++j)
+        running.push_back(std::async(std::launch::async, [&program, &t = round[j]] { return program(t); }));
+      answered.clear();
+      answered.push_back(program(round[0]));
+      for (auto& f : running) answered.push_back(f.get());
+    }
+    const Trace& trace = round[k];
+    const Replies& replies = answered[k];
     auto d = compare(trace, replies.answers);
     if (!d && replies.problem.empty()) {
       ++part.agreed;
@@ -67,7 +84,9 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Program& pr
       for (const Call& c : trace.calls) part.input.push_back(call_line(c));
       break;
     }
+    const auto shrink_started = std::chrono::steady_clock::now();
     const Shrunk small = shrink(trace, program, o.shrink);
+    part.shrink_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - shrink_started).count();
     part.shrink_runs = small.runs;
     part.shrunk_fully = small.complete;
     // The shrunk trace once more, for the table; a program that answers it differently this

@@ -41,7 +41,7 @@ std::string conformance_lines(const ConformancePart& c) {
   out += "\n";
   out += "what it got wrong [" + c.rule + "]: " + c.message + "\n";
   if (!c.rows.empty()) {
-    out += "settings: " + c.settings.dump() + "\n";
+    out += "settings: " + (c.input.empty() ? c.settings.dump() : c.input.front()) + "\n";
     out += "  call  t_ms        result   expected            your program\n";
     for (std::size_t i = 0; i < c.rows.size(); ++i) {
       const ConformanceRow& r = c.rows[i];
@@ -75,6 +75,7 @@ nlohmann::json conformance_json(const ConformancePart& c) {
     out["input"] = c.input;
     out["rows"] = std::move(rows);
     out["shrink_runs"] = c.shrink_runs;
+    out["shrink_seconds"] = c.shrink_seconds;
     out["shrunk_fully"] = c.shrunk_fully;
   }
   if (!c.rule.empty()) out["rule"] = c.rule;

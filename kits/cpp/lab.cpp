@@ -103,8 +103,8 @@ void write(const std::string& name, const std::string& text) {
 
 void write_state(const std::string& name, const Breaker& b) {
   write(name, "{\"state\": \"" + b.state + "\", \"failures\": " + std::to_string(b.failures()) +
-                  ", \"window_size\": " + std::to_string(Breaker::window_size) +
-                  ", \"permitted_in_half_open\": " + std::to_string(Breaker::permitted_in_half_open) + "}\n");
+                  ", \"window_size\": " + std::to_string(b.settings.window_size) +
+                  ", \"permitted_in_half_open\": " + std::to_string(b.settings.permitted_in_half_open) + "}\n");
 }
 
 // One call through the breaker: "refused" (it never reached the server), or the status.
@@ -156,7 +156,7 @@ int main() {
   write("fastfail.txt", std::string(line) + "\n");
   std::cout << "step 4: 10 x /always500: " << line << std::endl;
 
-  std::this_thread::sleep_for(Breaker::wait_in_open + std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(b.settings.wait_in_open_ms + 50));
   step(5, "waited the cool-down, 1 x /fast", b, "/fast", 1);
   write_state("state.json", b);
   int trials = 0;

@@ -11,13 +11,15 @@ function classify(status) {
 }
 
 class Breaker {
-  constructor(clock = () => Number(process.hrtime.bigint() / 1000000n)) {
+  // settings: other numbers than the lab's (replay.js gives them), so read them from this.
+  constructor(clock = () => Number(process.hrtime.bigint()) / 1e6, settings = {}) {
     this.windowSize = 10;           // the last 10 calls are judged...
     this.minimumCalls = 5;          // ...once there are at least 5 of them...
-    this.failureRate = 0.5;         // ...and it opens when at least half of them failed
+    this.failureRatePercent = 50;   // ...and it opens when failures x 100 >= 50 x calls (whole numbers: exact)
     this.waitInOpenMs = 3000;       // OPEN refuses every call for this long, then HALF_OPEN
     this.permittedInHalfOpen = 3;   // HALF_OPEN lets this many trial calls through, judged together
-    this.clock = clock;             // milliseconds, monotonic
+    Object.assign(this, settings);
+    this.clock = clock;             // milliseconds, monotonic (replay.js gives the trace's own times)
     this.state = 'CLOSED';
     this.window = [];               // the recent results, true for a failure
     this.transitions = [];          // transitions.log's lines, written by moveTo

@@ -15,15 +15,22 @@ def classify(status):
     return "success" if status == 200 else "failure"
 
 
+def monotonic_ms():
+    return time.monotonic() * 1000.0
+
+
 class Breaker:
+    # The lab's settings; replay.py gives other ones, so read them from self, never write the numbers.
     window_size = 10            # the last 10 calls are judged...
     minimum_calls = 5           # ...once there are at least 5 of them...
-    failure_rate = 0.5          # ...and it opens when at least half of them failed
-    wait_in_open_s = 3.0        # OPEN refuses every call for this long, then HALF_OPEN
+    failure_rate_percent = 50   # ...and it opens when failures x 100 >= 50 x calls (whole numbers: exact)
+    wait_in_open_ms = 3000      # OPEN refuses every call for this long, then HALF_OPEN
     permitted_in_half_open = 3  # HALF_OPEN lets this many trial calls through, judged together
 
-    def __init__(self, clock=time.monotonic):
-        self.clock = clock
+    def __init__(self, clock=monotonic_ms, settings=None):
+        self.clock = clock      # milliseconds, monotonic (replay.py gives the trace's own times)
+        for name, value in (settings or {}).items():
+            setattr(self, name, value)
         self.state = "CLOSED"
         self.window = []        # the recent results, True for a failure
         self.transitions = []   # transitions.log's lines, written by move_to

@@ -85,8 +85,8 @@ def main():
     write("fastfail.txt", f"before={before} after={after} blocked={blocked} max_ms={slowest_ms:.3f}\n")
     print(f"step 4: 10 x /always500: before={before} after={after} blocked={blocked} max_ms={slowest_ms:.3f}")
 
-    time.sleep(b.wait_in_open_s + 0.05)
-    step(5, f"waited {b.wait_in_open_s} s, 1 x /fast", b, "/fast", 1)
+    time.sleep(b.wait_in_open_ms / 1000 + 0.05)
+    step(5, f"waited {b.wait_in_open_ms} ms, 1 x /fast", b, "/fast", 1)
     write_state("state.json", b)
     trials = 0
     while b.state != "CLOSED" and trials < 10:

@@ -33,6 +33,17 @@ json grade_kit(const std::string& dir) {
   return json::parse(r.out);
 }
 
+// cb-grade --conformance "sh replay.sh" from inside the kit's directory, as its README says.
+// /usr/bin goes first on PATH: a version manager's python3 shim (pyenv here) costs a third of a
+// second per start, and every trace is a start.
+json conformance_of_kit(const std::string& dir, int want_exit) {
+  const Ran r = run({"/bin/sh", "-c", "cd '" + dir + "' && PATH=/usr/bin:$PATH exec '" + kGrade +
+                                          "' --conformance 'sh replay.sh' --seed 12 --traces 100 --format json"});
+  INFO(r.out, r.err);
+  REQUIRE(r.exit_code == want_exit);
+  return json::parse(r.out)["conformance"];
+}
+
 std::map<int, std::string> verdicts(const json& report) {
   std::map<int, std::string> out;
   for (const auto& s : report["steps"]) out[s["step"].get<int>()] = s["status"].get<std::string>();
@@ -70,6 +81,27 @@ TEST_CASE("cb-lab init: every kit with the reference rules scores 8/8 under cb-g
       CHECK(report["score"] == 8);
       CHECK(report["passed"] == true);
       CHECK(report["checks_run"] == report["checks_total"]);
+      // The same rules, driven call by call through the kit's replay entry point.
+      const json c = conformance_of_kit(kit_dir, 0);
+      CHECK(c["agreed"] == 100);
+    }
+  }
+}
+
+TEST_CASE("cb-lab init: every kit as shipped answers the conformance protocol, and is told what its rules miss") {
+  for (const Kit& kit : kKits) {
+    SUBCASE(kit.lang) {
+      TempDir dir;
+      const std::string kit_dir = dir / "kit";
+      REQUIRE(run({kLab, "init", kit_dir, "--lang", kit.lang}).exit_code == 0);
+      const json c = conformance_of_kit(kit_dir, 1);
+      INFO(c.dump(1));
+      // As shipped the breaker never opens: the first trace where the rules trip is where it
+      // differs, named by rule, with every answer before it given (no crash, no protocol fault).
+      CHECK(c["rule"] == "trip_at_threshold");
+      CHECK(c["rows"].back()["got"] == "permitted CLOSED");
+      CHECK(c["rows"].back()["expected"] == "permitted OPEN");
+      CHECK_FALSE(c.contains("stderr_tail"));
     }
   }
 }

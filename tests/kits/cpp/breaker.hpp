@@ -4,6 +4,7 @@
 #include <chrono>
 #include <ctime>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,20 +17,29 @@ inline Outcome classify(std::optional<int> status) {
   return Outcome::Success;
 }
 
+struct Settings {
+  int window_size = 10;
+  int minimum_calls = 5;
+  int failure_rate_percent = 50;
+  double wait_in_open_ms = 3000;
+  int permitted_in_half_open = 3;
+};
+
+inline double steady_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 class Breaker {
  public:
-  using Clock = std::chrono::steady_clock;
+  explicit Breaker(Settings s = {}, std::function<double()> clock = steady_ms) : settings(s), clock(std::move(clock)) {}
 
-  static constexpr int window_size = 10;
-  static constexpr int minimum_calls = 5;
-  static constexpr double failure_rate = 0.5;
-  static constexpr std::chrono::milliseconds wait_in_open{3000};
-  static constexpr int permitted_in_half_open = 3;
+  Settings settings;
+  std::function<double()> clock;
 
   std::string state = "CLOSED";
   std::deque<bool> window;
   std::vector<std::string> transitions;
-  Clock::time_point opened_at{};
+  double opened_at = 0;
   int admitted = 0;
   std::vector<bool> trials;
 
@@ -59,18 +69,18 @@ class Breaker {
 
   void open() {
     move_to("OPEN");
-    opened_at = Clock::now();
+    opened_at = clock();
   }
 
   bool allow() {
     if (state == "OPEN") {
-      if (Clock::now() - opened_at < wait_in_open) return false;
+      if (clock() - opened_at < settings.wait_in_open_ms) return false;
       move_to("HALF_OPEN");
       admitted = 0;
       trials.clear();
     }
     if (state == "HALF_OPEN") {
-      if (admitted >= permitted_in_half_open) return false;
+      if (admitted >= settings.permitted_in_half_open) return false;
       ++admitted;
     }
     return true;
@@ -84,10 +94,10 @@ class Breaker {
     const bool failed = outcome == Outcome::Failure;
     if (state == "HALF_OPEN") {
       trials.push_back(failed);
-      if (static_cast<int>(trials.size()) == permitted_in_half_open) {
+      if (static_cast<int>(trials.size()) == settings.permitted_in_half_open) {
         int n = 0;
         for (bool f : trials) n += f ? 1 : 0;
-        if (n >= failure_rate * static_cast<double>(trials.size())) {
+        if (n * 100 >= settings.failure_rate_percent * static_cast<int>(trials.size())) {
           open();
         } else {
           move_to("CLOSED");
@@ -97,8 +107,8 @@ class Breaker {
       return;
     }
     window.push_back(failed);
-    if (window.size() > window_size) window.pop_front();
-    if (static_cast<int>(window.size()) >= minimum_calls && failures() >= failure_rate * static_cast<double>(window.size()))
-      open();
+    if (static_cast<int>(window.size()) > settings.window_size) window.pop_front();
+    const int calls = static_cast<int>(window.size());
+    if (calls >= settings.minimum_calls && failures() * 100 >= settings.failure_rate_percent * calls) open();
   }
 };

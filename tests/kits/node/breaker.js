@@ -8,12 +8,13 @@ function classify(status) {
 }
 
 class Breaker {
-  constructor(clock = () => Number(process.hrtime.bigint() / 1000000n)) {
+  constructor(clock = () => Number(process.hrtime.bigint()) / 1e6, settings = {}) {
     this.windowSize = 10;
     this.minimumCalls = 5;
-    this.failureRate = 0.5;
+    this.failureRatePercent = 50;
     this.waitInOpenMs = 3000;
     this.permittedInHalfOpen = 3;
+    Object.assign(this, settings);
     this.clock = clock;
     this.state = 'CLOSED';
     this.window = [];
@@ -62,7 +63,7 @@ class Breaker {
       this.trials.push(failed);
       if (this.trials.length === this.permittedInHalfOpen) {
         const failures = this.trials.filter((f) => f).length;
-        if (failures >= this.failureRate * this.trials.length) {
+        if (failures * 100 >= this.failureRatePercent * this.trials.length) {
           this.open();
         } else {
           this.moveTo('CLOSED');
@@ -73,7 +74,7 @@ class Breaker {
     }
     this.window = [...this.window, failed].slice(-this.windowSize);
     const failures = this.window.filter((f) => f).length;
-    if (this.window.length >= this.minimumCalls && failures >= this.failureRate * this.window.length) this.open();
+    if (this.window.length >= this.minimumCalls && failures * 100 >= this.failureRatePercent * this.window.length) this.open();
   }
 }
 

@@ -14,12 +14,14 @@ def classify(status):
 class Breaker:
     window_size = 10
     minimum_calls = 5
-    failure_rate = 0.5
-    wait_in_open_s = 3.0
+    failure_rate_percent = 50
+    wait_in_open_ms = 3000
     permitted_in_half_open = 3
 
-    def __init__(self, clock=time.monotonic):
+    def __init__(self, clock=lambda: time.monotonic() * 1000.0, settings=None):
         self.clock = clock
+        for name, value in (settings or {}).items():
+            setattr(self, name, value)
         self.state = "CLOSED"
         self.window = []
         self.transitions = []
@@ -42,7 +44,7 @@ class Breaker:
 
     def allow(self):
         if self.state == "OPEN":
-            if self.clock() - self.opened_at < self.wait_in_open_s:
+            if self.clock() - self.opened_at < self.wait_in_open_ms:
                 return False
             self.move_to("HALF_OPEN")
             self.admitted, self.trials = 0, []
@@ -61,12 +63,12 @@ class Breaker:
         if self.state == "HALF_OPEN":
             self.trials.append(failed)
             if len(self.trials) == self.permitted_in_half_open:
-                if sum(self.trials) >= self.failure_rate * len(self.trials):
+                if sum(self.trials) * 100 >= self.failure_rate_percent * len(self.trials):
                     self.open()
                 else:
                     self.move_to("CLOSED")
                     self.window = []
             return
         self.window = (self.window + [failed])[-self.window_size:]
-        if len(self.window) >= self.minimum_calls and sum(self.window) >= self.failure_rate * len(self.window):
+        if len(self.window) >= self.minimum_calls and sum(self.window) * 100 >= self.failure_rate_percent * len(self.window):
             self.open()

@@ -81,6 +81,7 @@ struct ConformancePart {
   std::string message;              // the same for a person; or why the part could not run
   std::string stderr_tail;          // the end of the program's standard error on that trace
   int shrink_runs = 0;
+  double shrink_seconds = 0;
   bool shrunk_fully = true;         // false: the shrinking budget ran out first
 };
 

@@ -13,7 +13,8 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/bin"
 cp "$1/cb-grade-static" "$2/flaky-server-static" "$tmp/bin/"
 
-"$project/grader/gradescope/make-autograder-zip" "$tmp/autograder.zip" --bin "$tmp/bin" >/dev/null
+echo '{"points": {"conformance": 2}}' >"$tmp/rubric.json"
+"$project/grader/gradescope/make-autograder-zip" "$tmp/autograder.zip" --bin "$tmp/bin" --rubric "$tmp/rubric.json" >/dev/null
 mkdir -p "$tmp/autograder/source"
 /usr/bin/python3 - "$tmp/autograder.zip" "$tmp/autograder/source" <<'PY'
 import os, sys, zipfile
@@ -23,6 +24,7 @@ with zipfile.ZipFile(sys.argv[1]) as z:
         os.chmod(path, (info.external_attr >> 16) & 0o777)
 PY
 src=$tmp/autograder/source
+[ -f "$src/rubric.json" ] || { echo "the zip has no rubric.json" >&2; exit 1; }
 for f in setup.sh run_autograder bin/cb-grade bin/flaky-server; do
   [ -x "$src/$f" ] || { echo "$f is not an executable file in the zip" >&2; exit 1; }
 done
@@ -48,4 +50,11 @@ grade_submission right "$project/tests/fixtures/students/good_breaker.py"
 check_json "$tmp/right.json" "d['score'] == 8 and all(t['status'] == 'passed' for t in d['tests'])"
 grade_submission wrong "$project/tests/fixtures/students/library_breaker.py"
 check_json "$tmp/wrong.json" "d['score'] == 7 and [t['number'] for t in d['tests'] if t['status'] == 'failed'] == ['6'] and 's6.closed_after_trials' in str(d['tests'][5]['tags'])"
-echo "autograder zip: static programs, layout, and 2 submissions graded"
+# A starter kit with right rules: its replay.sh is driven by the zip's static cb-grade too, and
+# the rubric in the zip gives that part 2 points.
+rm -rf "$tmp/autograder/submission" "$tmp/autograder/results"
+cp -r "$project/kits/python" "$tmp/autograder/submission"
+cp "$project/tests/kits/python/breaker.py" "$tmp/autograder/submission/"
+env -i PATH=/usr/bin:/bin HOME="$tmp" AUTOGRADER_ROOT="$tmp/autograder" "$src/run_autograder"
+check_json "$tmp/autograder/results/results.json" "d['score'] == 10 and d['max_score'] == 10 and d['tests'][8]['number'] == 'C'"
+echo "autograder zip: static programs, layout, rubric, and 3 submissions graded"

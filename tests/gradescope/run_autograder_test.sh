@@ -34,4 +34,18 @@ mkdir -p "$tmp/crash/submission"
 printf 'echo "Traceback: boom" >&2\nexit 3\n' >"$tmp/crash/submission/run.sh"
 AUTOGRADER_ROOT=$tmp/crash CB_GRADE=$grade "$run_autograder"
 check_json "$tmp/crash/results/results.json" "d['score'] == 0 and 'Traceback: boom' in d['output'] and 'exited with 3' in d['output']"
-echo "run_autograder: 4 cases passed"
+# A starter kit's submission with a replay.sh: one more test, the conformance part, weighed by
+# the rubric beside run_autograder.
+mkdir -p "$tmp/kit/submission" "$tmp/kit/source"
+cp "$project/tests/fixtures/students/good_breaker.py" "$tmp/kit/submission/breaker.py"
+printf '#!/bin/sh\nexec /usr/bin/python3 "$(dirname "$0")/bent.py"\n' >"$tmp/kit/submission/replay.sh"
+cat >"$tmp/kit/submission/bent.py" <<'PY'
+import json, sys
+sys.stdin.readline()
+for line in sys.stdin:  # never opens: wrong at the first trip
+    print(json.dumps({"decision": "permitted", "state": "CLOSED"}), flush=True)
+PY
+echo '{"points": {"conformance": 4}}' >"$tmp/kit/source/rubric.json"
+AUTOGRADER_ROOT=$tmp/kit CB_GRADE=$grade "$run_autograder"
+check_json "$tmp/kit/results/results.json" "d['score'] == 8 and d['max_score'] == 12 and len(d['tests']) == 9 and d['tests'][8]['tags'] == ['trip_at_threshold'] and 'to repeat the run' in d['tests'][8]['output']"
+echo "run_autograder: 5 cases passed"

@@ -113,6 +113,17 @@ TEST_CASE("conformance: what a broken program did is said, never a grader crash"
     const Ran wait = run({"/bin/sh", "-c", "sleep 1.5; test -e '" + flag + "'"});
     CHECK(wait.exit_code != 0);
   }
+  SUBCASE("without a PID namespace too, and a child holding its output open does not stall the trace") {
+    TempDir dir;
+    const std::string flag = dir / "survived";
+    const Ran r = run({kGrade, "--conformance", "(sleep 2; touch '" + flag + "') & exec " + kLab + " conform", "--seed", "1",
+                       "--traces", "3", "--trace-timeout", "1500ms", "--format", "json"},
+                      "", {"CB_GRADE_CONTAINMENT=subreaper"});
+    INFO(r.out, r.err);
+    CHECK(r.exit_code == 0);  // each trace ended at the program's exit, not at its time limit
+    const Ran wait = run({"/bin/sh", "-c", "sleep 2.5; test -e '" + flag + "'"});
+    CHECK(wait.exit_code != 0);
+  }
 }
 
 TEST_CASE("conformance: its part in every format, and its points in the rubric") {

@@ -68,7 +68,7 @@ std::string_view describe(Rule r) noexcept {
   switch (r) {
     case Rule::NotJudgedYet: return "judged before the window held the minimum number of calls";
     case Rule::BelowThreshold: return "opened under the threshold, or counted a call it should not (a 4xx, or one the window had slid past)";
-    case Rule::Tripped: return "did not open when the failure rate reached the threshold (> instead of >=, or a window that never slides)";
+    case Rule::Tripped: return "did not open when the failure rate reached the threshold (> instead of >=?)";
     case Rule::NotCounted: return "counted a 4xx, the caller's mistake, as a failure or a trial";
     case Rule::RejectedInWait: return "let a call through before the wait in OPEN was over";
     case Rule::FirstTrial: return "did not let the first call at or after the end of the wait through as a trial (> instead of >=)";

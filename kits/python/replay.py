@@ -15,7 +15,10 @@ from breaker import Breaker, classify
 
 
 def main():
-    s = json.loads(sys.stdin.readline())
+    first = sys.stdin.readline()
+    if not first:
+        return  # no input, nothing to answer
+    s = json.loads(first)
     now = [0.0]
     b = Breaker(clock=lambda: now[0], settings={
         "window_size": s["window"],

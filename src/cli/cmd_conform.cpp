@@ -1,6 +1,6 @@
 // cb-lab conform: the project's engine answering the conformance protocol on standard input and
 // output, one line per call, so the grader's traces can drive it as they drive a student's
-// breaker (docs/GRADER.md).
+// breaker (the protocol: docs/CONTRACTS.md; the grader's side: docs/GRADER.md).
 //
 //   in:  {"window":10,"minimum_calls":5,"failure_rate_percent":50,"wait_in_open_ms":3000,"permitted_in_half_open":3}
 //        {"t_ms":1234.5,"result":200}            one per call, in time order; result: a status or "timeout"
@@ -64,7 +64,8 @@ CLI::App* setup_conform(CLI::App& app, ConformOptions&) {
   cmd->footer(
       "Reads the settings line, then {\"t_ms\": T, \"result\": STATUS|\"timeout\"} lines; answers each with\n"
       "{\"decision\": \"permitted\"|\"rejected\", \"state\": STATE} before reading the next. Exit 0 at the end of\n"
-      "the input; 2 with a one-line error naming the line for anything else.");
+      "the input; 2 with a one-line error naming the line for anything else. The protocol: docs/CONTRACTS.md.\n"
+      "Check it against the grader's model: cb-grade --conformance \"cb-lab conform\"");
   return cmd;
 }
 

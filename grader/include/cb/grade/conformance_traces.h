@@ -73,7 +73,7 @@ struct Explanation {
 
 // A smallest trace `program` still diverges on, found greedily from `failing`: drop the calls
 // after the divergence, then any call whose removal keeps it diverging, make results plainer
-// (a 500 for a timeout, a 200 or 500 for any other status), round times to whole milliseconds,
+// (a 500 for a timeout, a 200 or 500 for any other status), start the times at 0 and round them to whole milliseconds,
 // and move the settings to the lab's where the divergence survives it. `budget` bounds the runs
 // of the program, `time` the wall time spent (a program slow to fail is shrunk as far as it gets).
 struct ShrinkBudget {

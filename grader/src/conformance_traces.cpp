@@ -42,15 +42,16 @@ bool answered_as(const Trace& t, const Settings& settings, const std::vector<Ans
   return true;
 }
 
-// Counted calls made in CLOSED since it last closed, up to and including call `last`.
-int counted_since_closed(const Trace& t, std::size_t last) {
+// The counted calls made in CLOSED since it last closed, up to and including call `last`, true
+// for a failure (the window is the last `window` of them).
+std::vector<bool> counted_since_closed(const Trace& t, std::size_t last) {
   Model m(t.settings);
-  int counted = 0;
+  std::vector<bool> counted;
   for (std::size_t i = 0; i <= last && i < t.calls.size(); ++i) {
     const State before = m.state();
     const Step s = m.call(t.calls[i]);
-    if (before != State::Closed) counted = 0;
-    else if (s.rule != Rule::NotCounted) ++counted;
+    if (before != State::Closed) counted.clear();
+    else if (s.rule != Rule::NotCounted) counted.push_back(t.calls[i].timed_out || t.calls[i].status >= 500);
   }
   return counted;
 }
@@ -122,9 +123,21 @@ Explanation explain(const Divergence& d, const Trace& trace, const Replies& repl
                                               std::to_string(trace.settings.permitted_in_half_open) +
                                               " permitted ones were made (one lucky call can close it)"};
   const bool judged = d.want.rule == Rule::BelowThreshold || d.want.rule == Rule::Tripped;
-  if (judged && counted_since_closed(trace, d.at) > trace.settings.window)
+  const std::vector<bool> counted = judged ? counted_since_closed(trace, d.at) : std::vector<bool>{};
+  if (static_cast<int>(counted.size()) > trace.settings.window)
     return {"window_slides", "judged calls the window had already let go: it holds only the last " +
                                  std::to_string(trace.settings.window) + " counted calls, and older ones drop out"};
+  if (d.want.rule == Rule::Tripped) {
+    const auto calls = static_cast<int>(counted.size());
+    const auto failures = static_cast<int>(std::count(counted.begin(), counted.end(), true));
+    const std::string these = std::to_string(failures) + " of " + std::to_string(calls) + " calls in the window failed";
+    const bool exactly = failures * 100 == trace.settings.failure_rate_percent * calls;
+    return {std::string(id(d.want.rule)),
+            exactly ? "did not open when the failure rate reached the threshold exactly (" + these + ", at " +
+                          std::to_string(trace.settings.failure_rate_percent) + "%): the rule is >=, not >"
+                    : "did not open though the failure rate was over the threshold (" + these + ", at " +
+                          std::to_string(trace.settings.failure_rate_percent) + "%)"};
+  }
   return {std::string(id(d.want.rule)), std::string(describe(d.want.rule))};
 }
 

@@ -32,6 +32,13 @@ inline std::string program_line(const ProgramRun& p) {
   return buf;
 }
 
+// A word the shell reads back as exactly `s`: 'it'\''s'.
+inline std::string shell_quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 // One step's checks as plain lines, for the formats that carry text (junit, gradescope).
 inline std::string check_lines(const StepReport& s) {
   std::string out;

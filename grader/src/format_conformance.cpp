@@ -20,12 +20,6 @@ std::string padded(std::string s, std::size_t width) {
   return s;
 }
 
-std::string shell_quoted(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 }  // namespace
 
 std::string conformance_lines(const ConformancePart& c) {

@@ -33,7 +33,7 @@ std::string render_text_raw(const Report& r, bool colour) {
   const Paint paint{colour};
   std::string out = "cb-grade " + r.dir;
   if (r.steps.empty() && r.conformance) {
-    out = "cb-grade --conformance " + r.conformance->command + "\n";
+    out = "cb-grade --conformance " + shell_quoted(r.conformance->command) + "\n";
   } else if (r.server.empty()) {
     out += "  (files only: " + r.evidence_note + ")\n";
   } else {

@@ -79,7 +79,8 @@ int main(int argc, char** argv) {
   app.add_option("--timeout", o.timeout, "--run: time limit; on expiry the command is killed and graded as far as it got")
       ->capture_default_str();
   app.add_flag("--any-port", o.any_port, "--run: always use a free port (CB_SERVER says which)");
-  app.add_option("--format", o.format, "text, json, junit or gradescope")->capture_default_str();
+  app.add_option("--format", o.format, "text, json, junit, gradescope or html (a page with the run drawn on a time axis)")
+      ->capture_default_str();
   app.add_option("-o,--output", o.output, "Write the report here (atomically) instead of standard output");
   app.add_option("--rubric", o.rubric, "JSON points per step: {\"points\": {\"1\": 10, ...}}");
   app.add_option("--record", o.record_file, "Grade on a saved record (from --save-record) instead of a live server");
@@ -105,7 +106,7 @@ int main(int argc, char** argv) {
   }
 
   const auto format = parse_format(o.format);
-  if (!format) return could_not_run("--format: '" + o.format + "' is not one of text, json, junit, gradescope");
+  if (!format) return could_not_run("--format: '" + o.format + "' is not one of text, json, junit, gradescope, html");
   const auto timeout = cb::parse_duration(o.timeout);
   if (!timeout || timeout->count() <= 0) return could_not_run("--timeout: '" + o.timeout + "' is not a positive duration like 60s");
   // --conformance alone grades only the conformance part; with anything that points at the

@@ -10,6 +10,7 @@ std::optional<Format> parse_format(std::string_view name) {
   if (name == "json") return Format::Json;
   if (name == "junit") return Format::Junit;
   if (name == "gradescope") return Format::Gradescope;
+  if (name == "html") return Format::Html;
   return std::nullopt;
 }
 
@@ -19,6 +20,7 @@ std::string render(const Report& report, Format format, bool colour) {
     case Format::Json: return render_json(report);
     case Format::Junit: return render_junit(report);
     case Format::Gradescope: return render_gradescope(report);
+    case Format::Html: return render_html(report);
   }
   return {};
 }

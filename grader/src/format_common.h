@@ -69,5 +69,6 @@ std::string render_text(const Report& r, bool colour);
 std::string render_json(const Report& r);
 std::string render_junit(const Report& r);
 std::string render_gradescope(const Report& r);
+std::string render_html(const Report& r);
 
 }  // namespace cb::grade

@@ -148,6 +148,8 @@ Report grade(const SubmissionDir& dir, const std::optional<Record>& record, cons
   report.passed = !erred && !any(Status::Fail) && any(Status::Pass);
   report.status = erred ? Status::Error : report.passed ? Status::Pass : any(Status::Fail) ? Status::Fail : Status::Skip;
   if (!problem.empty()) report.notes.push_back("The evidence failed: " + problem);
+  report.timeline = make_timeline(record ? &*record : nullptr, in.run ? &*in.run : nullptr,
+                                  in.transitions.ok ? &*in.transitions.value : nullptr);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return report;
 }

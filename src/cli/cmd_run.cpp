@@ -6,6 +6,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cb/atomic_file.h"
 #include "cb/flaky/options.h"
 #include "cb/grade/format.h"
 #include "cb/lab/runner.h"
@@ -27,6 +28,9 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options) {
   auto* cmd = app.add_subcommand("run", "The whole lab, steps 1-8, against the flaky server, graded as it goes");
   add_lab_flags(*cmd, options.lab);
   cmd->add_flag("--json", options.json, "Print a machine-readable summary instead");
+  cmd->add_option("--html", options.html,
+                  "Also write the run as one self-contained page: the breaker's states, every request, every refusal, "
+                  "on one time axis, above the checklist");
   cmd->footer(
       "Starts a flaky server of its own for the run (on 127.0.0.1:8110 when free, else on a free\n"
       "port) and stops it afterwards; a server someone else started is used only when named.\n"
@@ -96,7 +100,12 @@ ExitCode run_run(const RunOptions& o) {
                           {"status", grade::to_string(verdict.status)},
                           {"did", runner.lines()}});
   }
-  const grade::Report final_report = grade_now(o.lab.dir, url, found, {}, runner.epoch());
+  grade::Report final_report = grade_now(o.lab.dir, url, found, {}, runner.epoch());
+  if (!o.html.empty()) {
+    final_report.timeline.refused_us = runner.refused_at();
+    if (auto w = write_file_atomically(o.html, grade::render(final_report, grade::Format::Html, false)); !w)
+      return fail(w.error().message);
+  }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   console.checklist(final_report, seconds);
   if (o.json) {

@@ -12,6 +12,7 @@ namespace cb::cli {
 struct RunOptions {
   LabArgs lab;
   bool json = false;
+  std::string html;  // also draw the run as a page here
 };
 
 CLI::App* setup_run(CLI::App& app, RunOptions& options);

@@ -137,6 +137,9 @@ Result<void> Runner::call(const Action& a) {
       const double ms = std::chrono::duration<double, std::milli>(SteadyClock::now() - t0).count();
       slowest_ms = std::max(slowest_ms, ms);
       ++refused;
+      refused_at_.push_back(std::chrono::duration_cast<std::chrono::microseconds>(
+                                std::chrono::system_clock::now().time_since_epoch())
+                                .count());
       words.emplace_back("refused");
       continue;
     }

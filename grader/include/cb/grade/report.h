@@ -4,6 +4,8 @@
 // message that says what to do.
 
 #include <nlohmann/json.hpp>
+
+#include "cb/grade/timeline.h"
 #include <optional>
 #include <string>
 #include <vector>
@@ -102,6 +104,7 @@ struct Report {
   std::optional<ProgramRun> program;  // --run: how the program ended
   std::vector<std::string> notes;  // what the grader noticed outside any one check
   std::optional<ConformancePart> conformance;  // --conformance
+  Timeline timeline;         // the run's events on one axis, for --format html
 };
 
 // Adds the conformance part to a report: its points, and its verdict to the report's.

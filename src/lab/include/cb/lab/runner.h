@@ -46,6 +46,9 @@ class Runner {
   // The record's epoch after this run's reset_server, so the grader can tell whether anyone
   // reset it again during the run; nullopt before (or without) a reset.
   [[nodiscard]] std::optional<std::uint64_t> epoch() const noexcept { return epoch_; }
+  // When each refused call was refused (microseconds on the Unix epoch, the record's clock): a
+  // refusal never reaches the server, so only the program that made it can say.
+  [[nodiscard]] const std::vector<std::int64_t>& refused_at() const noexcept { return refused_at_; }
 
  private:
   struct Live;
@@ -66,6 +69,7 @@ class Runner {
   std::map<std::string, double> values_;
   std::vector<std::string> lines_;
   std::optional<std::uint64_t> epoch_;
+  std::vector<std::int64_t> refused_at_;
 };
 
 }  // namespace cb::lab

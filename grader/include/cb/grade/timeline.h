@@ -1,0 +1,47 @@
+#pragma once
+// A run as events on one time axis, for the HTML report: what reached the server (the record),
+// what the breaker says it did (transitions.log's stamps), and what it refused (known only to a
+// program that ran the lab itself, cb-lab run). Times are microseconds on the Unix epoch: the
+// record's arrival stamps and transitions.log's share that clock.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cb::grade {
+
+struct Record;
+struct LabRun;
+struct TransitionLine;
+
+struct TimelineRequest {
+  std::uint64_t seq = 0;
+  std::int64_t at_us = 0;         // arrival
+  double duration_ms = 0;         // arrival to answer
+  std::string path;
+  std::optional<int> status;      // none: no answer was sent
+  int step = 0;                   // the lab step it belongs to (1-8), 0 when none
+};
+
+struct TimelineTransition {
+  int line = 0;                   // in transitions.log
+  std::string from;
+  std::string to;
+  std::optional<std::int64_t> at_us;
+  std::int64_t resolution_us = 0;  // the stamp's last digit: 1000 when it is in ms, truncated
+};
+
+struct Timeline {
+  std::vector<TimelineRequest> requests;  // the record's, admin requests left out
+  std::vector<TimelineTransition> transitions;
+  std::vector<std::int64_t> refused_us;   // refusals, when the program that ran the lab says
+  double wait_ms = 3000;                  // the lab's cool-down
+};
+
+// The record's requests, each placed in the lab step it belongs to (by the phases `run` found),
+// and transitions.log's lines; either may be absent.
+[[nodiscard]] Timeline make_timeline(const Record* record, const LabRun* run,
+                                     const std::vector<TransitionLine>* transitions);
+
+}  // namespace cb::grade

@@ -1,0 +1,50 @@
+#include "cb/grade/timeline.h"
+
+#include <algorithm>
+#include <set>
+
+#include "cb/grade/artifacts.h"
+#include "cb/grade/evidence.h"
+
+namespace cb::grade {
+
+Timeline make_timeline(const Record* record, const LabRun* run, const std::vector<TransitionLine>* transitions) {
+  Timeline t;
+  if (transitions != nullptr)
+    for (const TransitionLine& l : *transitions) t.transitions.push_back({l.line, l.from, l.to, l.at_us, l.resolution_us});
+  if (record == nullptr) return t;
+  // The lab's phases, as the record analysis found them: step 3's burst, the first trial (5),
+  // the other trials (6); /fast before the burst is step 2, what comes between the burst and
+  // the first trial is step 4 (the /count pair and anything that leaked through OPEN), /bad is 7.
+  std::set<const RecordEntry*> burst;
+  std::set<const RecordEntry*> trials;
+  const RecordEntry* first_trial = nullptr;
+  if (run != nullptr) {
+    burst.insert(run->burst.begin(), run->burst.end());
+    trials.insert(run->trials.begin(), run->trials.end());
+    if (!run->trials.empty()) first_trial = run->trials.front();
+  }
+  int step = 1;
+  bool after_burst = false;
+  for (const RecordEntry& e : record->entries) {
+    if (e.path.rfind("/admin", 0) == 0 || !e.wall_us) continue;
+    if (burst.count(&e) != 0) {
+      step = 3;
+      after_burst = true;
+    } else if (&e == first_trial) {
+      step = 5;
+    } else if (trials.count(&e) != 0) {
+      step = 6;
+    } else if (e.path == "/bad") {
+      step = 7;
+    } else if (e.counted && e.path == "/fast" && !after_burst) {
+      step = 2;
+    } else if (after_burst && step == 3) {
+      step = 4;
+    }
+    t.requests.push_back({e.seq, *e.wall_us, e.duration_ms.value_or(0), e.path, e.status, step});
+  }
+  return t;
+}
+
+}  // namespace cb::grade

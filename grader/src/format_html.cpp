@@ -6,12 +6,13 @@
 #include <cstdio>
 #include <map>
 
+#include "cb/grade/html_page.h"
 #include "format_common.h"
 
 namespace cb::grade {
 namespace {
 
-std::string esc(std::string_view s) { return xml_escape(s); }
+std::string esc(std::string_view s) { return html_escape(s); }
 
 std::string num(double v, int decimals = 1) {
   char buf[48];
@@ -146,24 +147,16 @@ const Row& row_of(const TimelineRequest& r) {
 }
 
 std::string css() {
-  return R"(body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1a1a1a;background:#fff;margin:24px auto;max-width:1120px;padding:0 12px}
-h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:22px 0 6px}
-.meta{color:#444;margin:0 0 12px}.verdict-pass{color:#1b5e20;font-weight:600}.verdict-fail{color:#b71c1c;font-weight:600}
-.verdict-error{color:#6a1b9a;font-weight:600}.verdict-skip{color:#8d6e00;font-weight:600}
-svg{width:100%;height:auto;border:1px solid #ccc;background:#fff}svg text{font-size:11px;fill:#222}
-.rowlabel{font-size:11px;fill:#333}.band{stroke:#555;stroke-width:.5}.band-CLOSED{fill:#d9f0d9}
+  return R"(.rowlabel{font-size:11px;fill:#333}.band{stroke:#555;stroke-width:.5}.band-CLOSED{fill:#d9f0d9}
 .band-OPEN{fill:url(#hatch)}.band-HALF_OPEN{fill:url(#dots)}.bandlabel{font-size:11px;font-weight:600}
 .q2{fill:#2e7d32}.q5{fill:#c62828}.q4{fill:#1565c0}.qc{fill:#757575}.qn{fill:#000}
 .refused{stroke:#b71c1c;stroke-width:1.5;fill:none}.bracket{stroke:#333;fill:none;stroke-width:1.2}
 .stepline{stroke:#999;stroke-dasharray:3 3}.steplabel{font-weight:600}.steplabel.fail{fill:#b71c1c}
 .steplabel.pass{fill:#1b5e20}.steplabel.error{fill:#6a1b9a}.steplabel.skip{fill:#8d6e00}.axis{stroke:#333}
 .gap{fill:#f3f3f3;stroke:#888;stroke-dasharray:2 2}.gaplabel{font-size:10px;fill:#444}.tick{stroke:#333}
-.legend{display:flex;flex-wrap:wrap;gap:6px 18px;margin:8px 0;padding:0;list-style:none}
-.legend li{display:flex;align-items:center;gap:6px}.sw{display:inline-block;width:14px;height:14px;border:1px solid #555;-webkit-print-color-adjust:exact;print-color-adjust:exact}
 .notes li{margin:4px 0}.checks{list-style:none;padding-left:0}.checks li{margin:2px 0}.tag{font-family:monospace;color:#555}
 .st{display:inline-block;min-width:3.2em;font-family:monospace;font-weight:600}.st-pass{color:#1b5e20}.st-fail{color:#b71c1c}
-.st-skip{color:#8d6e00}.st-error{color:#6a1b9a}.msg{color:#333;margin-left:3.6em}pre{background:#f6f6f6;padding:8px;overflow-x:auto}
-@media print{body{margin:0;max-width:none}svg{border:none}figure,section{break-inside:avoid}})";
+.st-skip{color:#8d6e00}.st-error{color:#6a1b9a}.msg{color:#333;margin-left:3.6em})";
 }
 
 std::string defs() {
@@ -447,11 +440,7 @@ std::string render_html(const Report& r) {
   const std::string name = r.dir.empty() && r.conformance ? "conformance of " + r.conformance->command : r.dir;
   const std::string title = "cb-lab: " + name + ", " + score + (r.server.empty() ? "" : ", server " + r.server);
   const std::string cls = to_string(r.status);
-  std::string out =
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>" +
-      esc(title) + "</title><style>" + css() + "</style></head><body>\n";
+  std::string out;
   out += "<h1>The circuit-breaker lab: " + esc(name) + "</h1>";
   out += "<p class=\"meta\">Score <b>" + score + "</b>, <span class=\"verdict-" + cls + "\">" + verdict(r.status) + "</span>. ";
   out += r.server.empty() ? esc("Files only: " + r.evidence_note) + "."
@@ -476,7 +465,29 @@ std::string render_html(const Report& r) {
            points(c.score) + "/" + points(c.max_score) + "</h2><pre>" + esc(conformance_lines(c)) + "</pre>";
   }
   if (!r.run_output.empty()) out += "<h2>Your program's output (the end of it)</h2><pre>" + esc(r.run_output) + "</pre>";
-  return out + "</body></html>\n";
+  return html_page(title, out, css());
+}
+
+std::string html_escape(std::string_view text) { return xml_escape(text); }
+
+std::string html_page(std::string_view title, std::string_view body, std::string_view css) {
+  return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>" +
+         html_escape(title) +
+         "</title><style>"
+         R"(body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1a1a1a;background:#fff;margin:24px auto;max-width:1120px;padding:0 12px}
+h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:22px 0 6px}h3{font-size:15px;margin:14px 0 4px}
+.meta{color:#444;margin:0 0 12px}.verdict-pass{color:#1b5e20;font-weight:600}.verdict-fail{color:#b71c1c;font-weight:600}
+.verdict-error{color:#6a1b9a;font-weight:600}.verdict-skip{color:#8d6e00;font-weight:600}
+svg{width:100%;height:auto;border:1px solid #ccc;background:#fff}svg text{font-size:11px;fill:#222}
+.legend{display:flex;flex-wrap:wrap;gap:6px 18px;margin:8px 0;padding:0;list-style:none}
+.legend li{display:flex;align-items:center;gap:6px}
+.sw{display:inline-block;width:14px;height:14px;border:1px solid #555;-webkit-print-color-adjust:exact;print-color-adjust:exact}
+pre{background:#f6f6f6;padding:8px;overflow-x:auto;white-space:pre-wrap}table{border-collapse:collapse}
+td,th{border:1px solid #bbb;padding:2px 8px;text-align:right}th{background:#f0f0f0}
+@media print{body{margin:0;max-width:none}svg{border:none}figure,section{break-inside:avoid}})" +
+         std::string(css) + "</style></head><body>\n" + std::string(body) + "</body></html>\n";
 }
 
 }  // namespace cb::grade

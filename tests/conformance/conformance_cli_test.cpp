@@ -3,6 +3,7 @@
 // right one, and the project's own engine, pass every trace.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -17,10 +18,14 @@ using json = nlohmann::json;
 const std::string kGrade = CB_GRADE_BIN;
 const std::string kLab = CB_LAB_BIN;
 const std::string kBent = CB_BENT_BIN;
+// Traces per run: 200 (the default) in a normal build. A sanitizer build starts every program
+// many times slower, and is there to check memory and races, not to cover traces: 20.
+const std::string kTraces = std::to_string(CB_CONFORMANCE_TRACES);
 
 json conformance(const std::string& command, const std::vector<std::string>& more, int want_exit) {
   std::vector<std::string> argv{kGrade, "--conformance", command, "--format", "json"};
   argv.insert(argv.end(), more.begin(), more.end());
+  if (std::find(more.begin(), more.end(), "--traces") == more.end()) argv.insert(argv.end(), {"--traces", kTraces});
   const Ran r = run(argv);
   INFO(r.out, r.err);
   REQUIRE(r.exit_code == want_exit);
@@ -33,7 +38,7 @@ TEST_CASE("conformance: a right breaker passes every trace of 20 seeds") {
     const json report = conformance(kBent + " --mistake none", {"--seed", std::to_string(seed)}, 0);
     const json& c = report["conformance"];
     CHECK(c["status"] == "pass");
-    CHECK(c["agreed"] == 200);
+    CHECK(c["agreed"] == CB_CONFORMANCE_TRACES);
     CHECK(c["seed"] == seed);
     CHECK(report["score"] == 1);
   }
@@ -41,7 +46,7 @@ TEST_CASE("conformance: a right breaker passes every trace of 20 seeds") {
 
 TEST_CASE("conformance: the project's engine (cb-lab conform) agrees with the grader's model") {
   const json report = conformance(kLab + " conform", {"--seed", "2026"}, 0);
-  CHECK(report["conformance"]["agreed"] == 200);
+  CHECK(report["conformance"]["agreed"] == CB_CONFORMANCE_TRACES);
 }
 
 TEST_CASE("conformance: each mistake is caught with a minimal counterexample named by rule") {
@@ -158,8 +163,8 @@ TEST_CASE("conformance: its part in every format, and its points in the rubric")
     // The lab's files from a right student program (the lab's own driver resets the server,
     // which the grader forbids); its breaker, as a program, is the project's engine.
     const Ran r = run({kGrade, "--run", "python3 " + std::string(CB_FIXTURES) + "/students/good_breaker.py", "--dir", out,
-                       "--any-port", "--conformance",
-                       kLab + " conform", "--seed", "4", "--format", "json", "--rubric", rubric});
+                       "--any-port", "--conformance", kLab + " conform", "--seed", "4", "--traces", kTraces, "--format", "json",
+                       "--rubric", rubric});
     INFO(r.out, r.err);
     const json report = json::parse(r.out);
     CHECK(report["steps"].size() == 8);

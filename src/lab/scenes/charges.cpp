@@ -204,6 +204,7 @@ Result<SceneOutput> run_charges(const ChargesSpec& spec, const std::optional<Bre
                       std::to_string(refused.size()) + " refused at once (" + list(refused) + "); " +
                       std::to_string(answered.size()) + " answered (" + list(answered) + ")");
   out.data = {{"charges", charges}, {"waited", waited}, {"refused", refused}, {"answered", answered}, {"trials", trials},
+              {"timeout_s", static_cast<double>(spec.timeout.count()) / 1e6},
               {"breaker", breaker ? nlohmann::json(spec.breaker) : nlohmann::json(nullptr)},
               {"live", how.live}};
   if (how.live) {

@@ -92,7 +92,8 @@ Result<SceneOutput> run_fleet(const FleetSpec& spec, const BreakerOptions& optio
                       " breakers know nothing of each other: without jitter each sends its trial on the same "
                       "schedule, all of them within the same second; with jitter the cool-downs differ, so fewer "
                       "trials come, and spread out (seed " + std::to_string(seed) + ")");
-  out.data = {{"instances", spec.instances}, {"runs", runs}, {"seed", seed}};
+  out.data = {{"instances", spec.instances}, {"runs", runs}, {"seed", seed},
+              {"bucket_s", static_cast<double>(spec.bucket.count()) / 1e6}};
   return out;
 }
 

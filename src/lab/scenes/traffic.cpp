@@ -147,7 +147,15 @@ Result<SceneOutput> run_traffic(const TrafficSpec& spec, const BreakerOptions& o
     std::snprintf(line, sizeof line, "t=%2lld s  %3d calls  %3d answered  %3d default action  %s", sec, s.calls, s.answered,
                   s.fallback, s.state.c_str());
     out.lines.emplace_back(line);
-    per_second.push_back({{"second", sec}, {"calls", s.calls}, {"answered", s.answered}, {"fallback", s.fallback}, {"state", s.state}});
+    // The server's health at the second's middle, as the simulation has it (live: lined up with
+    // the flip the calls saw).
+    const bool up = healthy_at(Micros{sec * 1'000'000 + 500'000}, spec.toggle_period, offset);
+    per_second.push_back({{"second", sec},
+                          {"calls", s.calls},
+                          {"answered", s.answered},
+                          {"fallback", s.fallback},
+                          {"state", s.state},
+                          {"server", up ? "healthy" : "failing"}});
   }
   std::string transitions;
   for (const auto& t : shown.transitions) transitions += (transitions.empty() ? "" : ", ") + t;

@@ -9,7 +9,9 @@
 #include "cb/flaky/options.h"
 #include "cb/lab/scenario.h"
 #include "cb/lab/server_control.h"
+#include "cb/atomic_file.h"
 #include "lab_common.h"
+#include "scene_page.h"
 
 namespace cb::cli {
 namespace {
@@ -40,6 +42,7 @@ CLI::App* setup_scene(CLI::App& app, SceneOptions& options) {
   cmd->add_option("--duration", options.duration, "toggle: how long to send traffic (default: the scene's, 20s)");
   cmd->add_option("--server", options.server, "--live: use this flaky server (default: CB_SERVER, else one of cb-lab's own)");
   cmd->add_option("--seed", options.seed, "fleet: the random source's seed (the jitter)");
+  cmd->add_option("--html", options.html, "Also draw the scene as one self-contained page of pictures here");
   return cmd;
 }
 
@@ -119,7 +122,10 @@ ExitCode run_scene(const SceneOptions& o) {
     }
     steps.push_back({{"title", step.title}, {"results", actions}});
   }
-  if (o.json) std::cout << nlohmann::json{{"scene", scenario->name}, {"live", o.live}, {"scale", how.scale}, {"steps", steps}}.dump(2) << "\n";
+  const nlohmann::json all{{"scene", scenario->name}, {"live", o.live}, {"scale", how.scale}, {"steps", steps}};
+  if (o.json) std::cout << all.dump(2) << "\n";
+  if (!o.html.empty())
+    if (auto w = write_file_atomically(o.html, scene_page(all)); !w) return fail(w.error().message);
   return ExitCode::Ok;
 }
 

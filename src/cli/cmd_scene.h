@@ -20,6 +20,7 @@ struct SceneOptions {
   std::string duration;
   std::string server;
   std::optional<std::uint64_t> seed;
+  std::string html;  // also draw the scene as a page here
 };
 
 CLI::App* setup_scene(CLI::App& app, SceneOptions& options);

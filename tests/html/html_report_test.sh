@@ -109,8 +109,40 @@ print(f"ten-minute run: {len(gaps)} idle stretches cut, 21 marks on the picture"
 PY
 shot "$tmp/long.html" ten-minute-run
 
-# 4. The check can fail: a page that fetches something is caught by the same test.
+# 4. The scenes as pictures: each page's hooks against the same scene's --json (simulated: exact).
+for scene in payments pool toggle fleet; do
+  "$lab" scene "$scene" --json --html "$tmp/$scene.html" >"$tmp/$scene.json"
+  dom "$tmp/$scene.html" >"$tmp/$scene.dom"
+  quiet "$tmp/$scene.html"
+  /usr/bin/python3 - "$scene" "$tmp/$scene.json" "$tmp/$scene.dom" <<'PY'
+import json, re, sys
+scene, data, page = sys.argv[1], json.load(open(sys.argv[2])), open(sys.argv[3]).read()
+results = [r for st in data["steps"] for r in st["results"]]
+attrs = lambda name: re.findall(name + r'="([^"]*)"', page)
+if scene == "payments":
+    want = [c["happened"] for r in results for c in r["charges"]]
+    assert attrs("data-happened") == want, (attrs("data-happened"), want)
+elif scene == "pool":
+    want = [s["in_use"] for r in results for s in r["samples"]]
+    assert [int(v) for v in attrs("data-in-use")] == want
+    assert len(attrs("data-exhausted_s")) == sum(1 for r in results if r["exhausted_s"] is not None)
+elif scene == "toggle":
+    per = [s for r in results for s in r["per_second"]]
+    assert [int(v) for v in attrs("data-answered")] == [s["answered"] for s in per]
+    assert [int(v) for v in attrs("data-fallback")] == [s["fallback"] for s in per]
+    assert [v for v in attrs("data-state") if v] == [s["state"] for s in per]
+    assert set(attrs("data-server")) == {"healthy", "failing"}
+    assert "with the recursive retry inside" in page
+elif scene == "fleet":
+    want = [n for r in results for run in r["runs"] for n in run["per_bucket"]]
+    assert [int(v) for v in attrs("data-trials")] == want
+print(f"scene {scene}: the picture holds what --json says")
+PY
+  shot "$tmp/$scene.html" "scene-$scene"
+done
+
+# 5. The check can fail: a page that fetches something is caught by the same test.
 sed 's|<body>|<body><img src="http://127.0.0.1:9/x.png" alt="">|' "$tmp/fail.html" >"$tmp/leaky.html"
 dom "$tmp/leaky.html" >/dev/null
 if ( quiet "$tmp/leaky.html" ) >/dev/null 2>&1; then echo "a page that fetches an image was not caught" >&2; exit 1; fi
-echo "html report: 4 cases passed; screenshots in $shots"
+echo "html report: 5 cases passed; screenshots in $shots"

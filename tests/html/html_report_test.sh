@@ -70,6 +70,10 @@ print(f"failing submission: {len(h.seqs)} request marks, bands {want}, step 6 ma
 PY
 grep -q '1 trial(s), then CLOSED' "$tmp/fail.dom"
 shot "$tmp/fail.html" closes-after-one-trial
+# It prints: Chromium's print path makes a PDF of it.
+browser "$tmp/fail.html" --no-pdf-header-footer --print-to-pdf="$shots/closes-after-one-trial.pdf" >/dev/null 2>&1
+head -c 5 "$shots/closes-after-one-trial.pdf" | grep -q '%PDF-'
+[ "$(stat -c %s "$shots/closes-after-one-trial.pdf")" -gt 10000 ]
 
 # 2. A whole cb-lab run, refusals included (only the program that refused knows them).
 "$lab" run --dir "$tmp/run" --html "$tmp/run.html" >/dev/null

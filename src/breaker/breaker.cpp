@@ -92,7 +92,7 @@ Admission CircuitBreaker::try_acquire() {
   std::optional<TimePoint> now;
   if (machine_->may_refuse_without_lock()) {
     now = clock_.now();
-    if (auto refused = machine_->refuse_without_lock(*now)) return {*refused, {0, State::Open}};
+    if (auto refused = machine_->refuse_without_lock(*now)) return {*refused, {kRefused, State::Open}};
   }
   return locked([](StateMachine& m, LazyNow& lazy) { return m.admit(lazy); }, now);
 }

@@ -66,7 +66,7 @@ Admission StateMachine::admit(LazyNow& now) {
   switch (mode_) {
     case Mode::ForcedOpen:
       ++counters_.not_permitted;
-      return {Decision::RefusedForcedOpen, {generation_, state_}};
+      return {Decision::RefusedForcedOpen, {kRefused, state_}};
     case Mode::ForcedClosed:
     case Mode::Disabled:
       ++counters_.permitted;
@@ -83,12 +83,12 @@ Admission StateMachine::admit(LazyNow& now) {
       // Refused at once: it never reaches the dependency and counts as neither success nor
       // failure, only as not permitted.
       ++counters_.not_permitted;
-      return {Decision::RefusedOpen, {generation_, State::Open}};
+      return {Decision::RefusedOpen, {kRefused, State::Open}};
     case State::HalfOpen: {
       const int permitted = o_.half_open.permitted_calls;  // 0: every call is a trial
       if (permitted > 0 && trials_admitted_ >= permitted) {
         ++counters_.not_permitted;
-        return {Decision::RefusedHalfOpenFull, {generation_, State::HalfOpen}};
+        return {Decision::RefusedHalfOpenFull, {kRefused, State::HalfOpen}};
       }
       if (o_.half_open.max_wait > Duration::zero() && outstanding_trials() == 0) first_trial_at_ = now();
       ++trials_admitted_;
@@ -96,11 +96,17 @@ Admission StateMachine::admit(LazyNow& now) {
       return {Decision::Permitted, {generation_, State::HalfOpen}};
     }
   }
-  return {Decision::RefusedOpen, {generation_, state_}};
+  return {Decision::RefusedOpen, {kRefused, state_}};
 }
 
 // ---- Outcomes --------------------------------------------------------------------------------
 RecordEffect StateMachine::record(const Ticket& ticket, const CallResult& result, LazyNow& now) {
+  // A refused call never ran: there is nothing to count, in any state. (Before every refusal
+  // carried this mark, a refusal in a full HALF_OPEN held the live generation, and recording it
+  // counted as one more trial.)
+  if (ticket.generation == kRefused) {
+    return RecordEffect::Refused;
+  }
   // A call that started before a transition reports into a state that has ended. Counting it
   // would carry an old failure into a fresh CLOSED, or a pre-trip success into HALF_OPEN.
   if (ticket.generation != generation_) {
@@ -130,7 +136,7 @@ RecordEffect StateMachine::record(const Ticket& ticket, const CallResult& result
 }
 
 void StateMachine::release(const Ticket& ticket) {
-  if (ticket.generation != generation_) return;
+  if (ticket.generation == kRefused || ticket.generation != generation_) return;
   ++counters_.released;
   if (state_ == State::HalfOpen && ticket.admitted_in == State::HalfOpen) --trials_admitted_;
 }

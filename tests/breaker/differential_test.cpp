@@ -22,10 +22,11 @@ class Reference {
 
   std::pair<Decision, Ticket> acquire(TimePoint now) {
     catch_up(now);
-    if (state_ == State::Open) return {Decision::RefusedOpen, {gen_, State::Open}};
+    // A refusal's ticket is inert (kRefused) whichever state refused it.
+    if (state_ == State::Open) return {Decision::RefusedOpen, {kRefused, State::Open}};
     if (state_ == State::HalfOpen) {
       const int limit = o_.half_open.permitted_calls;
-      if (limit > 0 && admitted_ >= limit) return {Decision::RefusedHalfOpenFull, {gen_, State::HalfOpen}};
+      if (limit > 0 && admitted_ >= limit) return {Decision::RefusedHalfOpenFull, {kRefused, State::HalfOpen}};
       if (admitted_ - ok_ - bad_ == 0) first_out_ = now;
       ++admitted_;
     }
@@ -34,6 +35,7 @@ class Reference {
 
   RecordEffect record(const Ticket& t, Verdict v, Duration elapsed, TimePoint now) {
     catch_up(now);
+    if (t.generation == kRefused) return RecordEffect::Refused;
     if (t.generation != gen_) return RecordEffect::Late;
     if (v == Verdict::Ignored) {
       if (state_ == State::HalfOpen) --admitted_;

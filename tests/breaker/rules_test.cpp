@@ -265,6 +265,42 @@ TEST_CASE("HALF_OPEN admits exactly the permitted number of trials") {
   }
 }
 
+TEST_CASE("a refused call's ticket is inert: recording it counts nothing, whichever path refused it") {
+  Harness h(lab());
+  CHECK(h.calls("FFFFF") == "FFFFF");
+  SUBCASE("OPEN (the refusal without the lock)") {
+    const Admission refused = h.breaker->try_acquire();
+    REQUIRE(refused.decision == Decision::RefusedOpen);
+    CHECK(h.breaker->record(refused.ticket, {Verdict::Failure, 1ms}) == RecordEffect::Refused);
+    h.breaker->release(refused.ticket);
+    CHECK(h.state() == State::Open);
+  }
+  SUBCASE("a full HALF_OPEN (under the lock): the trap was a fourth result counted as a trial") {
+    h.at(3);
+    const Admission t1 = h.breaker->try_acquire();
+    const Admission t2 = h.breaker->try_acquire();
+    const Admission t3 = h.breaker->try_acquire();
+    const Admission refused = h.breaker->try_acquire();
+    REQUIRE(refused.decision == Decision::RefusedHalfOpenFull);
+    (void)h.breaker->record(t1.ticket, {Verdict::Success, 1ms});
+    (void)h.breaker->record(t2.ticket, {Verdict::Success, 1ms});
+    // Recorded as a success, the refusal would have been the third trial and closed the breaker.
+    CHECK(h.breaker->record(refused.ticket, {Verdict::Success, 1ms}) == RecordEffect::Refused);
+    CHECK(h.state() == State::HalfOpen);
+    // Released, it would have freed a slot it never held.
+    h.breaker->release(refused.ticket);
+    CHECK(h.breaker->try_acquire().decision == Decision::RefusedHalfOpenFull);
+    (void)h.breaker->record(t3.ticket, {Verdict::Success, 1ms});
+    CHECK(h.state() == State::Closed);
+  }
+  SUBCASE("forced open") {
+    h.breaker->force_open();
+    const Admission refused = h.breaker->try_acquire();
+    REQUIRE(refused.decision == Decision::RefusedForcedOpen);
+    CHECK(h.breaker->record(refused.ticket, {Verdict::Failure, 1ms}) == RecordEffect::Refused);
+  }
+}
+
 TEST_CASE("trials judged together: the trials' failure rate >= threshold reopens - else closes") {
   Harness h(lab());
   CHECK(h.calls("FFFFF") == "FFFFF");
@@ -350,8 +386,8 @@ TEST_CASE("a result that arrives after its state ended counts toward nothing") {
     CHECK(h.breaker->record(t3.ticket, {Verdict::Failure, 1ms}) == RecordEffect::Late);
     CHECK(h.breaker->status().metrics.window.calls == 0);
   }
-  SUBCASE("a default ticket was never issued") {
-    CHECK(h.breaker->record(Ticket{}, {Verdict::Failure, 1ms}) == RecordEffect::Late);
+  SUBCASE("a default ticket is a refusal's: inert") {
+    CHECK(h.breaker->record(Ticket{}, {Verdict::Failure, 1ms}) == RecordEffect::Refused);
   }
 }
 

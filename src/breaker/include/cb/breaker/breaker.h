@@ -37,7 +37,9 @@ enum class Decision : std::uint8_t {
 [[nodiscard]] std::string_view to_string(Decision d) noexcept;
 
 // Identifies the state a permitted call was admitted in. A result whose generation is no
-// longer current is late: its state has ended, and it counts toward nothing.
+// longer current is late: its state has ended, and it counts toward nothing. Every refusal's
+// ticket has generation kRefused (no state has it): recording or releasing it does nothing.
+inline constexpr std::uint64_t kRefused = 0;
 struct Ticket {
   std::uint64_t generation = 0;
   State admitted_in = State::Closed;
@@ -55,6 +57,7 @@ enum class RecordEffect : std::uint8_t {
   Ignored,      // Verdict::Ignored: counted nowhere (a half-open slot was given back)
   Late,         // its state had ended; counted nowhere
   NotRecorded,  // Mode::Disabled
+  Refused,      // the ticket of a refused call: it never ran, so there is nothing to count
 };
 
 class StateMachine;
@@ -70,7 +73,8 @@ class CircuitBreaker {
   CircuitBreaker& operator=(const CircuitBreaker&) = delete;
 
   // Decides and reserves in one critical section: two threads can never both take the last
-  // half-open slot. A refusal's ticket means nothing (generation 0).
+  // half-open slot. Every refusal's ticket is inert (generation kRefused), whichever path
+  // refused it: record() answers RecordEffect::Refused and counts nothing.
   [[nodiscard]] Admission try_acquire();
   RecordEffect record(const Ticket& ticket, const CallResult& result);
   // The permitted call was never made, or was abandoned: give back its half-open slot.

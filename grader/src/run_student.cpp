@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include "cb/atomic_file.h"
 #include "cb/flaky/server.h"
@@ -74,7 +75,11 @@ Result<RunOutcome> run_student(const RunOptions& o) {
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return Error{std::string("pipe: ") + std::strerror(errno)};
 
   // The write end without O_CLOEXEC is made by dup2 in the child; the original stays close-on-exec.
-  ChildPlan plan(o.command, {"CB_SERVER=" + out.server_url, "CB_DIR=" + o.out_dir}, o.cwd);
+  // CB_DIR absolute: the command runs in `cwd`, where a relative path (--batch with a relative
+  // ROOT gives one) would name another directory than the one graded.
+  std::error_code ec;
+  const auto out_dir = std::filesystem::absolute(o.out_dir, ec);
+  ChildPlan plan(o.command, {"CB_SERVER=" + out.server_url, "CB_DIR=" + (ec ? o.out_dir : out_dir.string())}, o.cwd);
   plan.out_fd = pipe_fds[1];
   plan.err_fd = pipe_fds[1];
 

@@ -211,6 +211,7 @@ TEST_CASE("cb-grade --batch: a class at once - into one gradebook") {
   SUBCASE("with --run: each on a server of its own - in parallel - as JSON") {
     const Ran r = run({kGrade, "--batch", root.path(), "--batch-files", "out", "--run", "python3 " + kStudent,
                        "--format", "json", "-j", "2"});
+    INFO(r.out, r.err);
     const json book = json::parse(r.out);
     REQUIRE(book.size() == 3);
     for (const auto& row : book) {
@@ -219,6 +220,16 @@ TEST_CASE("cb-grade --batch: a class at once - into one gradebook") {
       CHECK(row["score"] == 8);
     }
     CHECK(r.exit_code == 0);
+  }
+  SUBCASE("with --run and a relative ROOT: each program writes where its files are graded") {
+    // The programs run inside their submissions; CB_DIR must still name the graded directory.
+    const Ran r = run({"/bin/sh", "-c", "cd '" + root.path() + "/..' && exec '" + kGrade + "' --batch '" +
+                                            std::filesystem::path(root.path()).filename().string() +
+                                            "' --batch-files out --run 'python3 " + kStudent + "' --format json -j 2"});
+    INFO(r.out, r.err);
+    const json book = json::parse(r.out);
+    REQUIRE(book.size() == 3);
+    for (const auto& row : book) CHECK(row["score"] == 8);
   }
 }
 

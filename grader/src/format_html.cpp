@@ -48,7 +48,7 @@ const char* verdict(Status s) {
 // The time axis. A lab run is bursts of calls a millisecond apart with idle stretches between
 // (the 3 s cool-down, a slow student's pauses): drawn to one linear scale, each burst would be a
 // single line. So the axis is cut: every idle stretch longer than a fiftieth of the run (at least
-// 250 ms) becomes a fixed-width gap labelled with its length, and the bursts share the rest of the
+// 250 ms, at most 5 s) becomes a fixed-width gap labelled with its length, and the bursts share the rest of the
 // width at one common scale. A run without long pauses stays linear; a 10-minute run with pauses
 // keeps its bursts readable.
 class Axis {
@@ -60,7 +60,7 @@ class Axis {
     std::sort(times.begin(), times.end());
     if (times.empty()) times.push_back(0);
     const std::int64_t span = times.back() - times.front();
-    const std::int64_t idle = std::max<std::int64_t>(250'000, span / 50);
+    const std::int64_t idle = std::clamp<std::int64_t>(span / 50, 250'000, 5'000'000);
     std::vector<Segment> segs{{times.front(), times.front(), false}};
     for (std::size_t i = 1; i < times.size(); ++i) {
       if (times[i] - times[i - 1] > idle) {
@@ -360,6 +360,7 @@ Picture picture(const Report& r) {
     if (!fresh) it->second.second = q.at_us;
   }
   int note = 0;
+  std::vector<double> row_end(3, -1e9);
   for (const StepReport& st : r.steps) {
     const auto e = extent.find(st.step);
     // A step with nothing in the record (8: transitions.log) is drawn at the end of the axis.
@@ -371,12 +372,23 @@ Picture picture(const Report& r) {
       out.notes.push_back("Step " + std::to_string(st.step) + ", " + c.id + ": " + c.name + (c.message.empty() ? "" : ". " + c.message));
       marks += " [" + std::to_string(++note) + "]";
     }
-    const double y = 14 + 13.0 * ((st.step - 1) % 3);
-    const bool near_end = x > kRight - 70;  // labelled to the left of its line, not off the picture
+    // Labels in three rows; each goes in the first row where it does not run into the last
+    // label there, else where it can start soonest (shifted right, its line still at its step).
+    const std::string text = std::to_string(st.step) + " " + verdict(st.status) + marks;
+    const double width = 7.5 * static_cast<double>(text.size());  // bold 11px, generously
+    const bool near_end = x + width > kRight + 15;  // labelled to the left of its line, not off the picture
+    double lx = near_end ? x - 2 - width : x + 2;
+    std::size_t row = 0;
+    while (row < row_end.size() && lx < row_end[row] + 4) ++row;
+    if (row == row_end.size()) {
+      row = static_cast<std::size_t>(std::min_element(row_end.begin(), row_end.end()) - row_end.begin());
+      lx = row_end[row] + 4;
+    }
+    row_end[row] = lx + width;
+    const double y = 14 + 13.0 * static_cast<double>(row);
     s += "<g class=\"step\" data-step=\"" + std::to_string(st.step) + "\" data-status=\"" + cls + "\"><line class=\"stepline\" x1=\"" +
          num(x) + "\" y1=\"" + num(y + 3, 0) + "\" x2=\"" + num(x) + "\" y2=\"" + num(kAxisY, 0) + "\"/><text class=\"steplabel " +
-         cls + "\" x=\"" + num(near_end ? x - 2 : x + 2) + "\" y=\"" + num(y, 0) + "\"" + (near_end ? " text-anchor=\"end\"" : "") + ">" + std::to_string(st.step) + " " + verdict(st.status) + marks +
-         "</text></g>";
+         cls + "\" x=\"" + num(lx) + "\" y=\"" + num(y, 0) + "\">" + text + "</text></g>";
   }
   s += "</svg>";
   out.svg = std::move(s);

@@ -49,6 +49,7 @@ struct Options {
   int traces = 200;
   std::uint64_t seed = 0;
   std::string trace_timeout = "5s";
+  std::string warm_up = "20s";
 };
 
 // A rubric is a few lines; a saved record of a full server (10,000 entries of about 300
@@ -98,6 +99,10 @@ int main(int argc, char** argv) {
   app.add_option("--trace-timeout", o.trace_timeout,
                  "--conformance: time limit of one trace, start to exit (--timeout sets it too, without --run)")
       ->capture_default_str();
+  app.add_option("--warm-up", o.warm_up,
+                 "--conformance: extra time for the traces that start before the first has finished (a program "
+                 "that builds itself on its first start)")
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -116,6 +121,8 @@ int main(int argc, char** argv) {
   auto trace_limit = cb::parse_duration(conformance_only && app.count("--timeout") > 0 ? o.timeout : o.trace_timeout);
   if (!trace_limit || trace_limit->count() <= 0)
     return could_not_run("--trace-timeout: '" + o.trace_timeout + "' is not a positive duration like 5s");
+  const auto warm_up = cb::parse_duration(o.warm_up);
+  if (!warm_up || warm_up->count() < 0) return could_not_run("--warm-up: '" + o.warm_up + "' is not a duration like 20s");
   if (!o.conformance.empty() && !o.batch.empty())
     return could_not_run("--conformance grades one program; it does not go with --batch");
   GradeOptions grade_options;
@@ -143,6 +150,7 @@ int main(int argc, char** argv) {
     conformance::ProcessOptions po;
     po.command = o.conformance;
     po.trace_limit = std::chrono::duration_cast<std::chrono::milliseconds>(*trace_limit);
+    po.warm_up = std::chrono::duration_cast<std::chrono::milliseconds>(*warm_up);
     po.pid_namespace = pid_namespace;
     conformance = check_conformance(co, conformance::process_program(po));
   }

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <memory>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -69,7 +71,8 @@ namespace {
 // for the report.
 class Session {
  public:
-  Session(const ProcessOptions& o, Replies& out) : o_(o), out_(out), until_(Clock::now() + o.trace_limit) {}
+  Session(const ProcessOptions& o, Replies& out, std::chrono::milliseconds limit)
+      : o_(o), out_(out), limit_(limit), until_(Clock::now() + limit) {}
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
   ~Session() {
@@ -151,7 +154,7 @@ class Session {
 
   std::string limit() const {
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%g s", std::chrono::duration<double>(o_.trace_limit).count());
+    std::snprintf(buf, sizeof buf, "%g s", std::chrono::duration<double>(limit_).count());
     return buf;
   }
 
@@ -202,6 +205,7 @@ class Session {
 
   const ProcessOptions& o_;
   Replies& out_;
+  std::chrono::milliseconds limit_;
   Clock::time_point until_;
   Child child_;
   int io_ = -1;
@@ -222,9 +226,11 @@ std::string quoted(std::string line) {
 }  // namespace
 
 Program process_program(const ProcessOptions& options) {
-  return [options](const Trace& trace) {
+  // Set once any trace has finished: from then on the program has had its first start.
+  auto warmed = std::make_shared<std::atomic<bool>>(false);
+  return [options, warmed](const Trace& trace) {
     Replies replies;
-    Session session(options, replies);
+    Session session(options, replies, warmed->load() ? options.trace_limit : options.trace_limit + options.warm_up);
     if (!session.start()) return replies;
     bool whole = session.send(settings_line(trace.settings));
     for (std::size_t i = 0; whole && i < trace.calls.size(); ++i) {
@@ -241,6 +247,7 @@ Program process_program(const ProcessOptions& options) {
     }
     if (whole) session.finish();
     session.end();
+    warmed->store(true);
     return replies;
   };
 }

@@ -110,9 +110,21 @@ TEST_CASE("conformance: what a broken program did is said, never a grader crash"
     CHECK(c["stderr_tail"].get<std::string>().find("not found") != std::string::npos);
   }
   SUBCASE("a program that never answers is stopped at the trace's time limit") {
-    const json c = conformance("sleep 30", {"--seed", "1", "--timeout", "300ms"}, 1)["conformance"];
+    const json c = conformance("sleep 30", {"--seed", "1", "--timeout", "300ms", "--warm-up", "0s"}, 1)["conformance"];
     CHECK(c["message"] == "gave no answer to this call: gave no answer within 0.3 s, the time limit of one trace");
     CHECK(c["rows"].size() == 1);
+  }
+  SUBCASE("the first traces get a warm-up allowance: a program that builds itself first is not failed for it") {
+    // Two seconds of "building" before it answers, against a 1 s limit per trace: the traces
+    // that start before the first has finished get the warm-up on top; later ones do not.
+    TempDir dir;
+    const std::string built = dir / "built";
+    const std::string command = "[ -e '" + built + "' ] || { sleep 2; touch '" + built + "'; }; exec " + kLab + " conform";
+    const json ok = conformance(command, {"--seed", "1", "--traces", "4", "--trace-timeout", "1s", "--warm-up", "10s"}, 0);
+    CHECK(ok["conformance"]["agreed"] == 4);
+    std::filesystem::remove(built);
+    const json cold = conformance(command, {"--seed", "1", "--traces", "4", "--trace-timeout", "1s", "--warm-up", "0s"}, 1);
+    CHECK(cold["conformance"]["rule"] == "no_answer");
   }
   SUBCASE("a line that is not the protocol is quoted") {
     const json c = conformance("read s; read c; echo OK; cat >/dev/null", {"--seed", "1"}, 1)["conformance"];

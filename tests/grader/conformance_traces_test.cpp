@@ -98,7 +98,10 @@ namespace cb::grade::conformance {
 namespace {
 
 TEST_CASE("conformance traces: the project's engine, as a process on the protocol, agrees on every trace") {
-  const Program engine = process_program({std::string(CB_LAB_BIN) + " conform", "", std::chrono::seconds{10}, true});
+  ProcessOptions options;
+  options.command = std::string(CB_LAB_BIN) + " conform";
+  options.trace_limit = std::chrono::seconds{10};
+  const Program engine = process_program(options);
   for (int i = 0; i < 40; ++i) {
     const Trace t = generate(7, i);
     const Replies replies = engine(t);
@@ -109,9 +112,8 @@ TEST_CASE("conformance traces: the project's engine, as a process on the protoco
   }
   SUBCASE("and a program that stops answering is named at the call it stopped on") {
     // Answers the first call, then exits on reading the second: the end of its output, not a wait.
-    const Program quits = process_program(
-        {"read settings; read call; echo '{\"decision\":\"permitted\",\"state\":\"CLOSED\"}'; read call; exit 3", "",
-         std::chrono::seconds{10}, true});
+    options.command = "read settings; read call; echo '{\"decision\":\"permitted\",\"state\":\"CLOSED\"}'; read call; exit 3";
+    const Program quits = process_program(options);
     const Trace t{Settings{}, {{0, 200, false}, {1, 200, false}, {2, 200, false}}};
     const Replies replies = quits(t);
     const auto d = compare(t, replies.answers);

@@ -57,7 +57,9 @@ TEST_CASE("cb-grade --run: nothing the program started outlives the grader") {
       const Ran r = run({kGrade, "--run", command, "--dir", out.path(), "--any-port", "--format", "json",
                          "-o", out / "report.json"},
                         "", env);
-      CHECK(r.exit_code == 0);
+      // Graded (0 or 1: under a loaded sanitizer build the busy loop above can slow the lab's
+      // refusals past a check's limit; what this test is about is below).
+      CHECK((r.exit_code == 0 || r.exit_code == 1));
       CAPTURE(r.err);
       // cb-grade has exited: every process the command started is gone already.
       CHECK(processes_with("sleep " + marker) == 0);

@@ -97,6 +97,10 @@ struct ProcessOptions {
   // One trace, from the start to the exit at the end of the input: a program that has not
   // answered by then is stopped, and graded on what it answered.
   std::chrono::milliseconds trace_limit{std::chrono::seconds{5}};
+  // Added to the limit of every trace that starts before the first has finished: a program may
+  // build itself (the C++ kit's replay.sh compiles when its sources changed) or fill caches on
+  // its first start, and that is not a verdict about its breaker.
+  std::chrono::milliseconds warm_up{std::chrono::seconds{20}};
   bool pid_namespace = true;  // as --run: see RunOptions
 };
 

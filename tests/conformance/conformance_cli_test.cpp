@@ -115,15 +115,15 @@ TEST_CASE("conformance: what a broken program did is said, never a grader crash"
     CHECK(c["rows"].size() == 1);
   }
   SUBCASE("the first traces get a warm-up allowance: a program that builds itself first is not failed for it") {
-    // Two seconds of "building" before it answers, against a 1 s limit per trace: the traces
-    // that start before the first has finished get the warm-up on top; later ones do not.
+    // Four seconds of "building" before it answers, against a 3 s limit per trace: the traces
+    // that start before the first has finished get the warm-up on top; later ones do not need it.
     TempDir dir;
     const std::string built = dir / "built";
-    const std::string command = "[ -e '" + built + "' ] || { sleep 2; touch '" + built + "'; }; exec " + kLab + " conform";
-    const json ok = conformance(command, {"--seed", "1", "--traces", "4", "--trace-timeout", "1s", "--warm-up", "10s"}, 0);
+    const std::string command = "[ -e '" + built + "' ] || { sleep 4; touch '" + built + "'; }; exec " + kBent;
+    const json ok = conformance(command, {"--seed", "1", "--traces", "4", "--trace-timeout", "3s", "--warm-up", "20s"}, 0);
     CHECK(ok["conformance"]["agreed"] == 4);
     std::filesystem::remove(built);
-    const json cold = conformance(command, {"--seed", "1", "--traces", "4", "--trace-timeout", "1s", "--warm-up", "0s"}, 1);
+    const json cold = conformance(command, {"--seed", "1", "--traces", "4", "--trace-timeout", "3s", "--warm-up", "0s"}, 1);
     CHECK(cold["conformance"]["rule"] == "no_answer");
   }
   SUBCASE("a line that is not the protocol is quoted") {

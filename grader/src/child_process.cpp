@@ -96,10 +96,9 @@ ChildPlan::ChildPlan(std::string command, const std::vector<std::string>& set_en
 void ChildPlan::become() noexcept {
   // A process group of its own, so the time limit can end everything the command started.
   ::setpgid(0, 0);
-  const int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
-  ::dup2(in_fd >= 0 ? in_fd : devnull, 0);
-  ::dup2(out_fd >= 0 ? out_fd : devnull, 1);
-  ::dup2(err_fd >= 0 ? err_fd : devnull, 2);
+  ::dup2(in_fd >= 0 ? in_fd : devnull_, 0);
+  ::dup2(out_fd >= 0 ? out_fd : devnull_, 1);
+  ::dup2(err_fd >= 0 ? err_fd : devnull_, 2);
   if (!cwd_.empty() && ::chdir(cwd_.c_str()) != 0) ::_exit(126);
   ::execve("/bin/sh", argv_, envp_.data());
   ::_exit(127);
@@ -114,6 +113,17 @@ int Child::exit_code() const noexcept { return WIFEXITED(status) ? WEXITSTATUS(s
 // a child subreaper, hunts down what it leaves (kill_orphans).
 Result<Child> start_child(ChildPlan& plan, bool use_namespace) {
   Child child;
+  // /dev/null is opened here, not in the child: between fork and exec the child of a process
+  // with threads should touch as little as it can (TSan saw the child's open() race with a server
+  // thread's epoll_create1 over the same descriptor number, and the child died of the report).
+  plan.devnull_ = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  struct CloseDevNull {
+    ChildPlan& plan;
+    ~CloseDevNull() {
+      if (plan.devnull_ >= 0) ::close(plan.devnull_);
+      plan.devnull_ = -1;
+    }
+  } close_devnull{plan};
   std::lock_guard lock(g_children_mu);  // registered before any reaper can take it for an orphan
   const long pid = use_namespace ? ::syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, nullptr, nullptr, nullptr, nullptr) : -1;
   if (pid == 0) plan.become();

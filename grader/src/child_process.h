@@ -15,6 +15,8 @@
 
 namespace cb::grade {
 
+struct Child;
+
 // Everything the child needs, built before the fork: between fork and exec the child of a
 // process with threads (--batch grades on several) may only make async-signal-safe calls, so
 // it must not allocate.
@@ -33,6 +35,8 @@ class ChildPlan {
   [[noreturn]] void become() noexcept;  // in the child, after the fork
 
  private:
+  friend Result<Child> start_child(ChildPlan& plan, bool use_namespace);
+  int devnull_ = -1;  // opened by start_child before the fork
   std::string command_;
   std::string cwd_;
   std::vector<std::string> env_strings_;

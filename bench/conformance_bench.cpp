@@ -16,13 +16,7 @@ using namespace cb::grade::conformance;
 Replies strict_rate(const Trace& t) {
   Settings s = t.settings;
   s.failure_rate_percent += 1;
-  Model m(s);
-  std::vector<Answer> out;
-  for (const Call& c : t.calls) {
-    const Step step = m.call(c);
-    out.push_back({step.decision, step.state});
-  }
-  return out;
+  return model_answers(s, t.calls);
 }
 
 // 200 calls with the lab's settings that first differ at call 150 or later: generated traces
@@ -67,13 +61,7 @@ void BM_Generate200TracesAndJudge(benchmark::State& state) {
   for (auto _ : state) {
     for (int i = 0; i < 200; ++i) {
       const Trace t = generate(7, i);
-      std::vector<Answer> right;
-      Model m(t.settings);
-      for (const Call& c : t.calls) {
-        const Step s = m.call(c);
-        right.push_back({s.decision, s.state});
-      }
-      benchmark::DoNotOptimize(compare(t, right));
+      benchmark::DoNotOptimize(compare(t, model_answers(t.settings, t.calls)));
     }
   }
 }

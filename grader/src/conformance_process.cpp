@@ -41,25 +41,25 @@ std::optional<Answer> parse_answer(const std::string& line) {
   return a;
 }
 
-std::string number(double v) {
+}  // namespace
+
+std::string ms_text(double t_ms) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3f", v);
+  std::snprintf(buf, sizeof buf, "%.3f", t_ms);
   std::string s = buf;
   while (s.back() == '0') s.pop_back();
   if (s.back() == '.') s.pop_back();
   return s;
 }
 
-}  // namespace
-
 std::string settings_line(const Settings& s) {
   return "{\"window\":" + std::to_string(s.window) + ",\"minimum_calls\":" + std::to_string(s.minimum_calls) +
          ",\"failure_rate_percent\":" + std::to_string(s.failure_rate_percent) + ",\"wait_in_open_ms\":" +
-         number(s.wait_in_open_ms) + ",\"permitted_in_half_open\":" + std::to_string(s.permitted_in_half_open) + "}";
+         ms_text(s.wait_in_open_ms) + ",\"permitted_in_half_open\":" + std::to_string(s.permitted_in_half_open) + "}";
 }
 
 std::string call_line(const Call& c) {
-  return "{\"t_ms\":" + number(c.t_ms) + ",\"result\":" + (c.timed_out ? std::string("\"timeout\"") : std::to_string(c.status)) +
+  return "{\"t_ms\":" + ms_text(c.t_ms) + ",\"result\":" + (c.timed_out ? std::string("\"timeout\"") : std::to_string(c.status)) +
          "}";
 }
 

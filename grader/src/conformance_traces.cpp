@@ -34,11 +34,9 @@ std::string shown(const Settings& s) {
 
 // Whether `answers` are, call by call up to `last`, what the rules give under `settings`.
 bool answered_as(const Trace& t, const Settings& settings, const std::vector<Answer>& answers, std::size_t last) {
-  Model m(settings);
-  for (std::size_t i = 0; i <= last && i < t.calls.size(); ++i) {
-    const Step s = m.call(t.calls[i]);
-    if (i >= answers.size() || answers[i].decision != s.decision || answers[i].state != s.state) return false;
-  }
+  const std::vector<Answer> want = model_answers(settings, t.calls);
+  for (std::size_t i = 0; i <= last && i < want.size(); ++i)
+    if (i >= answers.size() || answers[i].decision != want[i].decision || answers[i].state != want[i].state) return false;
   return true;
 }
 
@@ -95,6 +93,17 @@ Trace generate(std::uint64_t seed, int index) {
     t.calls.push_back(c);
   }
   return t;
+}
+
+std::vector<Answer> model_answers(const Settings& settings, const std::vector<Call>& calls) {
+  Model m(settings);
+  std::vector<Answer> out;
+  out.reserve(calls.size());
+  for (const Call& c : calls) {
+    const Step s = m.call(c);
+    out.push_back({s.decision, s.state});
+  }
+  return out;
 }
 
 std::optional<Divergence> compare(const Trace& trace, const std::vector<Answer>& answers) {

@@ -1,19 +1,11 @@
 // The conformance part in the report's formats.
 #include <cstdio>
 
+#include "cb/grade/conformance_traces.h"
 #include "format_common.h"
 
 namespace cb::grade {
 namespace {
-
-std::string ms(double t) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", t);
-  std::string s = buf;
-  while (s.back() == '0') s.pop_back();
-  if (s.back() == '.') s.pop_back();
-  return s;
-}
 
 std::string padded(std::string s, std::size_t width) {
   if (s.size() < width) s.append(width - s.size(), ' ');
@@ -39,7 +31,7 @@ std::string conformance_lines(const ConformancePart& c) {
     out += "  call  t_ms        result   expected            your program\n";
     for (std::size_t i = 0; i < c.rows.size(); ++i) {
       const ConformanceRow& r = c.rows[i];
-      out += "  " + padded(std::to_string(i + 1), 6) + padded(ms(r.t_ms), 12) + padded(r.result, 9) + padded(r.expected, 20) +
+      out += "  " + padded(std::to_string(i + 1), 6) + padded(conformance::ms_text(r.t_ms), 12) + padded(r.result, 9) + padded(r.expected, 20) +
              (r.got.empty() ? "(no answer)" : r.got) + (r.differs ? "   <- differs" : "") + "\n";
     }
   }

@@ -13,13 +13,7 @@ Program bent(std::function<void(Settings&)> bend) {
   return [bend](const Trace& t) {
     Settings s = t.settings;
     bend(s);
-    Model m(s);
-    std::vector<Answer> out;
-    for (const Call& c : t.calls) {
-      const Step step = m.call(c);
-      out.push_back({step.decision, step.state});
-    }
-    return out;
+    return model_answers(s, t.calls);
   };
 }
 

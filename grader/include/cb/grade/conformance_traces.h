@@ -56,6 +56,9 @@ struct Divergence {
   std::optional<Answer> got;  // the program's; nullopt if it gave none
 };
 
+// What the rules answer under `settings` to each call, in order (the model as a program).
+[[nodiscard]] std::vector<Answer> model_answers(const Settings& settings, const std::vector<Call>& calls);
+
 // The first call where `answers` differ from the model's, or nullopt when they agree on all.
 [[nodiscard]] std::optional<Divergence> compare(const Trace& trace, const std::vector<Answer>& answers);
 
@@ -110,6 +113,9 @@ struct ProcessOptions {
 // read, and what it answered so far is its answer (compare() then names the call). At the end
 // of the input it must exit 0. Whatever it leaves running is killed when the trace ends.
 [[nodiscard]] Program process_program(const ProcessOptions& options);
+
+// A time as the protocol writes it: milliseconds, up to three decimals, no trailing zeros.
+[[nodiscard]] std::string ms_text(double t_ms);
 
 // The settings line and a call line of the protocol.
 [[nodiscard]] std::string settings_line(const Settings& s);

@@ -14,11 +14,7 @@ namespace {
 
 std::string esc(std::string_view s) { return html_escape(s); }
 
-std::string num(double v, int decimals = 1) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
+std::string num(double v, int decimals = 1) { return html_number(v, decimals); }
 
 // "+1.25 s", "+3.062 s", "+2 min 05 s": offsets from the start of the axis, to `decimals`.
 std::string offset_text(double seconds, int decimals = 2) {
@@ -481,6 +477,12 @@ std::string render_html(const Report& r) {
 }
 
 std::string html_escape(std::string_view text) { return xml_escape(text); }
+
+std::string html_number(double v, int decimals) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
 
 std::string html_page(std::string_view title, std::string_view body, std::string_view css) {
   return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

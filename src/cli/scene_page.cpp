@@ -15,11 +15,7 @@ namespace {
 using nlohmann::json;
 using grade::html_escape;
 
-std::string num(double v, int decimals = 1) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
+std::string num(double v, int decimals = 1) { return grade::html_number(v, decimals); }
 
 // A plot area: x from x0 to x1 (pixels) for [0, xmax]; y from y1 (bottom) up to y0 for [0, ymax].
 struct Plot {

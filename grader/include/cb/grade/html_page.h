@@ -11,6 +11,9 @@ namespace cb::grade {
 // A whole page: `title` in the head, `body` as given, `css` after the base style.
 [[nodiscard]] std::string html_page(std::string_view title, std::string_view body, std::string_view css = {});
 
+// A number with a fixed count of decimals, as SVG coordinates and labels want it: 12.5, 0.125.
+[[nodiscard]] std::string html_number(double v, int decimals = 1);
+
 // Text safe in HTML and SVG, attribute values included.
 [[nodiscard]] std::string html_escape(std::string_view text);
 

@@ -42,9 +42,9 @@ class Hooks(HTMLParser):
         self.seqs, self.statuses, self.bands, self.steps, self.urls = [], {}, [], {}, []
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
-        if "data-seq" in a:
-            self.seqs.append(int(a["data-seq"]))
-            self.statuses[int(a["data-seq"])] = a["data-status"]
+        for n in a.get("data-seq", "").split():  # a mark lists every request it stands for
+            self.seqs.append(int(n))
+            self.statuses[int(n)] = a["data-status"]
         if "data-state" in a:
             self.bands.append((a["data-state"], float(a["data-from-ms"]), float(a["data-to-ms"])))
         if tag == "g" and "data-step" in a:
@@ -106,14 +106,52 @@ page = open(sys.argv[1]).read()
 gaps = re.findall(r'data-idle-ms="([0-9.]+)"', page)
 assert len(gaps) >= 15 and all(float(g) > 20000 for g in gaps), gaps
 assert "The axis is cut at" in page
-xs = [float(x) for x in re.findall(r'data-seq="\d+" data-status="[^"]*" x="([0-9.]+)"', page)]
+xs = [float(x) for x in re.findall(r'data-seq="[0-9 ]+" data-status="[^"]*" x="([0-9.]+)"', page)]
 assert len(xs) == 21 and all(150 <= x <= 1080 for x in xs), xs
 assert "10 min" in page or "9 min" in page, "the run's length is said"
 print(f"ten-minute run: {len(gaps)} idle stretches cut, 21 marks on the picture")
 PY
 shot "$tmp/long.html" ten-minute-run
 
-# 4. The scenes as pictures: each page's hooks against the same scene's --json (simulated: exact).
+# 4. A dense record: 10,000 requests in ten minutes, a 500 every seventh. Requests of one row and
+# status that share a pixel column are one mark; every request is in exactly one mark, with its
+# own status, and there are far fewer marks than requests.
+/usr/bin/python3 - "$fixtures/good/record.json" "$tmp/dense.json" <<'PY'
+import copy, datetime, json, sys
+r = json.load(open(sys.argv[1]))
+last = r["entries"][-1]
+w0 = datetime.datetime.strptime(last["wall"], "%Y-%m-%dT%H:%M:%S.%fZ")
+while len(r["entries"]) < 10000:
+    i = len(r["entries"])
+    e = copy.deepcopy(last)
+    bad = i % 7 == 0
+    e.update(seq=i + 1, path="/always500" if bad else "/count", status=500 if bad else 200, counted=bad,
+             t_ms=last["t_ms"] + 60 * i, wall=(w0 + datetime.timedelta(milliseconds=60 * i)).strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
+    r["entries"].append(e)
+r["count"] = len(r["entries"])
+json.dump(r, open(sys.argv[2], "w"))
+PY
+"$grade" --dir "$fixtures/good" --record "$tmp/dense.json" --format html -o "$tmp/dense.html" || true
+dom "$tmp/dense.html" >"$tmp/dense.dom"
+quiet "$tmp/dense.html"
+/usr/bin/python3 - "$tmp/dense.dom" "$tmp/dense.json" <<'PY'
+import json, re, sys
+page, record = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+marks = re.findall(r'data-seq="([0-9 ]+)" data-status="([^"]*)" x="([0-9.]+)" y="[0-9.]+" width="([0-9.]+)"', page)
+seen = {}
+for seqs, status, x, w in marks:
+    assert 150 <= float(x) and float(x) + float(w) <= 1100, (x, w)  # inside the picture
+    for n in map(int, seqs.split()):
+        assert n not in seen, f"request {n} drawn twice"
+        seen[n] = status
+want = {e["seq"]: str(e["status"]) for e in record["entries"] if not e["path"].startswith("/admin")}
+assert seen == want, (len(seen), len(want), sorted(set(want) ^ set(seen))[:10])
+assert len(marks) < 3000, f"{len(marks)} marks for {len(want)} requests: nothing shares a mark"
+print(f"dense record: {len(want)} requests in {len(marks)} marks, each request in exactly one")
+PY
+shot "$tmp/dense.html" dense-record
+
+# 5. The scenes as pictures: each page's hooks against the same scene's --json (simulated: exact).
 for scene in payments pool toggle fleet; do
   "$lab" scene "$scene" --json --html "$tmp/$scene.html" >"$tmp/$scene.json"
   dom "$tmp/$scene.html" >"$tmp/$scene.dom"
@@ -145,8 +183,8 @@ PY
   shot "$tmp/$scene.html" "scene-$scene"
 done
 
-# 5. The check can fail: a page that fetches something is caught by the same test.
+# 6. The check can fail: a page that fetches something is caught by the same test.
 sed 's|<body>|<body><img src="http://127.0.0.1:9/x.png" alt="">|' "$tmp/fail.html" >"$tmp/leaky.html"
 dom "$tmp/leaky.html" >/dev/null
 if ( quiet "$tmp/leaky.html" ) >/dev/null 2>&1; then echo "a page that fetches an image was not caught" >&2; exit 1; fi
-echo "html report: 5 cases passed; screenshots in $shots"
+echo "html report: 6 cases passed; screenshots in $shots"

@@ -187,27 +187,28 @@ std::string traffic(const json& r) {
   return svg(250, "calls per second against the toggling server", s);
 }
 
-// fleet: trials reaching payments per bucket, one chart per jitter.
+// fleet: trials reaching payments in each second of the outage, one chart per jitter on one
+// scale. Per second, not per 30 s bucket: without jitter the buckets are a flat 20 and hide that
+// all twenty trials land in the same second; the seconds show the herd and how jitter spreads it.
 std::string fleet(const json& r, const json& run) {
   Plot p;
-  const double bucket = r.value("bucket_s", 30.0);
-  const json& counts = run["per_bucket"];
-  p.xmax = static_cast<double>(counts.size()) * bucket;
+  const json& counts = run["per_second"];
+  p.xmax = static_cast<double>(counts.size());
   double most = 1;
-  for (const json& c : counts) most = std::max(most, c.get<double>());
   for (const json& other : r["runs"])  // the same scale for every jitter, so they compare
-    for (const json& c : other["per_bucket"]) most = std::max(most, c.get<double>());
+    for (const json& c : other["per_second"]) most = std::max(most, c.get<double>());
   p.ymax = most * 1.1;
-  std::string s = axes(p, "seconds into the outage (after the first bucket)", "trials");
+  std::string s = axes(p, "seconds into the outage", "trials in that second");
+  const double w = std::max(1.0, p.x(1) - p.x(0));
   for (std::size_t i = 0; i < counts.size(); ++i) {
-    const double from = static_cast<double>(i) * bucket;
     const int n = counts[i].get<int>();
-    s += "<rect class=\"trials\" data-bucket=\"" + std::to_string(i) + "\" data-trials=\"" + std::to_string(n) + "\" x=\"" +
-         num(p.x(from) + 1) + "\" y=\"" + num(p.y(n)) + "\" width=\"" + num(p.x(from + bucket) - p.x(from) - 2) + "\" height=\"" +
-         num(p.y1 - p.y(n)) + "\"><title>" + num(from, 0) + "-" + num(from + bucket, 0) + " s: " + std::to_string(n) +
-         " trials</title></rect>";
+    if (n == 0) continue;  // most seconds have none; drawing them would be 600 empty elements
+    const auto at = static_cast<double>(i);
+    s += "<rect class=\"trials\" data-second=\"" + std::to_string(i) + "\" data-trials=\"" + std::to_string(n) + "\" x=\"" +
+         num(p.x(at)) + "\" y=\"" + num(p.y(n)) + "\" width=\"" + num(w) + "\" height=\"" + num(p.y1 - p.y(n)) + "\"><title>second " +
+         std::to_string(i) + ": " + std::to_string(n) + (n == 1 ? " trial" : " trials") + "</title></rect>";
   }
-  return svg(240, "trials per bucket", s);
+  return svg(240, "trials reaching payments per second", s);
 }
 
 std::string scene_css() {

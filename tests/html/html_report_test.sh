@@ -176,8 +176,9 @@ elif scene == "toggle":
     assert set(attrs("data-server")) == {"healthy", "failing"}
     assert "with the recursive retry inside" in page
 elif scene == "fleet":
-    want = [n for r in results for run in r["runs"] for n in run["per_bucket"]]
-    assert [int(v) for v in attrs("data-trials")] == want
+    want = [(i, n) for r in results for run in r["runs"] for i, n in enumerate(run["per_second"]) if n]
+    got = [(int(i), int(n)) for i, n in re.findall(r'data-second="(\d+)" data-trials="(\d+)"', page)]
+    assert got == want, (got[:10], want[:10])
 print(f"scene {scene}: the picture holds what --json says")
 PY
   shot "$tmp/$scene.html" "scene-$scene"

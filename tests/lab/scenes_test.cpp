@@ -114,6 +114,20 @@ TEST_CASE("scene fleet: 20 trials per 30 s without jitter - spread out with it -
   CHECK(plain["max_in_one_second"] == 20);
   const json jittered = d["runs"][1];
   CHECK(jittered["max_in_one_second"].get<int>() < 10);
+  // Per second of the outage: the herd is whole seconds of 20 and nothing between; with jitter
+  // no whole second holds more than the sliding "any one second" figure.
+  for (const json& run : d["runs"]) {
+    CHECK(run["per_second"].size() == 600);
+    int sum = 0;
+    int most = 0;
+    for (const auto& n : run["per_second"]) {
+      sum += n.get<int>();
+      most = std::max(most, n.get<int>());
+      if (run["jitter"] == 0.0) CHECK((n == 0 || n == 20));
+    }
+    CHECK(sum == run["trials"].get<int>());
+    CHECK(most <= run["max_in_one_second"].get<int>());
+  }
   CHECK(jittered["trials"].get<int>() < plain["trials"].get<int>());  // longer cool-downs, fewer trials
   CHECK(run_step(s, 0) == d);  // the same seed, the same run
   SceneRun other_seed;

@@ -15,6 +15,7 @@ namespace {
 
 struct Run {
   std::map<long long, int> per_bucket;  // trials reaching payments, per bucket
+  std::vector<int> per_second;          // the same per second of the outage: the herd shows here
   int max_in_one_second = 0;            // the most trials in any one second
   long long trials = 0;
   std::vector<double> trial_times;
@@ -42,6 +43,7 @@ Run simulate(const FleetSpec& spec, BreakerOptions options, double jitter, std::
   }
   std::sort(calls.begin(), calls.end(), [](const Call& a, const Call& b) { return std::tie(a.at, a.instance) < std::tie(b.at, b.instance); });
   Run run;
+  run.per_second.assign(static_cast<std::size_t>((spec.down_for.count() + 999'999) / 1'000'000), 0);
   for (const Call& c : calls) {
     clock.set(TimePoint{c.at});
     CircuitBreaker& b = *breakers[static_cast<std::size_t>(c.instance)];
@@ -51,6 +53,7 @@ Run simulate(const FleetSpec& spec, BreakerOptions options, double jitter, std::
     if (a.ticket.admitted_in == State::HalfOpen && down) {
       ++run.trials;
       ++run.per_bucket[c.at.count() / spec.bucket.count()];
+      ++run.per_second[static_cast<std::size_t>(c.at.count() / 1'000'000)];
       run.trial_times.push_back(static_cast<double>(c.at.count()) / 1e6);
     }
     (void)b.record(a.ticket, {down ? Verdict::Failure : Verdict::Success, Micros{0}});
@@ -85,7 +88,8 @@ Result<SceneOutput> run_fleet(const FleetSpec& spec, const BreakerOptions& optio
                   "jitter %.2f: trials reaching payments per %lld s: %s; at most %d in any one second", jitter,
                   static_cast<long long>(spec.bucket.count() / 1'000'000), buckets.c_str(), r.max_in_one_second);
     out.lines.emplace_back(line);
-    runs.push_back({{"jitter", jitter}, {"per_bucket", counts}, {"max_in_one_second", r.max_in_one_second},
+    runs.push_back({{"jitter", jitter}, {"per_bucket", counts}, {"per_second", r.per_second},
+                    {"max_in_one_second", r.max_in_one_second},
                     {"trials", r.trials}});
   }
   out.lines.push_back(std::to_string(spec.instances) +

@@ -1,29 +1,25 @@
 // A fixed loop for valgrind --tool=callgrind: instructions are repeatable where nanoseconds on
-// this VM are not (bench/count-instructions runs it and divides).
-//   breaker_instructions closed-lab|closed-balancer|open-refusal N
+// this VM are not (bench/count-instructions runs it and divides). The mutex-* modes run the
+// common one-mutex design (bench/mutex_breaker.h) on the same loop, for comparison.
+//   breaker_instructions [mutex-]closed-lab|[mutex-]closed-balancer|[mutex-]open-refusal N
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
 
 #include "cb/breaker/breaker.h"
 #include "cb/breaker/profiles.h"
+#include "mutex_breaker.h"
 
-int main(int argc, char** argv) {
-  using namespace std::chrono_literals;
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: breaker_instructions closed-lab|closed-balancer|open-refusal N\n");
-    return 2;
-  }
-  const std::string_view mode = argv[1];
-  const long n = std::atol(argv[2]);
+namespace {
+
+using namespace std::chrono_literals;
+
+long ours(std::string_view mode, long n) {
   cb::SteadyClock clock;
-  auto breaker = cb::CircuitBreaker::create(mode == "closed-balancer" ? cb::profiles::balancer()
-                                                                      : cb::profiles::lab(3600s),
-                                            clock)
-                     .value();
-  if (mode == "open-refusal") {
+  auto breaker =
+      cb::CircuitBreaker::create(mode == "closed-balancer" ? cb::profiles::balancer() : cb::profiles::lab(3600s), clock).value();
+  if (mode == "open-refusal")
     for (int i = 0; i < 5; ++i) (void)breaker->record(breaker->try_acquire().ticket, {cb::Verdict::Failure, 1ms});
-  }
   long permitted = 0;
   for (long i = 0; i < n; ++i) {
     const cb::Admission a = breaker->try_acquire();
@@ -32,6 +28,44 @@ int main(int argc, char** argv) {
       (void)breaker->record(a.ticket, {cb::Verdict::Success, 1ms});
     }
   }
-  std::printf("%ld\n", permitted);
+  return permitted;
+}
+
+long mutex(std::string_view mode, long n) {
+  cb::bench::MutexBreaker::Options o;
+  if (mode == "closed-balancer") {
+    o.consecutive_failures = 5;
+  } else {
+    o.window = 10;
+    o.minimum_calls = 5;
+    o.failure_percent = 50;
+  }
+  o.cooldown = 3600s;
+  cb::bench::MutexBreaker breaker(o);
+  if (mode == "open-refusal")
+    for (int i = 0; i < 5; ++i) breaker.after(breaker.before(), false);
+  long permitted = 0;
+  for (long i = 0; i < n; ++i) {
+    const std::uint64_t generation = breaker.before();
+    if (generation != 0) {
+      ++permitted;
+      breaker.after(generation, true);
+    }
+  }
+  return permitted;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string_view mode = argc == 3 ? argv[1] : "";
+  const bool of_mutex = mode.starts_with("mutex-");
+  if (of_mutex) mode.remove_prefix(6);
+  if (mode != "closed-lab" && mode != "closed-balancer" && mode != "open-refusal") {
+    std::fprintf(stderr, "usage: breaker_instructions [mutex-]closed-lab|[mutex-]closed-balancer|[mutex-]open-refusal N\n");
+    return 2;
+  }
+  const long n = std::atol(argv[2]);
+  std::printf("%ld\n", of_mutex ? mutex(mode, n) : ours(mode, n));
   return 0;
 }

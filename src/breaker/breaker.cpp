@@ -18,6 +18,7 @@ Result<std::unique_ptr<CircuitBreaker>> CircuitBreaker::create(BreakerOptions op
 
 CircuitBreaker::CircuitBreaker(const ValidOptions& options, const Clock& clock, RandomSource* random)
     : clock_(clock),
+      coarse_lag_(clock.coarse_lag()),
       machine_(std::make_unique<StateMachine>(options, random, clock.now(), undelivered_)),
       listeners_(std::make_shared<const std::vector<TransitionListener>>()) {}
 
@@ -32,6 +33,7 @@ auto CircuitBreaker::locked(F&& f, std::optional<TimePoint> known_now) {
   auto run = [&] { return f(*machine_, now); };
   using R = decltype(run());
   auto finish = [&] {
+    machine_->publish();
     bool deliver = false;
     if (!undelivered_.empty()) {
       if (listeners_->empty()) {
@@ -86,18 +88,20 @@ void CircuitBreaker::deliver_pending() {
   }
 }
 
+// The common calls take no lock: a call in CLOSED, its plain success while nothing is going
+// wrong, and a refusal while OPEN (StateMachine's "without the caller's lock" paths). Anything
+// else, or anything they cannot be sure of, takes the lock; a clock reading the refusal path
+// made is handed on.
 Admission CircuitBreaker::try_acquire() {
-  // While OPEN, most calls are refusals: answer them without the lock (see
-  // StateMachine::refuse_without_lock), and hand the clock reading on if the lock is needed.
+  if (const std::optional<Ticket> t = machine_->admit_without_lock()) return {Decision::Permitted, *t};
   std::optional<TimePoint> now;
-  if (machine_->may_refuse_without_lock()) {
-    now = clock_.now();
-    if (auto refused = machine_->refuse_without_lock(*now)) return {*refused, {kRefused, State::Open}};
-  }
+  if (const std::optional<Decision> refused = machine_->refuse_without_lock(clock_, coarse_lag_, now))
+    return {*refused, {kRefused, State::Open}};
   return locked([](StateMachine& m, LazyNow& lazy) { return m.admit(lazy); }, now);
 }
 
 RecordEffect CircuitBreaker::record(const Ticket& ticket, const CallResult& result) {
+  if (machine_->record_without_lock(ticket, result)) return RecordEffect::Counted;
   return locked([&](StateMachine& m, LazyNow& now) { return m.record(ticket, result, now); });
 }
 

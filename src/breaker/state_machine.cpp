@@ -30,7 +30,9 @@ StateMachine::StateMachine(const ValidOptions& options, RandomSource* random, Ti
       o_(options.get()),
       cooldown_policy_(o_.cooldown),
       random_(random),
-      sink_(sink) {}
+      sink_(sink) {
+  publish();
+}
 
 // ---- Time ------------------------------------------------------------------------------------
 // Nobody runs a timer. An OPEN breaker is HALF_OPEN from the instant now - opened_at >= cooldown
@@ -122,7 +124,7 @@ RecordEffect StateMachine::record(const Ticket& ticket, const CallResult& result
     return RecordEffect::Ignored;
   }
   const bool failure = result.verdict == Verdict::Failure;
-  const bool slow = o_.trip.slow_call_duration > Duration::zero() && result.elapsed > o_.trip.slow_call_duration;
+  const bool slow = is_slow(result.elapsed);
   ++(failure ? counters_.failures : counters_.successes);
   if (slow) ++counters_.slow;
   if (state_ == State::Closed) {
@@ -213,22 +215,51 @@ void StateMachine::begin(State to, TimePoint at, Reason why) {
   if (to == State::Closed) failed_trials_ = 0;
   state_ = to;
   since_ = at;
-  publish_refusal_window();
   if (t.from != t.to) {
     ++counters_.transitions;
     sink_.push_back(t);
   }
 }
 
-void StateMachine::publish_refusal_window() noexcept {
+// ---- What the lock-free paths read ----------------------------------------------------------
+// Published at the end of every locked operation, so a path without the lock always acts on the
+// state some completed operation left, and is ordered just before the next one:
+// - refuse_before_: while OPEN, the instant the cool-down ends (forever when forced open). A call
+//   before it is refused; only a locked operation can leave OPEN, and until one has, "before"
+//   stays true.
+// - closed_word_: while CLOSED in Mode::Normal, the generation, so a call is admitted with
+//   nothing to reserve (a trip meanwhile makes its result late, as for any call that started
+//   before a transition). Plus kQuiet when a plain success would change nothing but the count of
+//   successes (quiet()): then its record needs no lock either.
+// Stores happen only on change: a store to a line every thread reads would evict it from
+// their caches even when the value is the same.
+void StateMachine::publish() noexcept {
   Duration::rep before = kNoRefusal;
   if (state_ == State::Open) before = mode_ == Mode::ForcedOpen ? kRefuseForever : (since_ + cooldown_).time_since_epoch().count();
-  refuse_before_.store(before, std::memory_order_release);
+  if (refuse_before_.load(std::memory_order_relaxed) != before) refuse_before_.store(before, std::memory_order_release);
+  std::uint64_t word = 0;
+  if (state_ == State::Closed && mode_ == Mode::Normal) word = generation_ | (quiet() ? kQuiet : 0);
+  if (closed_word_.load(std::memory_order_relaxed) != word) closed_word_.store(word, std::memory_order_release);
+}
+
+// A success changes the run of failures (unless there is none) and the window (unless nobody
+// reads it, or it is a count window already full of plain successes: the new one pushes out an
+// old one just like it, and the ring looks the same). With no failures and no slow calls no
+// rate can reach a threshold, all of which are > 0%. A time window is never quiet: a success
+// lands in the current second's bucket. The lab's window (10 calls) is quiet after ten
+// successes in a row; the balancer's consecutive rule after any success.
+bool StateMachine::quiet() const noexcept {
+  if (consecutive_failures_ != 0) return false;
+  if (!uses_window_) return true;
+  const WindowTotals& w = window_.totals();
+  return !window_.uses_time() && w.calls == static_cast<std::uint32_t>(o_.trip.window.size) && w.failures == 0 && w.slow == 0;
 }
 
 Counters StateMachine::counters() const noexcept {
   Counters c = counters_;
-  c.not_permitted += lock_free_refusals_.load(std::memory_order_relaxed);
+  c.permitted += fast_counts_.sum(StripedCounters::Permitted);
+  c.successes += fast_counts_.sum(StripedCounters::Successes);
+  c.not_permitted += fast_counts_.sum(StripedCounters::NotPermitted);
   return c;
 }
 
@@ -307,6 +338,8 @@ Result<void> StateMachine::restore(const Snapshot& s) {
   if (s.mode == Mode::ForcedOpen && s.state != State::Open) return bad("state", "a forced-open breaker is OPEN");
   if ((s.mode == Mode::ForcedClosed || s.mode == Mode::Disabled) && s.state != State::Closed)
     return bad("state", "a forced-closed or disabled breaker is CLOSED");
+  // The lock-free paths carry the generation in 63 bits (publish()).
+  if (s.generation >= kQuiet) return bad("generation", "must be below 2^63");
   if (s.cooldown < Duration::zero()) return bad("cooldown", "must be >= 0");
   if (s.failed_trials < 0) return bad("failed_trials", "must be >= 0");
   if (s.consecutive_failures < 0) return bad("consecutive_failures", "must be >= 0");
@@ -342,8 +375,7 @@ Result<void> StateMachine::restore(const Snapshot& s) {
   trials_admitted_ = s.trial_successes + s.trial_failures;
   first_trial_at_.reset();
   counters_ = s.counters;
-  lock_free_refusals_.store(0, std::memory_order_relaxed);
-  publish_refusal_window();
+  fast_counts_.clear();
   return {};
 }
 

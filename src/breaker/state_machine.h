@@ -8,6 +8,7 @@
 
 #include "cb/breaker/breaker.h"
 #include "cb/breaker/window.h"
+#include "striped_counters.h"
 
 namespace cb {
 
@@ -34,20 +35,44 @@ class alignas(64) StateMachine {
   StateMachine(const ValidOptions& options, RandomSource* random, TimePoint created, std::vector<Transition>& sink);
 
   Admission admit(LazyNow& now);
-  // The one method that runs without the caller's lock. A call that arrives while OPEN, before
-  // the cool-down ends, is refused on two atomic operations and a clock read the caller already
-  // made; everything else (nullopt) takes the lock and admit(). Refusing here is safe because
-  // only the lock holder leaves OPEN, and "before the published instant" stays true until then.
-  [[nodiscard]] std::optional<Decision> refuse_without_lock(TimePoint now) noexcept {
+  RecordEffect record(const Ticket& ticket, const CallResult& result, LazyNow& now);
+
+  // ---- Without the caller's lock -------------------------------------------------------------
+  // The three common calls, on what the last locked operation published (see publish() in
+  // state_machine.cpp for why each is safe). Each answers nullopt/false when the lock is needed.
+  // A call in CLOSED: nothing to reserve, so it is admitted on one atomic load.
+  [[nodiscard]] std::optional<Ticket> admit_without_lock() noexcept {
+    const std::uint64_t w = closed_word_.load(std::memory_order_acquire);
+    if ((w & kGenerationBits) == 0) return std::nullopt;
+    fast_counts_.bump(StripedCounters::Permitted);
+    return Ticket{w & kGenerationBits, State::Closed};
+  }
+  // A plain success in a quiet CLOSED: it would change nothing but the count.
+  [[nodiscard]] bool record_without_lock(const Ticket& ticket, const CallResult& result) noexcept {
+    if (result.verdict != Verdict::Success || is_slow(result.elapsed)) return false;
+    const std::uint64_t w = closed_word_.load(std::memory_order_acquire);
+    if ((w & kQuiet) == 0 || (w & kGenerationBits) != ticket.generation) return false;
+    fast_counts_.bump(StripedCounters::Successes);
+    return true;
+  }
+  // A call in OPEN before the cool-down ends. Only the lock holder leaves OPEN, and "before the
+  // published instant" stays true until it does. The coarse clock decides when it is clearly
+  // before (more than `lag` early); near the end the precise clock does, and its reading is
+  // handed back in `now` for the locked path to reuse.
+  [[nodiscard]] std::optional<Decision> refuse_without_lock(const Clock& clock, Duration lag,
+                                                            std::optional<TimePoint>& now) noexcept {
     const auto before = refuse_before_.load(std::memory_order_acquire);
-    if (before == kNoRefusal || now.time_since_epoch().count() >= before) return std::nullopt;
-    lock_free_refusals_.fetch_add(1, std::memory_order_relaxed);
+    if (before == kNoRefusal) return std::nullopt;
+    if (before != kRefuseForever && (clock.coarse_now() + lag).time_since_epoch().count() >= before) {
+      now = clock.now();
+      if (now->time_since_epoch().count() >= before) return std::nullopt;
+    }
+    fast_counts_.bump(StripedCounters::NotPermitted);
     return before == kRefuseForever ? Decision::RefusedForcedOpen : Decision::RefusedOpen;
   }
-  [[nodiscard]] bool may_refuse_without_lock() const noexcept {
-    return refuse_before_.load(std::memory_order_relaxed) != kNoRefusal;
-  }
-  RecordEffect record(const Ticket& ticket, const CallResult& result, LazyNow& now);
+  // Called at the end of every locked operation: makes the paths above see its result.
+  void publish() noexcept;
+
   void release(const Ticket& ticket);
   // Applies the time rules, for status queries.
   void observe(LazyNow& now);
@@ -67,11 +92,16 @@ class alignas(64) StateMachine {
   void trip(TimePoint at, Reason why, bool after_failed_trial);
   void begin(State to, TimePoint at, Reason why);
   void clear_counts();
-  void publish_refusal_window() noexcept;
+  [[nodiscard]] bool quiet() const noexcept;
+  [[nodiscard]] bool is_slow(Duration elapsed) const noexcept {
+    return o_.trip.slow_call_duration > Duration::zero() && elapsed > o_.trip.slow_call_duration;
+  }
   [[nodiscard]] Counters counters() const noexcept;
 
   static constexpr auto kNoRefusal = std::numeric_limits<Duration::rep>::min();
   static constexpr auto kRefuseForever = std::numeric_limits<Duration::rep>::max();
+  static constexpr std::uint64_t kQuiet = std::uint64_t{1} << 63;
+  static constexpr std::uint64_t kGenerationBits = kQuiet - 1;
   [[nodiscard]] int outstanding_trials() const noexcept {
     return trials_admitted_ - trial_successes_ - trial_failures_;
   }
@@ -100,9 +130,11 @@ class alignas(64) StateMachine {
   RandomSource* random_;
   std::vector<Transition>& sink_;
 
-  // Read by every thread that calls while OPEN; kept on a line of their own.
-  alignas(64) std::atomic<Duration::rep> refuse_before_{kNoRefusal};  // refused without the lock before this
-  std::atomic<std::uint64_t> lock_free_refusals_{0};                   // added to counters_.not_permitted
+  // Read by every thread on every call; written only when a locked operation changes them, so
+  // the line stays shared between the cores while nothing changes.
+  alignas(64) std::atomic<std::uint64_t> closed_word_{0};  // CLOSED's generation, | kQuiet; 0: take the lock
+  std::atomic<Duration::rep> refuse_before_{kNoRefusal};  // refused without the lock before this
+  StripedCounters fast_counts_;                           // added to counters_
 };
 
 }  // namespace cb

@@ -19,30 +19,38 @@ class Reference {
   Reference(BreakerOptions o, RandomSource* random) : o_(std::move(o)), random_(random) {}
 
   std::vector<Transition> transitions;
+  Counters counters;  // the engine's may be bumped on paths without its lock; the sums must agree
 
   std::pair<Decision, Ticket> acquire(TimePoint now) {
     catch_up(now);
     // A refusal's ticket is inert (kRefused) whichever state refused it.
-    if (state_ == State::Open) return {Decision::RefusedOpen, {kRefused, State::Open}};
+    if (state_ == State::Open) return refuse(Decision::RefusedOpen);
     if (state_ == State::HalfOpen) {
       const int limit = o_.half_open.permitted_calls;
-      if (limit > 0 && admitted_ >= limit) return {Decision::RefusedHalfOpenFull, {kRefused, State::HalfOpen}};
+      if (limit > 0 && admitted_ >= limit) return refuse(Decision::RefusedHalfOpenFull);
       if (admitted_ - ok_ - bad_ == 0) first_out_ = now;
       ++admitted_;
     }
+    ++counters.permitted;
     return {Decision::Permitted, {gen_, state_}};
   }
 
   RecordEffect record(const Ticket& t, Verdict v, Duration elapsed, TimePoint now) {
     catch_up(now);
     if (t.generation == kRefused) return RecordEffect::Refused;
-    if (t.generation != gen_) return RecordEffect::Late;
+    if (t.generation != gen_) {
+      ++counters.late;
+      return RecordEffect::Late;
+    }
     if (v == Verdict::Ignored) {
+      ++counters.ignored;
       if (state_ == State::HalfOpen) --admitted_;
       return RecordEffect::Ignored;
     }
     const bool failure = v == Verdict::Failure;
     const bool slow = o_.trip.slow_call_duration > Duration::zero() && elapsed > o_.trip.slow_call_duration;
+    ++(failure ? counters.failures : counters.successes);
+    counters.slow += slow ? 1 : 0;
     if (state_ == State::Closed) {
       calls_.push_back({now, failure, slow});
       run_ = failure ? run_ + 1 : 0;
@@ -56,7 +64,9 @@ class Reference {
   }
 
   void release(const Ticket& t) {
-    if (t.generation == gen_ && state_ == State::HalfOpen && t.admitted_in == State::HalfOpen) --admitted_;
+    if (t.generation == kRefused || t.generation != gen_) return;
+    ++counters.released;
+    if (state_ == State::HalfOpen && t.admitted_in == State::HalfOpen) --admitted_;
   }
 
   State state(TimePoint now) {
@@ -70,6 +80,11 @@ class Reference {
     bool failure;
     bool slow;
   };
+
+  std::pair<Decision, Ticket> refuse(Decision why) {
+    ++counters.not_permitted;
+    return {why, {kRefused, state_}};
+  }
 
   static std::int64_t second(TimePoint t) {
     const auto us = t.time_since_epoch().count();
@@ -163,6 +178,7 @@ class Reference {
 
   void go(State to, TimePoint at, Reason why) {
     transitions.push_back({state_, to, at, why, ++gen_});
+    ++counters.transitions;
     if (to != State::Open) {
       calls_.clear();
       run_ = 0;
@@ -290,6 +306,7 @@ TEST_CASE("differential: the engine agrees with the reference model on random tr
         }
         REQUIRE(engine.state() == ref.state(now));
       }
+      REQUIRE(engine.breaker->status().metrics.counters == ref.counters);
       REQUIRE(engine.transitions.size() == ref.transitions.size());
       for (const Transition& t : engine.transitions) ++reasons_seen[t.reason];
       for (std::size_t i = 0; i < ref.transitions.size(); ++i) {

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "cb/lab/fallback.h"
+#include "cb/breaker/reply.h"
 #include "cb/lab/scenario.h"
 #include "cb/lab/scenes.h"
 #include "process.h"

@@ -8,7 +8,7 @@
 
 #include "cb/breaker/breaker.h"
 #include "cb/decimal_time.h"
-#include "cb/lab/fallback.h"
+#include "cb/breaker/reply.h"
 #include "cb/lab/http_call.h"
 #include "cb/lab/scenes.h"
 

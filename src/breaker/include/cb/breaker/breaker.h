@@ -9,6 +9,8 @@
 //   auto answer = call_dependency();
 //   breaker->record(a.ticket, {classify(answer), clock.now() - t0});
 //
+// or all of that in one call with a typed fallback: cb::call (call.h).
+//
 // The rules themselves (when to trip, when to half-open, how trials decide) are all in
 // state_machine.cpp. This class adds the lock, the clock and the listeners.
 
@@ -101,6 +103,8 @@ class CircuitBreaker {
   void subscribe(TransitionListener listener);
 
   [[nodiscard]] const BreakerOptions& options() const noexcept;
+  // The clock it was created with (cb::call times calls on it).
+  [[nodiscard]] const Clock& clock() const noexcept { return clock_; }
 
  private:
   CircuitBreaker(const ValidOptions& options, const Clock& clock, RandomSource* random);
@@ -109,6 +113,7 @@ class CircuitBreaker {
   void deliver_pending();
 
   const Clock& clock_;
+  const Duration coarse_lag_;  // clock_.coarse_lag(), read once
   std::mutex mu_;
   std::unique_ptr<StateMachine> machine_;  // guarded by mu_
   std::vector<Transition> undelivered_;    // guarded by mu_

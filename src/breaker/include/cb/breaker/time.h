@@ -28,12 +28,25 @@ class Clock {
  public:
   virtual ~Clock() = default;
   [[nodiscard]] virtual TimePoint now() const noexcept = 0;
+  // A cheaper reading that is never later than now() and at most coarse_lag() earlier. The
+  // breaker uses it for one thing: refusing a call that comes well before its cool-down ends
+  // (if coarse_now() + coarse_lag() is still before the end, so is now()); near the end it reads
+  // now(), so the boundary stays exact. By default it is now() itself, with no lag.
+  [[nodiscard]] virtual TimePoint coarse_now() const noexcept { return now(); }
+  [[nodiscard]] virtual Duration coarse_lag() const noexcept { return Duration::zero(); }
 };
 
-// std::chrono::steady_clock, truncated to microseconds.
+// std::chrono::steady_clock, truncated to microseconds. Its coarse reading is the kernel's
+// CLOCK_MONOTONIC_COARSE: the same timeline as of the last timer tick, a quarter of the cost of a
+// precise read on this project's VM (~7 ns against ~27 ns).
 class SteadyClock final : public Clock {
  public:
   [[nodiscard]] TimePoint now() const noexcept override;
+  [[nodiscard]] TimePoint coarse_now() const noexcept override;
+  // 50 ms, or ten ticks if a tick is longer: the coarse clock trails by up to one tick (1-10 ms
+  // by kernel configuration) plus however late the tick ran; 50 ms leaves room for a tick
+  // delayed by a busy host, and refusals in the last 50 ms of a cool-down read the precise clock.
+  [[nodiscard]] Duration coarse_lag() const noexcept override;
 };
 
 // A clock that only moves when told to. Thread-safe, so a test can move time while other

@@ -1,9 +1,9 @@
 #pragma once
-// What a caller gets back when it asks a dependency through a breaker: the dependency's real
-// answer, or one of the three honest fallbacks (seed 002): a degraded answer, a cached value, or
-// a fast, clear error. Never a silent empty value that looks like an answer (seed 001, common
-// mistake 2): each is a type of its own, nothing converts to T, and the caller must say what it
-// does with each (std::visit, or the accessors below, which hand out a T only for a real answer).
+// What a caller gets back when it asks a dependency through a breaker (cb::call, call.h): the
+// dependency's real answer, or one of three honest fallbacks: a degraded answer, a cached value,
+// or a fast, clear error. Never a silent empty value that looks like an answer: each is a type of
+// its own, nothing converts to T, and the caller must say what it does with each (std::visit, or
+// the accessors below, which hand out a T only for a real answer).
 
 #include <optional>
 #include <string>
@@ -12,7 +12,7 @@
 
 #include "cb/breaker/time.h"
 
-namespace cb::lab {
+namespace cb {
 
 template <class T>
 struct Answered {
@@ -68,4 +68,4 @@ template <class T>
 static_assert(!std::is_convertible_v<Reply<int>, int>, "a reply must not pass for a value");
 static_assert(!std::is_convertible_v<Degraded<int>, Answered<int>>, "a fallback must not pass for an answer");
 
-}  // namespace cb::lab
+}  // namespace cb

@@ -10,7 +10,7 @@
 
 #include "cb/breaker/breaker.h"
 #include "cb/flaky/server.h"
-#include "cb/breaker/reply.h"
+#include "cb/breaker/call.h"
 #include "cb/lab/http_call.h"
 #include "cb/lab/scenes.h"
 
@@ -41,18 +41,28 @@ bool healthy_at(Micros t, Micros period, Micros offset) {
 }
 
 // One request through the breaker; with `retry_in_closed`, seed 003's recursion: a failure while
-// the breaker is still CLOSED is tried again at once.
+// the breaker is still CLOSED is tried again at once. Each try is its own cb::call, so the retry
+// sits outside the breaker, which sees and counts every try.
 template <class CallBackend>
 Reply<std::string> request(CircuitBreaker& b, bool retry_in_closed, Tally& tally, CallBackend&& call_backend) {
   for (int calls = 1;; ++calls) {
-    const Admission a = b.try_acquire();
-    if (!a) return Degraded<std::string>{"DEFAULT", "the breaker is open: the default action"};
-    ++tally.backend_calls;
-    tally.largest_burst = std::max(tally.largest_burst, calls);
-    const bool ok = call_backend();
-    (void)b.record(a.ticket, {ok ? Verdict::Success : Verdict::Failure, Micros{0}});
-    if (ok) return Answered<std::string>{"Hello"};
-    if (!retry_in_closed || b.state() != State::Closed) return Degraded<std::string>{"DEFAULT", "the call failed: the default action"};
+    bool failed = false;
+    Reply<std::string> reply = call(
+        b,
+        [&] {
+          ++tally.backend_calls;
+          tally.largest_burst = std::max(tally.largest_burst, calls);
+          return call_backend() ? std::string("Hello") : std::string();
+        },
+        [](const std::string& body) { return body.empty() ? Verdict::Failure : Verdict::Success; },
+        fallbacks{[](const Refused&) -> Reply<std::string> {
+                    return Degraded<std::string>{"DEFAULT", "the breaker is open: the default action"};
+                  },
+                  [&](const Failed<std::string>&) -> Reply<std::string> {
+                    failed = true;
+                    return Degraded<std::string>{"DEFAULT", "the call failed: the default action"};
+                  }});
+    if (!failed || !retry_in_closed || b.state() != State::Closed) return reply;
   }
 }
 

@@ -29,11 +29,21 @@ CircuitBreaker::~CircuitBreaker() = default;
 template <class F>
 auto CircuitBreaker::locked(F&& f, std::optional<TimePoint> known_now) {
   std::unique_lock lock(mu_);
+  // The lock-free paths act on what was published last: publish whatever f did, even if it
+  // threw part-way (an allocation in a transition), before the lock is let go.
+  struct PublishOnExit {
+    StateMachine& machine;
+    bool done = false;
+    ~PublishOnExit() {
+      if (!done) machine.publish();
+    }
+  } publish{*machine_};
   LazyNow now(clock_, known_now);
   auto run = [&] { return f(*machine_, now); };
   using R = decltype(run());
   auto finish = [&] {
     machine_->publish();
+    publish.done = true;
     bool deliver = false;
     if (!undelivered_.empty()) {
       if (listeners_->empty()) {

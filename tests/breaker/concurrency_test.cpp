@@ -15,6 +15,17 @@ namespace {
 
 constexpr int kThreads = 8;
 
+// Each thread's own pseudo-random stream (xorshift64), so no thread waits on a shared generator.
+struct XorShift {
+  std::uint64_t x;
+  std::uint64_t next() noexcept {
+    x ^= x << 13U;
+    x ^= x >> 7U;
+    x ^= x << 17U;
+    return x;
+  }
+};
+
 TEST_CASE("concurrency: racing threads in HALF_OPEN get exactly the permitted trials") {
   for (int round = 0; round < 200; ++round) {
     CAPTURE(round);
@@ -55,12 +66,9 @@ TEST_CASE("concurrency: threads hammering one breaker through every state") {
   std::vector<std::thread> threads;
   for (int i = 0; i < kThreads; ++i) {
     threads.emplace_back([&, i] {
-      std::uint64_t x = 0x9E3779B97F4A7C15ULL * (static_cast<std::uint64_t>(static_cast<unsigned>(i)) + 1U);
+      XorShift random{0x9E3779B97F4A7C15ULL * (static_cast<std::uint64_t>(static_cast<unsigned>(i)) + 1U)};
       for (int n = 0; n < kCallsPerThread; ++n) {
-        x ^= x << 13U;
-        x ^= x >> 7U;
-        x ^= x << 17U;
-        if (x % 40 == 0) h.clock.advance(1s);
+        if (random.next() % 40 == 0) h.clock.advance(1s);
         const Admission a = h.breaker->try_acquire();
         if (!a) continue;
         if (a.ticket.admitted_in == State::HalfOpen) {
@@ -97,12 +105,6 @@ TEST_CASE("concurrency: threads hammering one breaker through every state") {
   CHECK(c.successes + c.failures + c.late == c.permitted);
 }
 
-}  // namespace
-}  // namespace cb::testing
-
-namespace cb::testing {
-namespace {
-
 // The lock-free paths (a call and its success in CLOSED, a refusal in OPEN) race the locked
 // ones here. Random outcomes from each thread's own generator, failing mostly in the first 5 s
 // of every 10 s so the breaker goes round its cycle many times; the invariants come from the
@@ -131,11 +133,9 @@ TEST_CASE("concurrency: stress with random outcomes - the transcript is a valid 
     std::vector<std::thread> threads;
     for (int i = 0; i < kStressThreads; ++i) {
       threads.emplace_back([&, i] {
-        std::uint64_t x = 0xD1B54A32D192ED03ULL * (static_cast<std::uint64_t>(static_cast<unsigned>(i)) + 7U);
+        XorShift random{0xD1B54A32D192ED03ULL * (static_cast<std::uint64_t>(static_cast<unsigned>(i)) + 7U)};
         for (int n = 0; n < kCalls; ++n) {
-          x ^= x << 13U;
-          x ^= x >> 7U;
-          x ^= x << 17U;
+          const std::uint64_t x = random.next();
           if (x % 50 == 0) h.clock.advance(250ms);
           const Admission a = h.breaker->try_acquire();
           if (!a) continue;

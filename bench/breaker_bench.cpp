@@ -32,16 +32,7 @@ cb::BreakerOptions profile(std::int64_t which, cb::Duration cooldown = 30s) {
   return which == 0 ? cb::profiles::lab(cooldown) : cb::profiles::balancer();
 }
 cb::bench::MutexBreaker::Options mutex_profile(std::int64_t which, std::chrono::seconds cooldown = 30s) {
-  cb::bench::MutexBreaker::Options o;
-  if (which == 0) {
-    o.window = 10;
-    o.minimum_calls = 5;
-    o.failure_percent = 50;
-  } else {
-    o.consecutive_failures = 5;
-  }
-  o.cooldown = cooldown;
-  return o;
+  return which == 0 ? cb::bench::MutexBreaker::lab_rule(cooldown) : cb::bench::MutexBreaker::balancer_rule(cooldown);
 }
 const char* label(std::int64_t which) { return which == 0 ? "lab" : "balancer"; }
 

@@ -32,16 +32,8 @@ long ours(std::string_view mode, long n) {
 }
 
 long mutex(std::string_view mode, long n) {
-  cb::bench::MutexBreaker::Options o;
-  if (mode == "closed-balancer") {
-    o.consecutive_failures = 5;
-  } else {
-    o.window = 10;
-    o.minimum_calls = 5;
-    o.failure_percent = 50;
-  }
-  o.cooldown = 3600s;
-  cb::bench::MutexBreaker breaker(o);
+  cb::bench::MutexBreaker breaker(mode == "closed-balancer" ? cb::bench::MutexBreaker::balancer_rule(3600s)
+                                                             : cb::bench::MutexBreaker::lab_rule(3600s));
   if (mode == "open-refusal")
     for (int i = 0; i < 5; ++i) breaker.after(breaker.before(), false);
   long permitted = 0;

@@ -23,6 +23,22 @@ class MutexBreaker {
     std::chrono::steady_clock::duration cooldown{};
     int trials = 1;
   };
+  // Our profiles' rules: the lab's count window (10 calls, judged from 5, trips at 50%) and the
+  // balancer's five failures in a row.
+  static Options lab_rule(std::chrono::steady_clock::duration cooldown) {
+    Options o;
+    o.window = 10;
+    o.minimum_calls = 5;
+    o.failure_percent = 50;
+    o.cooldown = cooldown;
+    return o;
+  }
+  static Options balancer_rule(std::chrono::steady_clock::duration cooldown) {
+    Options o;
+    o.consecutive_failures = 5;
+    o.cooldown = cooldown;
+    return o;
+  }
   explicit MutexBreaker(const Options& o) : o_(o) {}
 
   // The generation the call was let through in, or 0 when refused.

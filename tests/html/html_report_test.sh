@@ -116,21 +116,7 @@ shot "$tmp/long.html" ten-minute-run
 # 4. A dense record: 10,000 requests in ten minutes, a 500 every seventh. Requests of one row and
 # status that share a pixel column are one mark; every request is in exactly one mark, with its
 # own status, and there are far fewer marks than requests.
-/usr/bin/python3 - "$fixtures/good/record.json" "$tmp/dense.json" <<'PY'
-import copy, datetime, json, sys
-r = json.load(open(sys.argv[1]))
-last = r["entries"][-1]
-w0 = datetime.datetime.strptime(last["wall"], "%Y-%m-%dT%H:%M:%S.%fZ")
-while len(r["entries"]) < 10000:
-    i = len(r["entries"])
-    e = copy.deepcopy(last)
-    bad = i % 7 == 0
-    e.update(seq=i + 1, path="/always500" if bad else "/count", status=500 if bad else 200, counted=bad,
-             t_ms=last["t_ms"] + 60 * i, wall=(w0 + datetime.timedelta(milliseconds=60 * i)).strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
-    r["entries"].append(e)
-r["count"] = len(r["entries"])
-json.dump(r, open(sys.argv[2], "w"))
-PY
+/usr/bin/python3 "$here/dense_record.py" "$fixtures/good/record.json" "$tmp/dense.json" 7
 "$grade" --dir "$fixtures/good" --record "$tmp/dense.json" --format html -o "$tmp/dense.html" || true
 dom "$tmp/dense.html" >"$tmp/dense.dom"
 quiet "$tmp/dense.html"

@@ -1,6 +1,7 @@
 #include "http_server.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -454,6 +455,25 @@ HttpServer::~HttpServer() {
 
 Result<int> HttpServer::listen() {
   raise_open_file_limit();
+  if (options_.listen_fd >= 0) {
+    listen_fd_ = options_.listen_fd;
+    int listening = 0;
+    socklen_t len = sizeof listening;
+    if (::getsockopt(listen_fd_, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || listening == 0)
+      return Error{"the socket handed to the server is not listening"};
+    ::fcntl(listen_fd_, F_SETFL, ::fcntl(listen_fd_, F_GETFL) | O_NONBLOCK);
+    ::fcntl(listen_fd_, F_SETFD, FD_CLOEXEC);
+  } else if (auto bound = bind_address(); !bound) {
+    return bound.error();
+  }
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+  return addr.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port)
+                                    : ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
+}
+
+Result<void> HttpServer::bind_address() {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -489,11 +509,7 @@ Result<int> HttpServer::listen() {
     if (!reason.empty()) reason[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(reason[0])));
     return Error{where + reason};
   }
-  sockaddr_storage addr{};
-  socklen_t len = sizeof addr;
-  ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-  return addr.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port)
-                                    : ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
+  return {};
 }
 
 void HttpServer::run() {

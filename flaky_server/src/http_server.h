@@ -44,6 +44,8 @@ class HttpServer {
   struct Loop;
   friend struct Loop;
 
+  // Binds and listens on options_.host:port (listen() unless a socket was handed over).
+  [[nodiscard]] Result<void> bind_address();
   // /admin/*: the record, a reset, the health. Returns the access log's outcome word.
   std::string_view admin(const Request& req, Response& res, std::int64_t t0);
   void log_line(const Request& req, const std::string& peer, int status, std::string_view outcome,

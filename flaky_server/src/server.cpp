@@ -1,5 +1,7 @@
 #include "cb/flaky/server.h"
 
+#include <unistd.h>
+
 #include <mutex>
 #include <thread>
 
@@ -16,7 +18,10 @@ struct FlakyServer::Runner {
 };
 
 Result<std::unique_ptr<FlakyServer>> FlakyServer::start(const ServerOptions& options) {
-  if (auto valid = validate(options); !valid) return valid.error();
+  if (auto valid = validate(options); !valid) {
+    if (options.listen_fd >= 0) ::close(options.listen_fd);
+    return valid.error();
+  }
   std::unique_ptr<FlakyServer> s(new FlakyServer());
   s->runner_ = std::make_unique<Runner>(options.record_capacity);
   s->http_ = std::make_unique<HttpServer>(options, s->runner_->record);

@@ -17,6 +17,10 @@ using namespace std::chrono_literals;
 struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8110;           // 0: any free port (the "listening on" line says which)
+  // >= 0: a socket already bound and listening, to serve instead of binding host:port; the
+  // server owns it from start() on, whether start succeeds or not. cb-grade makes it inside a
+  // graded program's own network namespace, where the program's 127.0.0.1:8110 is.
+  int listen_fd = -1;
   bool allow_remote = false; // binding anything but loopback needs this, on purpose
   std::chrono::microseconds toggle_period = 4s;   // /toggle: healthy, then 500, in turns (the toggle scene)
   std::chrono::microseconds slow_default = 3500ms;  // /slow without ?ms=: past the lab's 3 s slow line

@@ -1,6 +1,7 @@
 #include "cb/atomic_file.h"
 
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,11 +9,46 @@
 #include <cstring>
 
 namespace cb {
+namespace {
+
+// A name nobody can guess, so nobody can be waiting at it: a graded program that knows the
+// report's path (from the grader's command line) could otherwise put a FIFO at a predictable
+// temporary name and hang the grader's open.
+std::string random_suffix() {
+  unsigned char raw[8] = {};
+  std::size_t got = 0;
+  while (got < sizeof raw) {
+    const ssize_t n = ::getrandom(raw + got, sizeof raw - got, 0);
+    if (n > 0) got += static_cast<std::size_t>(n);
+    else if (errno != EINTR) break;
+  }
+  static constexpr char digits[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  std::string s;
+  for (unsigned char c : raw) s += digits[c % (sizeof digits - 1)];
+  return s;
+}
+
+}  // namespace
 
 Result<void> write_file_atomically(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const auto slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  std::string tmp;
+  int fd = -1;
+  // O_EXCL|O_NOFOLLOW: the file is new and ours, never something already at that name (a FIFO
+  // or a link someone left there), as mkstemp makes it.
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    tmp = dir + "." + base + ".tmp." + random_suffix();
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 && errno != EEXIST) break;
+  }
   if (fd < 0) return Error{path + ": cannot write: " + std::strerror(errno)};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+    ::close(fd);
+    return Error{path + ": cannot write: the temporary file is not the new file it should be"};
+  }
   std::size_t done = 0;
   while (done < content.size()) {
     const ssize_t n = ::write(fd, content.data() + done, content.size() - done);

@@ -14,6 +14,12 @@ cb_require_package(CLI11 libcli11-dev)
 
 find_package(Threads REQUIRED)
 
+# The grader's system-call filter for the programs it runs (grader/sandbox).
+pkg_check_modules(SECCOMP IMPORTED_TARGET libseccomp)
+if(NOT SECCOMP_FOUND)
+  message(FATAL_ERROR "libseccomp not found through pkg-config: install libseccomp-dev (scripts/install-deps does it)")
+endif()
+
 if(CB_BUILD_TESTS)
   cb_require_package(doctest doctest-dev)
   # The tests' HTTP client: a second implementation to check the programs' own HTTP against.

@@ -1,0 +1,81 @@
+#pragma once
+// A box: one submission's private place on the host, where every program graded for it works
+// (the lab run and each conformance trace). It holds a copy of the submission, the directory the
+// lab's files are written to, a private temporary directory, and the uid the programs run as.
+// Programs write only here; the submission itself is never written, so grading it twice starts
+// from the same files. The box is removed, links never followed, when it is destroyed.
+//
+//   BASE/            0711, the grader's: others may pass through, not list
+//     sub/           the copy, owned by the box's uid, 0700
+//     out/           the output directory, when it is not inside the submission
+//     tmp/           TMPDIR and HOME (the fallback; the full sandbox has a tmpfs)
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "cb/result.h"
+
+namespace cb::sandbox {
+
+// The copy is bounded: a lab's submission is a few files, and a program graded from a folder
+// that holds a build tree or a home directory should be told, not copied.
+inline constexpr std::uint64_t kMaxCopyBytes = 256ULL << 20;
+inline constexpr std::size_t kMaxCopyEntries = 20'000;
+
+class UidLease;
+
+struct BoxOptions {
+  std::string submission;  // what the programs may see of the file system; copied
+  std::string out_dir;     // where they are told to write the lab's files (may be inside it)
+  bool copy = true;        // false: no box at all, the programs work in place (--sandbox none)
+  // The grader is root: a uid of its own, leased from [first_uid, first_uid + uid_count).
+  bool own_uid = false;
+  uid_t first_uid = 60000;
+  unsigned uid_count = 1000;
+};
+
+class Box {
+ public:
+  [[nodiscard]] static Result<std::unique_ptr<Box>> make(const BoxOptions& options);
+  ~Box();
+  Box(const Box&) = delete;
+  Box& operator=(const Box&) = delete;
+
+  // The originals, absolute: what the full sandbox shows the programs, at the same paths.
+  [[nodiscard]] const std::string& submission() const noexcept { return submission_; }
+  [[nodiscard]] const std::string& out_dir() const noexcept { return out_dir_; }
+  // Where they are on the host.
+  [[nodiscard]] const std::string& copy_dir() const noexcept { return copy_; }
+  [[nodiscard]] const std::string& out_host() const noexcept { return out_host_; }
+  [[nodiscard]] const std::string& tmp_host() const noexcept { return tmp_host_; }
+  [[nodiscard]] const std::string& base() const noexcept { return base_; }
+  [[nodiscard]] bool copied() const noexcept { return !base_.empty(); }
+  [[nodiscard]] bool out_inside_submission() const noexcept { return out_inside_; }
+  // The programs' uid and gid as the machine sees them (the grader's own without a lease).
+  [[nodiscard]] uid_t uid() const noexcept { return uid_; }
+  [[nodiscard]] gid_t gid() const noexcept { return gid_; }
+  [[nodiscard]] bool own_uid() const noexcept { return lease_ != nullptr; }
+  // How many files the copy skipped (FIFOs, sockets, devices: nothing a program needs).
+  [[nodiscard]] std::size_t skipped() const noexcept { return skipped_; }
+
+ private:
+  Box() = default;
+  std::string submission_, out_dir_, copy_, out_host_, tmp_host_, base_;
+  bool out_inside_ = false;
+  uid_t uid_ = 0;
+  gid_t gid_ = 0;
+  std::unique_ptr<UidLease> lease_;
+  std::size_t skipped_ = 0;
+};
+
+// `path` made absolute and lexically clean ("/a/./b/../c" -> "/a/c"), without resolving links.
+[[nodiscard]] std::string absolute_path(const std::string& path);
+
+// Removes `path` and everything under it without following a symbolic link; a directory its
+// programs made unreadable is opened up first. Errors name the entry.
+[[nodiscard]] Result<void> remove_tree(const std::string& path);
+
+}  // namespace cb::sandbox

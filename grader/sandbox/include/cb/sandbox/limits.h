@@ -1,0 +1,50 @@
+#pragma once
+// What one graded program may use, as plain values. Each is a kernel resource limit (setrlimit)
+// set in the program's process before it starts, so it holds for everything the program runs.
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "cb/result.h"
+
+namespace cb::sandbox {
+
+struct Limits {
+  // Address space per process. Node reserves about 800 MiB of address space before it runs a
+  // line (it fails to start at 700 MiB, measured), so 2 GiB leaves it room; Python and the C++
+  // kit's compiler need under 512 MiB.
+  std::uint64_t memory_bytes = 2ULL << 30;
+  // Processes (threads count too) of the program's user at once. A program of its own uid
+  // counts only itself; the lab needs a handful.
+  std::uint64_t processes = 128;
+  std::uint64_t open_files = 256;
+  // Largest file it may write: the lab's files are a few hundred bytes.
+  std::uint64_t file_bytes = 64ULL << 20;
+  // CPU time per process. The lab costs about 0.1 s of CPU, the C++ kit's build 2-3 s.
+  std::chrono::seconds cpu{30};
+  // The private /tmp of the full sandbox (a tmpfs: memory, so it is bounded too).
+  std::uint64_t tmp_bytes = 256ULL << 20;
+};
+
+// Which limit a program ran into, when the kernel says so (a signal only a limit sends, or a CPU
+// time at the limit), or when its own output says it (the kernel refuses memory, processes and
+// files without stopping the program, so a program that stops there says why itself).
+enum class LimitHit { None, Cpu, FileSize, Memory, Processes, OpenFiles };
+[[nodiscard]] std::string_view to_string(LimitHit hit) noexcept;  // "cpu", "file_size", ...
+
+// "1G", "512M", "64K", "1000" (bytes); binary units. Errors name what was expected.
+[[nodiscard]] Result<std::uint64_t> parse_size(std::string_view text);
+// "2 GiB", "64 MiB", "100 bytes": how a report and an error say a size.
+[[nodiscard]] std::string size_text(std::uint64_t bytes);
+
+// From how a program ended: `status` as waitpid gives it, the CPU time it used, and the end of
+// its output.
+[[nodiscard]] LimitHit limit_hit(const Limits& limits, int status, std::chrono::microseconds cpu_used,
+                                 std::string_view output_tail);
+
+// "the CPU-time limit (30 s)": the limit named with its value, for a report's sentence.
+[[nodiscard]] std::string describe(const Limits& limits, LimitHit hit);
+
+}  // namespace cb::sandbox

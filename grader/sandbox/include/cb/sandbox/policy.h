@@ -1,0 +1,59 @@
+#pragma once
+// What the grader asks of the sandbox (a Policy), and what a program actually ran under (a
+// Containment), as plain values: the report carries the second.
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cb/result.h"
+#include "cb/sandbox/limits.h"
+
+namespace cb::sandbox {
+
+// --sandbox: auto (the full sandbox where the kernel allows it, else the fallback, saying why),
+// strict (the full sandbox or nothing), fallback (forced: what a container without namespaces
+// gives), none (no containment at all: for debugging a grader; the report says not to trust it).
+enum class Mode { Auto, Strict, Fallback, None };
+[[nodiscard]] Result<Mode> parse_mode(std::string_view text);
+[[nodiscard]] std::string_view to_string(Mode mode) noexcept;
+
+// What a program ran under.
+//   Namespaces: its own user (where the grader is not root), mount, PID, network, UTS and IPC
+//               namespaces; a private copy of its submission; loopback only.
+//   Fallback:   no namespaces (the kernel or a container refused them): a uid of its own when
+//               the grader is root, a session of its own, the limits, Landlock where the kernel
+//               has it, the same system-call filter.
+//   None:       as the grader itself.
+enum class Kind { Namespaces, Fallback, None };
+[[nodiscard]] std::string_view to_string(Kind kind) noexcept;  // "namespaces", "fallback", "none"
+
+struct Policy {
+  Mode mode = Mode::Auto;
+  Limits limits;
+  // A grader run as root gives each box a uid of its own from this range (isolate's choice of
+  // numbers), leased so that two graders on one machine never share one.
+  uid_t first_uid = 60000;
+  unsigned uid_count = 1000;
+};
+
+struct Containment {
+  Kind kind = Kind::None;
+  uid_t uid = 0;              // the program's uid as the machine sees it
+  uid_t uid_inside = 0;       // as the program sees it (differs in a user namespace)
+  bool own_uid = false;       // not the grader's uid
+  bool user_namespace = false;
+  bool own_network = false;   // a network namespace with loopback only
+  bool seccomp = false;
+  int landlock_abi = 0;       // Landlock's ABI version applied (fallback), 0 when none
+  std::string why;            // why not the full sandbox (fallback), or "asked for" (none)
+  Limits limits;
+  [[nodiscard]] bool trusted() const noexcept { return kind != Kind::None; }
+  // One line for a person: "namespaces (uid 60001, own network, ...)".
+  [[nodiscard]] std::string describe() const;
+};
+
+}  // namespace cb::sandbox

@@ -1,0 +1,329 @@
+#include "cb/sandbox/box.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "uid_lease.h"
+
+namespace cb::sandbox {
+namespace {
+
+std::string why(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+struct Fd {
+  int fd = -1;
+  explicit Fd(int f) : fd(f) {}
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+};
+
+// Copies the tree under `src` into `dst` (both open directories), never following a link: a
+// symbolic link is copied as a link (the program meets it inside its own view), a FIFO, socket
+// or device is skipped. Files keep their times (a build that compares them, as the C++ kit's
+// does, sees what the student left) and whether they are executable; the copy is the box's uid's
+// alone.
+class Copier {
+ public:
+  Copier(uid_t uid, gid_t gid, bool chown) : uid_(uid), gid_(gid), chown_(chown) {}
+
+  Result<void> tree(int src, int dst, const std::string& shown, int depth) {
+    if (depth > 64) return Error{shown + ": more than 64 directories deep; not copied"};
+    const int listing = ::dup(src);
+    if (listing < 0) return Error{why(shown)};
+    DIR* d = ::fdopendir(listing);
+    if (d == nullptr) {
+      ::close(listing);
+      return Error{why(shown)};
+    }
+    Result<void> out;
+    while (const dirent* e = ::readdir(d)) {
+      const std::string name = e->d_name;
+      if (name == "." || name == "..") continue;
+      if (++entries_ > kMaxCopyEntries) {
+        out = Error{"the submission holds more than " + std::to_string(kMaxCopyEntries) +
+                    " files; name the folder that holds only the submission (--submission DIR)"};
+        break;
+      }
+      out = entry(src, dst, name, shown + "/" + name, depth);
+      if (!out) break;
+    }
+    ::closedir(d);
+    return out;
+  }
+
+  [[nodiscard]] std::size_t skipped() const noexcept { return skipped_; }
+
+ private:
+  Result<void> entry(int src, int dst, const std::string& name, const std::string& shown, int depth) {
+    struct stat st {};
+    if (::fstatat(src, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return Error{why(shown)};
+    if (S_ISDIR(st.st_mode)) {
+      if (::mkdirat(dst, name.c_str(), 0700) != 0) return Error{why("copying " + shown)};
+      Fd from(::openat(src, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      Fd to(::openat(dst, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (from.fd < 0 || to.fd < 0) return Error{why("copying " + shown)};
+      if (auto t = tree(from.fd, to.fd, shown, depth + 1); !t) return t;
+      own(to.fd, st);
+      return {};
+    }
+    if (S_ISLNK(st.st_mode)) {
+      char target[PATH_MAX];
+      const ssize_t n = ::readlinkat(src, name.c_str(), target, sizeof target - 1);
+      if (n < 0) return Error{why(shown)};
+      target[n] = '\0';
+      if (::symlinkat(target, dst, name.c_str()) != 0) return Error{why("copying " + shown)};
+      if (chown_) ::fchownat(dst, name.c_str(), uid_, gid_, AT_SYMLINK_NOFOLLOW);
+      return {};
+    }
+    if (!S_ISREG(st.st_mode)) {
+      ++skipped_;
+      return {};
+    }
+    Fd from(::openat(src, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+    if (from.fd < 0) return Error{why("copying " + shown)};
+    struct stat now {};
+    if (::fstat(from.fd, &now) != 0 || !S_ISREG(now.st_mode)) return Error{shown + ": changed while it was copied"};
+    bytes_ += static_cast<std::uint64_t>(now.st_size);
+    if (bytes_ > kMaxCopyBytes)
+      return Error{"the submission is larger than " + std::to_string(kMaxCopyBytes >> 20) +
+                   " MiB; name the folder that holds only the submission (--submission DIR)"};
+    const mode_t mode = (now.st_mode & S_IXUSR) != 0 ? 0700 : 0600;
+    Fd to(::openat(dst, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+    if (to.fd < 0) return Error{why("copying " + shown)};
+    char buf[64 * 1024];
+    // A file that grows while it is copied is copied at the size it had when it was counted.
+    for (std::uint64_t left = static_cast<std::uint64_t>(now.st_size); left > 0;) {
+      const ssize_t n = ::read(from.fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return Error{why("copying " + shown)};
+      if (n == 0) break;
+      const auto take = static_cast<std::size_t>(std::min<std::uint64_t>(static_cast<std::uint64_t>(n), left));
+      for (std::size_t done = 0; done < take;) {
+        const ssize_t w = ::write(to.fd, buf + done, take - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return Error{why("copying " + shown)};
+        done += static_cast<std::size_t>(w);
+      }
+      left -= take;
+    }
+    own(to.fd, now);
+    return {};
+  }
+
+  void own(int fd, const struct stat& st) const {
+    if (chown_) ::fchown(fd, uid_, gid_);
+    const timespec times[2] = {st.st_atim, st.st_mtim};
+    ::futimens(fd, times);
+  }
+
+  uid_t uid_;
+  gid_t gid_;
+  bool chown_;
+  std::size_t entries_ = 0;
+  std::size_t skipped_ = 0;
+  std::uint64_t bytes_ = 0;
+};
+
+Result<void> make_owned_dir(const std::string& path, uid_t uid, gid_t gid, bool chown) {
+  if (::mkdir(path.c_str(), 0700) != 0) return Error{why(path)};
+  if (chown && ::chown(path.c_str(), uid, gid) != 0) return Error{why(path)};
+  return {};
+}
+
+// mkdir -p inside the copy, each directory the box's uid's.
+Result<void> make_owned_dirs(const std::string& root, const std::string& rel, uid_t uid, gid_t gid, bool chown) {
+  std::string at = root;
+  for (std::size_t i = 0; i < rel.size();) {
+    const auto slash = rel.find('/', i);
+    const std::string part = rel.substr(i, slash == std::string::npos ? std::string::npos : slash - i);
+    i = slash == std::string::npos ? rel.size() : slash + 1;
+    if (part.empty()) continue;
+    at += "/" + part;
+    struct stat st {};
+    if (::lstat(at.c_str(), &st) == 0) {
+      if (!S_ISDIR(st.st_mode)) return Error{at + ": is in the way of the output directory (not a directory)"};
+      continue;
+    }
+    if (auto made = make_owned_dir(at, uid, gid, chown); !made) return made;
+  }
+  return {};
+}
+
+// `path` with its links resolved as far as it exists: an output directory not made yet is
+// placed where its existing parent really is, so it can be told inside the submission or not.
+std::string resolved(const std::string& path) {
+  std::string head = absolute_path(path);
+  std::string tail;
+  for (;;) {
+    char buf[PATH_MAX];
+    if (::realpath(head.c_str(), buf) != nullptr) return std::string(buf) == "/" && !tail.empty() ? tail : buf + tail;
+    const auto slash = head.rfind('/');
+    if (slash == std::string::npos || head == "/") return absolute_path(path);
+    tail = head.substr(slash) + tail;
+    head = slash == 0 ? "/" : head.substr(0, slash);
+  }
+}
+
+Result<std::string> real_dir(const std::string& path, const char* what) {
+  char buf[PATH_MAX];
+  if (::realpath(path.c_str(), buf) == nullptr) return Error{path + ": " + what + ": " + std::strerror(errno)};
+  struct stat st {};
+  if (::stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) return Error{path + ": " + what + " is not a directory"};
+  return std::string(buf);
+}
+
+}  // namespace
+
+std::string absolute_path(const std::string& path) {
+  std::string full = path;
+  if (full.empty() || full[0] != '/') {
+    char cwd[PATH_MAX];
+    full = std::string(::getcwd(cwd, sizeof cwd) != nullptr ? cwd : "/") + "/" + path;
+  }
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i <= full.size();) {
+    const auto slash = std::min(full.find('/', i), full.size());
+    const std::string part = full.substr(i, slash - i);
+    i = slash + 1;
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+      continue;
+    }
+    parts.push_back(part);
+  }
+  std::string out;
+  for (const auto& p : parts) out += "/" + p;
+  return out.empty() ? "/" : out;
+}
+
+Result<std::unique_ptr<Box>> Box::make(const BoxOptions& o) {
+  std::unique_ptr<Box> box(new Box());
+  auto submission = real_dir(o.submission.empty() ? "." : o.submission, "the submission");
+  if (!submission) return submission.error();
+  box->submission_ = *submission;
+  if (!o.out_dir.empty()) {
+    box->out_dir_ = resolved(o.out_dir);
+    box->out_inside_ =
+        box->out_dir_ == box->submission_ || box->out_dir_.rfind(box->submission_ == "/" ? "/" : box->submission_ + "/", 0) == 0;
+    // One inside the submission is made in the copy; one outside must be there already.
+    if (!box->out_inside_)
+      if (auto out = real_dir(o.out_dir, "the output directory"); !out) return out.error();
+  }
+  box->uid_ = ::getuid();
+  box->gid_ = ::getgid();
+  if (!o.copy) {
+    box->copy_ = box->submission_;
+    box->out_host_ = box->out_dir_;
+    box->tmp_host_ = "/tmp";
+    if (!box->out_dir_.empty())
+      if (auto made = make_owned_dirs("", box->out_dir_, 0, 0, false); !made) return made.error();
+    return box;
+  }
+  if (o.own_uid) {
+    auto lease = UidLease::take(o.first_uid, o.uid_count);
+    if (!lease) return lease.error();
+    box->lease_ = std::move(lease).value();
+    box->uid_ = box->lease_->uid();
+    box->gid_ = static_cast<gid_t>(box->lease_->uid());
+  }
+  const bool chown = box->lease_ != nullptr;
+
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmpdir != nullptr && tmpdir[0] == '/' ? tmpdir : "/tmp") + "/cb-grade-box.XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr) return Error{why("making the box in " + pattern)};
+  box->base_ = pattern;
+  // Others may pass through to what is theirs (the fallback's uid reaches its copy by path),
+  // never list what is here.
+  if (::chmod(box->base_.c_str(), 0711) != 0) return Error{why(box->base_)};
+  box->copy_ = box->base_ + "/sub";
+  box->tmp_host_ = box->base_ + "/tmp";
+  if (auto made = make_owned_dir(box->copy_, box->uid_, box->gid_, chown); !made) return made.error();
+  if (auto made = make_owned_dir(box->tmp_host_, box->uid_, box->gid_, chown); !made) return made.error();
+  {
+    Fd src(::open(box->submission_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    Fd dst(::open(box->copy_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (src.fd < 0 || dst.fd < 0) return Error{why("copying " + box->submission_)};
+    Copier copier(box->uid_, box->gid_, chown);
+    if (auto copied = copier.tree(src.fd, dst.fd, box->submission_, 0); !copied) return copied.error();
+    box->skipped_ = copier.skipped();
+  }
+  if (box->out_dir_.empty()) return box;
+  if (box->out_inside_) {
+    const std::string rel = box->out_dir_.substr(box->submission_.size());
+    if (auto made = make_owned_dirs(box->copy_, rel, box->uid_, box->gid_, chown); !made) return made.error();
+    box->out_host_ = box->copy_ + rel;
+  } else {
+    box->out_host_ = box->base_ + "/out";
+    if (auto made = make_owned_dir(box->out_host_, box->uid_, box->gid_, chown); !made) return made.error();
+  }
+  return box;
+}
+
+Box::~Box() {
+  if (!base_.empty()) (void)remove_tree(base_);
+}
+
+namespace {
+
+Result<void> remove_under(int dir, const std::string& shown, int depth) {
+  if (depth > 256) return Error{shown + ": too deep to remove"};
+  const int listing = ::dup(dir);
+  DIR* d = listing >= 0 ? ::fdopendir(listing) : nullptr;
+  if (d == nullptr) {
+    if (listing >= 0) ::close(listing);
+    return Error{why(shown)};
+  }
+  std::vector<std::string> names;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  ::closedir(d);
+  Result<void> out;
+  for (const std::string& name : names) {
+    struct stat st {};
+    if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (S_ISDIR(st.st_mode)) {
+      // A program may have taken its own permissions away from a directory it made.
+      ::fchmodat(dir, name.c_str(), 0700, 0);
+      const int sub = ::openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (sub >= 0) {
+        if (auto r = remove_under(sub, shown + "/" + name, depth + 1); !r && out) out = r;
+        ::close(sub);
+      }
+      if (::unlinkat(dir, name.c_str(), AT_REMOVEDIR) != 0 && out) out = Error{why(shown + "/" + name)};
+    } else if (::unlinkat(dir, name.c_str(), 0) != 0 && out) {
+      out = Error{why(shown + "/" + name)};
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<void> remove_tree(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return errno == ENOENT ? Result<void>{} : Error{why(path)};
+  if (!S_ISDIR(st.st_mode)) return ::unlink(path.c_str()) == 0 ? Result<void>{} : Error{why(path)};
+  ::chmod(path.c_str(), 0700);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return Error{why(path)};
+  auto r = remove_under(fd, path, 0);
+  ::close(fd);
+  if (::rmdir(path.c_str()) != 0 && r) r = Error{why(path)};
+  return r;
+}
+
+}  // namespace cb::sandbox

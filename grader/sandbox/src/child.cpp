@@ -1,0 +1,106 @@
+#include "cb/sandbox/child.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+
+#include "children.h"
+
+namespace cb::sandbox {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::mutex g_mu;
+std::set<pid_t> g_running;
+
+// The processes whose parent is this one, read from /proc.
+std::vector<pid_t> children_of_self() {
+  std::vector<pid_t> out;
+  const pid_t self = ::getpid();
+  DIR* proc = ::opendir("/proc");
+  if (proc == nullptr) return out;
+  while (const dirent* d = ::readdir(proc)) {
+    const pid_t pid = static_cast<pid_t>(std::atoi(d->d_name));
+    if (pid <= 0) continue;
+    std::ifstream stat("/proc/" + std::string(d->d_name) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    // pid (comm) state ppid ...: comm may hold spaces and parentheses, so parse after the last ')'.
+    const auto close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    char state = 0;
+    int ppid = 0;
+    if (std::sscanf(line.c_str() + close + 1, " %c %d", &state, &ppid) == 2 && ppid == self) out.push_back(pid);
+  }
+  ::closedir(proc);
+  return out;
+}
+
+// Without a PID namespace: what the command left behind was reparented to us (we are a child
+// subreaper); kill it, and what it starts meanwhile, until nothing is left. Bounded: a process
+// that forks faster than it is killed is given up on after two seconds, and the caller says so.
+bool kill_orphans() {
+  const auto until = Clock::now() + std::chrono::seconds{2};
+  while (Clock::now() < until) {
+    std::vector<pid_t> orphans;
+    {
+      std::lock_guard lock(g_mu);
+      for (pid_t p : children_of_self())
+        if (g_running.count(p) == 0) orphans.push_back(p);
+    }
+    if (orphans.empty()) return true;
+    for (pid_t p : orphans) ::kill(p, SIGKILL);
+    for (pid_t p : orphans) ::waitpid(p, nullptr, 0);
+  }
+  return false;
+}
+
+}  // namespace
+
+namespace children {
+std::unique_lock<std::mutex> lock() { return std::unique_lock<std::mutex>(g_mu); }
+void add(pid_t pid) { g_running.insert(pid); }
+}  // namespace children
+
+int Child::exit_code() const noexcept { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
+
+std::chrono::microseconds Child::cpu_used() const noexcept {
+  const auto us = [](const timeval& t) { return std::chrono::seconds{t.tv_sec} + std::chrono::microseconds{t.tv_usec}; };
+  return us(usage.ru_utime) + us(usage.ru_stime);
+}
+
+bool reap_if_exited(Child& child) {
+  if (!child.reaped && ::wait4(child.pid, &child.status, WNOHANG, &child.usage) == child.pid) child.reaped = true;
+  return child.reaped;
+}
+
+bool end_child(Child& child) {
+  if (child.pid <= 0) return true;
+  if (!child.reaped) {
+    ::kill(-child.pid, SIGKILL);
+    ::kill(child.pid, SIGKILL);  // in a namespace, its process 1: the kernel ends all the rest
+    while (::wait4(child.pid, &child.status, 0, &child.usage) < 0 && errno == EINTR) {
+    }
+    child.reaped = true;
+  }
+  {
+    std::lock_guard lock(g_mu);
+    g_running.erase(child.pid);
+  }
+  // Whatever the command left running is not graded and not left behind: in a namespace the
+  // kernel has already ended it; otherwise its session's group, and every orphan reparented to us.
+  ::kill(-child.pid, SIGKILL);
+  const bool clean = child.contained() || kill_orphans();
+  child.pid = -1;
+  return clean;
+}
+
+}  // namespace cb::sandbox

@@ -1,5 +1,6 @@
 // cb-grade: the lab's grader. Checks a directory of output files step by step, against the
 // server's record of what really happened.
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -16,6 +17,7 @@
 #include "cb/grade/run_student.h"
 #include "cb/atomic_file.h"
 #include "cb/bounded_file.h"
+#include "sandbox_flags.h"
 
 namespace {
 
@@ -50,6 +52,7 @@ struct Options {
   std::uint64_t seed = 0;
   std::string trace_timeout = "5s";
   std::string warm_up = "20s";
+  std::string submission = ".";
 };
 
 // A rubric is a few lines; a saved record of a full server (10,000 entries of about 300
@@ -70,13 +73,22 @@ int emit(const Options& o, const std::string& text) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Not dumpable: no process of the same uid (a graded program in the fallback, where it may
+  // share the grader's) can read or write this one's memory through /proc or ptrace.
+  ::prctl(PR_SET_DUMPABLE, 0);
   Options o;
+  SandboxFlags sandbox_flags;
   CLI::App app{"cb-grade: grades the circuit-breaker lab, step by step, on the server's evidence", "cb-grade"};
   app.add_option("--dir", o.dir, "The lab's output directory")->capture_default_str();
   app.add_option("--step", o.steps, "Check what must hold right after step N (repeatable); default: all 8, finished")
       ->check(CLI::Range(1, 8));
   app.add_option("--server", o.server, "The flaky server whose record is the evidence (default: try http://127.0.0.1:8110)");
   app.add_option("--run", o.run, "Start a fresh server, run this command (CB_SERVER, CB_DIR set), then grade");
+  app.add_option("--submission", o.submission,
+                 "--run, --conformance: the folder the program is from; it works in a private copy of it, and sees "
+                 "nothing else of the file system but the system, read-only")
+      ->capture_default_str();
+  add_sandbox_flags(app, sandbox_flags);
   app.add_option("--timeout", o.timeout, "--run: time limit; on expiry the command is killed and graded as far as it got")
       ->capture_default_str();
   app.add_flag("--any-port", o.any_port, "--run: always use a free port (CB_SERVER says which)");
@@ -135,10 +147,20 @@ int main(int argc, char** argv) {
     grade_options.rubric = *rubric;
   }
 
-  const bool pid_namespace = [] {
-    const char* c = std::getenv("CB_GRADE_CONTAINMENT");
-    return c == nullptr || std::string(c) != "subreaper";
-  }();
+  auto policy = sandbox_policy(sandbox_flags);
+  if (!policy) return could_not_run(policy.error().message);
+  // Every program this grader starts runs in the sandbox, in a box of the submission's own.
+  cb::sandbox::Sandbox sandbox(*policy);
+  std::unique_ptr<cb::sandbox::Box> box;
+  if (o.batch.empty() && (!o.run.empty() || !o.conformance.empty())) {
+    if (!o.run.empty()) {
+      if (auto made = cb::make_directories(o.dir); !made) return could_not_run(made.error().message);
+      if (auto cleared = clear_lab_files(o.dir); !cleared) return could_not_run(cleared.error().message);
+    }
+    auto made = sandbox.box(o.submission, o.run.empty() ? std::string() : o.dir);
+    if (!made) return could_not_run(made.error().message);
+    box = std::move(made).value();
+  }
   std::optional<ConformancePart> conformance;
   if (!o.conformance.empty()) {
     ConformanceOptions co;
@@ -151,11 +173,13 @@ int main(int argc, char** argv) {
     po.command = o.conformance;
     po.trace_limit = std::chrono::duration_cast<std::chrono::milliseconds>(*trace_limit);
     po.warm_up = std::chrono::duration_cast<std::chrono::milliseconds>(*warm_up);
-    po.pid_namespace = pid_namespace;
+    po.sandbox = &sandbox;
+    po.box = box.get();
     conformance = check_conformance(co, conformance::process_program(po));
   }
   const auto finish = [&](Report& report) {
     if (conformance) add_conformance(report, std::move(*conformance));
+    if (box) report.sandbox = sandbox_info(sandbox.containment(*box));
   };
   if (conformance_only) {
     Report report;
@@ -174,6 +198,7 @@ int main(int argc, char** argv) {
     b.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*timeout);
     b.grade = grade_options;
     b.jobs = o.jobs;
+    b.sandbox = &sandbox;
     auto rows = grade_batch(b);
     if (!rows) return could_not_run(rows.error().message);
     const bool json = *format == Format::Json || (o.output.size() > 5 && o.output.substr(o.output.size() - 5) == ".json");
@@ -188,6 +213,7 @@ int main(int argc, char** argv) {
   std::string server_used;
   std::string run_output;
   std::optional<ProgramRun> program;
+  std::string graded_dir = o.dir;
   if (!o.record_file.empty() && (!o.run.empty() || !o.server.empty()))
     return could_not_run("--record grades on a saved record; it does not go with --run or --server");
   if (!o.record_file.empty()) {
@@ -200,7 +226,6 @@ int main(int argc, char** argv) {
   } else if (!o.run.empty()) {
     RunOptions run;
     run.command = o.run;
-    run.out_dir = o.dir;
     run.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*timeout);
     if (!o.server.empty()) {
       // --server with --run says where the fresh server listens: http://HOST:PORT.
@@ -212,14 +237,23 @@ int main(int argc, char** argv) {
       run.port = std::atoi(o.server.c_str() + colon + 1);
     }
     if (o.any_port) run.port = 0;
-    run.pid_namespace = pid_namespace;
-    auto ran = run_student(run);
+    auto ran = run_student(run, sandbox, *box);
     if (!ran) return could_not_run(ran.error().message);
     if (ran->survivors)
       return could_not_run("a process the command started could not be stopped (it forks faster than it dies); not graded");
+    // The files are graded where the program wrote them, in its box, and copied to --dir for
+    // the student to read.
+    graded_dir = box->out_host();
+    if (graded_dir != o.dir)
+      if (auto copied = copy_lab_files(graded_dir, o.dir); !copied) return could_not_run(copied.error().message);
     server_used = ran->server_url;
     run_output = ran->output_tail;
-    program = ProgramRun{ran->seconds, ran->exit_code, ran->timed_out, std::chrono::duration<double>(*timeout).count()};
+    program = ProgramRun{ran->seconds,
+                         ran->exit_code,
+                         ran->timed_out,
+                         std::chrono::duration<double>(*timeout).count(),
+                         ran->limit_hit == cb::sandbox::LimitHit::None ? "" : std::string(cb::sandbox::to_string(ran->limit_hit)),
+                         cb::sandbox::describe(ran->containment.limits, ran->limit_hit)};
     if (!ran->record) return could_not_run("reading the fresh server's record: " + ran->record.error().message);
     record = std::move(ran->record).value();
     grade_options.expected_epoch = 1;  // a fresh server, and nobody but the grader may reset it
@@ -244,7 +278,7 @@ int main(int argc, char** argv) {
     if (!record) return could_not_run("--save-record: there is no server record to save (" + no_record + ")");
     if (auto w = cb::write_file_atomically(o.save_record, to_json(*record)); !w) return could_not_run(w.error().message);
   }
-  auto dir = SubmissionDir::open(o.dir);
+  auto dir = SubmissionDir::open(graded_dir, o.dir);
   if (!dir) {
     // `--step 1` (the server runs) is a question a student asks before writing any file.
     bool reads_files = grade_options.steps.empty();

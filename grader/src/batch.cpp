@@ -38,20 +38,32 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
   std::string no_record = "graded from the files alone (no --run)";
   std::string server;
   std::string output;
+  std::unique_ptr<sandbox::Box> box;
+  std::optional<ProgramRun> program;
+  std::optional<SandboxInfo> sandbox_used;
   if (o.run_command) {
+    auto made = o.sandbox->box(sub, files);
+    if (!made) {
+      row.error = made.error().message;
+      return row;
+    }
+    box = std::move(made).value();
     RunOptions run;
     run.command = *o.run_command;
-    run.cwd = sub;
-    run.out_dir = files;
-    run.port = 0;  // a server per submission, side by side
+    run.port = 0;  // outside the full sandbox: a server per submission, side by side
     run.timeout = o.timeout;
-    auto ran = run_student(run);
+    auto ran = run_student(run, *o.sandbox, *box);
     if (!ran) {
       row.error = ran.error().message;
       return row;
     }
     server = ran->server_url;
     output = ran->output_tail;
+    program = ProgramRun{ran->seconds, ran->exit_code, ran->timed_out,
+                         std::chrono::duration<double>(o.timeout).count(),
+                         ran->limit_hit == sandbox::LimitHit::None ? "" : std::string(sandbox::to_string(ran->limit_hit)),
+                         sandbox::describe(ran->containment.limits, ran->limit_hit)};
+    sandbox_used = sandbox_info(ran->containment);
     if (ran->record) {
       record = std::move(ran->record).value();
     } else {
@@ -64,13 +76,16 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
     options.expected_epoch = 1;
     if (!record) options.evidence_failure = "the fresh server's record could not be read: " + no_record;
   }
-  auto dir = SubmissionDir::open(files);
+  // A run is graded on what it wrote in its box; the submission's own folder is left as it was.
+  auto dir = box ? SubmissionDir::open(box->out_host(), files) : SubmissionDir::open(files);
   if (!dir) {
     row.error = dir.error().message;
     return row;
   }
   Report report = grade(*dir, record, no_record, options);
   report.run_output = output;
+  report.program = program;
+  report.sandbox = sandbox_used;
   row.report = std::move(report);
   return row;
 }

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cb/grade/conformance_traces.h"
-#include "child_process.h"
+#include "output_tail.h"
 
 namespace cb::grade::conformance {
 namespace {
@@ -91,11 +91,12 @@ class Session {
     }
     io_ = sv[0];
     err_ = err[0];
-    ChildPlan plan(o_.command, {}, o_.cwd);
-    plan.in_fd = sv[1];
-    plan.out_fd = sv[1];
-    plan.err_fd = err[1];
-    auto child = start_child(plan, o_.pid_namespace);
+    sandbox::Program program;
+    program.command = o_.command;
+    program.in_fd = sv[1];
+    program.out_fd = sv[1];
+    program.err_fd = err[1];
+    auto child = o_.sandbox->start(*o_.box, program);
     ::close(sv[1]);
     ::close(err[1]);
     if (!child) return fail(child.error().message);
@@ -132,7 +133,7 @@ class Session {
   // meanwhile is read, so it cannot block on a full socket instead of exiting.
   void finish() {
     ::shutdown(io_, SHUT_WR);
-    while (!reap_if_exited(child_) && pump() != Pumped::Limit) {
+    while (!sandbox::reap_if_exited(child_) && pump() != Pumped::Limit) {
     }
     while (pump(/*wait=*/false) == Pumped::Read) {
     }
@@ -142,7 +143,7 @@ class Session {
   }
 
   void end() {
-    if (!end_child(child_) && out_.problem.empty()) fail("left a process behind that could not be stopped");
+    if (!sandbox::end_child(child_) && out_.problem.empty()) fail("left a process behind that could not be stopped");
     out_.stderr_tail = tail_.take();
   }
 
@@ -161,12 +162,12 @@ class Session {
   // ", exited with 1", once the program is known to have exited; a little grace for it to do so.
   std::string ended() {
     wait_exit(std::chrono::milliseconds{200});
-    return reap_if_exited(child_) ? " (it exited with " + std::to_string(child_.exit_code()) + ")" : "";
+    return sandbox::reap_if_exited(child_) ? " (it exited with " + std::to_string(child_.exit_code()) + ")" : "";
   }
 
   void wait_exit(std::chrono::milliseconds grace) {
     const auto stop = std::min(until_, Clock::now() + grace);
-    while (!reap_if_exited(child_) && Clock::now() < stop) {
+    while (!sandbox::reap_if_exited(child_) && Clock::now() < stop) {
       pollfd p{pidfd_, POLLIN, 0};
       ::poll(&p, 1, pidfd_ >= 0 ? 10 : 1);
     }
@@ -184,7 +185,7 @@ class Session {
     pollfd p[3] = {{io_open_ ? io_ : -1, POLLIN, 0}, {err_, POLLIN, 0}, {wait ? pidfd_ : -1, POLLIN, 0}};
     const int ready = ::poll(p, 3, timeout);
     if (ready < 0) return errno == EINTR ? Pumped::Read : Pumped::Limit;
-    if (ready == 0) return !wait ? Pumped::Nothing : reap_if_exited(child_) ? Pumped::Exited : Pumped::Read;
+    if (ready == 0) return !wait ? Pumped::Nothing : sandbox::reap_if_exited(child_) ? Pumped::Exited : Pumped::Read;
     char buf[4096];
     if ((p[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
       const ssize_t n = ::read(io_, buf, sizeof buf);
@@ -207,7 +208,7 @@ class Session {
   Replies& out_;
   std::chrono::milliseconds limit_;
   Clock::time_point until_;
-  Child child_;
+  sandbox::Child child_;
   int io_ = -1;
   int err_ = -1;
   int pidfd_ = -1;

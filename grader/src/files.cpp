@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "cb/bounded_file.h"
@@ -28,10 +29,12 @@ int open_beneath(int dir, const std::string& name) {
 
 }  // namespace
 
-Result<SubmissionDir> SubmissionDir::open(const std::string& path) {
+Result<SubmissionDir> SubmissionDir::open(const std::string& path) { return open(path, path); }
+
+Result<SubmissionDir> SubmissionDir::open(const std::string& path, std::string shown) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Error{path + ": cannot open the directory: " + std::strerror(errno)};
-  return SubmissionDir(fd, path);
+  if (fd < 0) return Error{shown + ": cannot open the directory: " + std::strerror(errno)};
+  return SubmissionDir(fd, std::move(shown));
 }
 
 SubmissionDir::SubmissionDir(SubmissionDir&& other) noexcept : fd_(other.fd_), path_(std::move(other.path_)) {
@@ -169,6 +172,44 @@ std::string valid_utf8(std::string_view text) {
     out.append(text.substr(0, bad));
     out += '?';
     text.remove_prefix(bad + 1);
+  }
+  return out;
+}
+
+std::string printable(std::string_view raw) {
+  const std::string text = valid_utf8(raw);
+  std::string out;
+  out.reserve(text.size());
+  char buf[16];
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\n' || c == '\t') {
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c == 0x7f) {
+      if (c == '\r') out += "\\r";
+      else {
+        std::snprintf(buf, sizeof buf, "\\x%02x", c);
+        out += buf;
+      }
+    } else if (c == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(text[i + 1]));
+      out += buf;
+      ++i;
+    } else if (c == 0xe2 && i + 2 < text.size()) {
+      // U+202A-U+202E are E2 80 AA-AE; U+2066-U+2069 are E2 81 A6-A9.
+      const auto b1 = static_cast<unsigned char>(text[i + 1]);
+      const auto b2 = static_cast<unsigned char>(text[i + 2]);
+      const unsigned cp = 0x2000U + ((b1 & 0x3fU) << 6U) + (b2 & 0x3fU);
+      if ((cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069)) {
+        std::snprintf(buf, sizeof buf, "\\u%04x", cp);
+        out += buf;
+        i += 2;
+      } else {
+        out += static_cast<char>(c);
+      }
+    } else {
+      out += static_cast<char>(c);
+    }
   }
   return out;
 }

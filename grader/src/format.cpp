@@ -67,11 +67,22 @@ nlohmann::json to_json(const Report& r) {
   if (!r.evidence_note.empty()) out["evidence_note"] = r.evidence_note;
   if (!r.run_output.empty()) out["run_output"] = r.run_output;
   if (r.conformance) out["conformance"] = conformance_json(*r.conformance);
-  if (r.program)
+  if (r.program) {
     out["program"] = {{"seconds", r.program->seconds},
                       {"exit_code", r.program->exit_code},
                       {"timed_out", r.program->timed_out},
-                      {"limit_seconds", r.program->limit_seconds}};
+                      {"limit_seconds", r.program->limit_seconds},
+                      {"limit_hit", r.program->limit_hit.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.program->limit_hit)}};
+  }
+  if (r.sandbox) {
+    nlohmann::json sandbox = r.sandbox->details;
+    sandbox["containment"] = r.sandbox->containment;
+    sandbox["trusted"] = r.sandbox->trusted;
+    sandbox["description"] = r.sandbox->description;
+    // Where the program is described: with the lab run, or with the conformance part alone.
+    if (out.contains("program")) out["program"]["sandbox"] = sandbox;
+    if (out.contains("conformance")) out["conformance"]["sandbox"] = sandbox;
+  }
   return out;
 }
 
@@ -111,6 +122,7 @@ std::string render_gradescope(const Report& r) {
   if (r.status == Status::Error)
     summary += "\nThis submission was NOT graded: the evidence failed, which is not the submission's fault. Ask for a regrade.";
   if (r.program) summary += "\n" + program_line(*r.program);
+  if (r.sandbox) summary += "\n" + sandbox_line(*r.sandbox);
   if (!r.run_output.empty()) summary += "\n\nYour program's output (the end of it):\n" + r.run_output;
   nlohmann::json out{{"score", r.score},           {"max_score", r.max_score}, {"execution_time", r.seconds},
                      {"output", summary},          {"stdout_visibility", "visible"}, {"tests", std::move(tests)}};
@@ -121,8 +133,16 @@ std::string xml_escape(std::string_view raw) {
   const std::string text = valid_utf8(raw);
   std::string out;
   out.reserve(text.size());
-  for (const char ch : text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
     const auto c = static_cast<unsigned char>(ch);
+    // Nor the noncharacters U+FFFE and U+FFFF (EF BF BE, EF BF BF), which are valid UTF-8.
+    if (c == 0xef && i + 2 < text.size() && static_cast<unsigned char>(text[i + 1]) == 0xbf &&
+        (static_cast<unsigned char>(text[i + 2]) & 0xfeU) == 0xbe) {
+      out += '?';
+      i += 2;
+      continue;
+    }
     switch (ch) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
@@ -201,6 +221,10 @@ std::string render_junit(const Report& r) {
               "\"/>\n      <property name=\"program_timed_out\" value=\"" + (r.program->timed_out ? "true" : "false") +
               "\"/>\n";
   }
+  if (r.sandbox)
+    program += "      <property name=\"sandbox\" value=\"" + xml_escape(r.sandbox->containment) +
+               "\"/>\n      <property name=\"sandbox_trusted\" value=\"" + (r.sandbox->trusted ? "true" : "false") +
+               "\"/>\n      <property name=\"sandbox_description\" value=\"" + xml_escape(r.sandbox->description) + "\"/>\n";
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"cb-grade\" " + counts +
          ">\n  <testsuite name=\"cb-lab\" " + counts + ">\n    <properties>\n      <property name=\"score\" value=\"" +
          points(r.score) + "\"/>\n      <property name=\"max_score\" value=\"" + points(r.max_score) +

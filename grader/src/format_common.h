@@ -29,7 +29,15 @@ inline std::string program_line(const ProgramRun& p) {
                   p.seconds, p.limit_seconds);
   else
     std::snprintf(buf, sizeof buf, "Your program ran for %.2f s and exited with %d.", p.seconds, p.exit_code);
-  return buf;
+  std::string line = buf;
+  if (!p.limit_text.empty())
+    line += " It ran into " + p.limit_text + " and is graded as far as it got.";
+  return line;
+}
+
+// "Sandbox: namespaces (uid 60001, its own; ...)": what the programs ran under.
+inline std::string sandbox_line(const SandboxInfo& s) {
+  return std::string(s.trusted ? "Sandbox: " : "NOT TO BE TRUSTED: no sandbox: ") + s.description;
 }
 
 // A word the shell reads back as exactly `s`: 'it'\''s'.

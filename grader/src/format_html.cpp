@@ -491,6 +491,7 @@ std::string render_html(const Report& r) {
                           : "Evidence: " + esc(r.server) + ", record epoch " + std::to_string(r.evidence.epoch) + ", " +
                                 std::to_string(r.evidence.requests) + " request(s).";
   if (r.program) out += " " + esc(program_line(*r.program));
+  if (r.sandbox) out += " " + esc(sandbox_line(*r.sandbox));
   out += "</p>";
   for (const std::string& n : r.notes) out += "<p class=\"verdict-error\">" + esc(n) + "</p>";
   if (!r.steps.empty()) {

@@ -31,17 +31,20 @@ std::string render_text(const Report& r, bool colour) { return valid_utf8(render
 
 std::string render_text_raw(const Report& r, bool colour) {
   const Paint paint{colour};
-  std::string out = "cb-grade " + r.dir;
+  // Whatever came from the submission (its files, its output, its paths) is shown through
+  // printable(): a program's bytes must not steer the terminal that reads the report. The colour
+  // codes below are the report's own.
+  std::string out = "cb-grade " + printable(r.dir);
   if (r.steps.empty() && r.conformance) {
-    out = "cb-grade --conformance " + shell_quoted(r.conformance->command) + "\n";
+    out = "cb-grade --conformance " + printable(shell_quoted(r.conformance->command)) + "\n";
   } else if (r.server.empty()) {
-    out += "  (files only: " + r.evidence_note + ")\n";
+    out += "  (files only: " + printable(r.evidence_note) + ")\n";
   } else {
-    out += "  (evidence: " + r.server + ", record epoch " + std::to_string(r.evidence.epoch) + ", " +
+    out += "  (evidence: " + printable(r.server) + ", record epoch " + std::to_string(r.evidence.epoch) + ", " +
            std::to_string(r.evidence.requests) + " request(s), " + std::to_string(r.evidence.runs) +
            (r.evidence.runs == 1 ? " lab run)\n" : " lab runs)\n");
   }
-  for (const std::string& note : r.notes) out += paint("1;35", "! " + note) + "\n";
+  for (const std::string& note : r.notes) out += paint("1;35", "! " + printable(note)) + "\n";
   int failed = 0;
   int skipped = 0;
   for (const StepReport& s : r.steps) {
@@ -55,11 +58,11 @@ std::string render_text_raw(const Report& r, bool colour) {
     out += "\nStep " + std::to_string(s.step) + "  " + s.title + "  " + paint(code, verdict) + "  " + points(s.score) +
            "/" + points(s.max_score) + "\n";
     for (const Check& c : s.checks) {
-      out += "    " + label(c.status, paint) + "  " + c.name + "  [" + c.id + "]\n";
+      out += "    " + label(c.status, paint) + "  " + printable(c.name) + "  [" + c.id + "]\n";
       if (c.status == Status::Pass) continue;
-      if (!c.message.empty()) out += "          " + c.message + "\n";
+      if (!c.message.empty()) out += "          " + printable(c.message) + "\n";
       if (c.status == Status::Fail && !c.expected.is_null())
-        out += "          expected " + shown(c.expected) + ", got " + shown(c.actual) + "\n";
+        out += "          expected " + printable(shown(c.expected)) + ", got " + printable(shown(c.actual)) + "\n";
     }
   }
   if (r.conformance) {
@@ -69,7 +72,7 @@ std::string render_text_raw(const Report& r, bool colour) {
     const char* code = c.status == Status::Pass ? "1;32" : c.status == Status::Fail ? "1;31" : "1;35";
     out += "\nConformance  your breaker, call by call, on generated traces  " + paint(code, verdict) + "  " +
            points(c.score) + "/" + points(c.max_score) + "\n";
-    std::string lines = conformance_lines(c);
+    std::string lines = printable(conformance_lines(c));
     for (std::size_t at = 0; at < lines.size();) {
       const auto nl = lines.find('\n', at);
       out += "    " + lines.substr(at, nl - at) + "\n";
@@ -91,7 +94,8 @@ std::string render_text_raw(const Report& r, bool colour) {
   }
   out += ".\n";
   if (r.program) out += program_line(*r.program) + "\n";
-  if (!r.run_output.empty()) out += "\nYour program's output (the end of it):\n" + r.run_output + "\n";
+  if (r.sandbox) out += (r.sandbox->trusted ? sandbox_line(*r.sandbox) : paint("1;35", sandbox_line(*r.sandbox))) + "\n";
+  if (!r.run_output.empty()) out += "\nYour program's output (the end of it):\n" + printable(r.run_output) + "\n";
   return out;
 }
 

@@ -10,11 +10,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 
 #include "cb/atomic_file.h"
 #include "cb/flaky/server.h"
-#include "child_process.h"
+#include "cb/grade/files.h"
+#include "cb/grade/lab_spec.h"
+#include "output_tail.h"
 
 namespace cb::grade {
 namespace {
@@ -39,11 +40,46 @@ std::string admin_token() {
   return hex;
 }
 
+// The record read from the server itself, not over the network: in the full sandbox the
+// server's socket is in the program's network, which the grader is not in.
+Result<Record> record_of(flaky::FlakyServer& server, std::size_t capacity) {
+  return parse_record(flaky::to_json(server.record().read(0, capacity)));
+}
+
+std::string url_of(const std::string& host, int port) {
+  const bool v6 = host.find(':') != std::string::npos;
+  return "http://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
 }  // namespace
 
+SandboxInfo sandbox_info(const sandbox::Containment& c) {
+  SandboxInfo info;
+  info.containment = std::string(sandbox::to_string(c.kind));
+  info.trusted = c.trusted();
+  info.description = c.describe();
+  const sandbox::Limits& l = c.limits;
+  info.details = {{"uid", c.uid},
+                  {"uid_inside", c.uid_inside},
+                  {"own_uid", c.own_uid},
+                  {"user_namespace", c.user_namespace},
+                  {"own_network", c.own_network},
+                  {"seccomp", c.seccomp},
+                  {"landlock_abi", c.landlock_abi},
+                  {"why", c.why.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.why)},
+                  {"limits",
+                   {{"memory_bytes", l.memory_bytes},
+                    {"processes", l.processes},
+                    {"open_files", l.open_files},
+                    {"file_bytes", l.file_bytes},
+                    {"cpu_seconds", l.cpu.count()},
+                    {"tmp_bytes", l.tmp_bytes}}}};
+  return info;
+}
+
 Result<void> clear_lab_files(const std::string& dir) {
-  for (const char* name : {"state.json", "fastfail.txt", "ignore4xx.json", "transitions.log"}) {
-    const std::string path = dir + "/" + name;
+  for (std::string_view file : lab::kFiles) {
+    const std::string path = dir + "/" + std::string(file);
     // unlink removes a symbolic link itself, never what it points to.
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
       if (errno == EISDIR || errno == EPERM) continue;  // a directory of that name is graded as such
@@ -53,38 +89,68 @@ Result<void> clear_lab_files(const std::string& dir) {
   return {};
 }
 
-Result<RunOutcome> run_student(const RunOptions& o) {
-  if (auto made = make_directories(o.out_dir); !made) return made.error();
-  if (auto cleared = clear_lab_files(o.out_dir); !cleared) return cleared.error();
+Result<void> copy_lab_files(const std::string& from, const std::string& to) {
+  auto dir = SubmissionDir::open(from);
+  if (!dir) return dir.error();
+  for (std::string_view file : lab::kFiles) {
+    const std::string name(file);
+    const FileRead read = dir->read(name);
+    if (read.status != FileRead::Status::Ok) continue;
+    if (auto w = write_file_atomically(to + "/" + name, read.bytes); !w) return w.error();
+  }
+  return {};
+}
+
+Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, const sandbox::Box& box) {
+  if (auto cleared = clear_lab_files(box.out_host()); !cleared) return cleared.error();
+  RunOutcome out;
+  out.containment = sandbox.containment(box);
 
   flaky::ServerOptions server_options;
   server_options.host = o.host;
   server_options.port = o.port;
   server_options.threads = o.server_threads;
   server_options.admin_token = admin_token();
-  auto server = flaky::FlakyServer::start(server_options);
-  if (!server && o.port != 0) {  // the lab's port is taken: a free one, announced in CB_SERVER
-    server_options.port = 0;
-    server = flaky::FlakyServer::start(server_options);
-  }
-  if (!server) return Error{"cannot start the flaky server: " + server.error().message};
+  std::unique_ptr<flaky::FlakyServer> server;
 
-  RunOutcome out;
-  out.server_url = (*server)->url();
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return Error{std::string("pipe: ") + std::strerror(errno)};
-
-  // The write end without O_CLOEXEC is made by dup2 in the child; the original stays close-on-exec.
-  // CB_DIR absolute: the command runs in `cwd`, where a relative path (--batch with a relative
-  // ROOT gives one) would name another directory than the one graded.
-  std::error_code ec;
-  const auto out_dir = std::filesystem::absolute(o.out_dir, ec);
-  ChildPlan plan(o.command, {"CB_SERVER=" + out.server_url, "CB_DIR=" + (ec ? o.out_dir : out_dir.string())}, o.cwd);
-  plan.out_fd = pipe_fds[1];
-  plan.err_fd = pipe_fds[1];
+  sandbox::Program program;
+  program.command = o.command;
+  program.out_fd = pipe_fds[1];
+  program.err_fd = pipe_fds[1];
+  if (out.containment.kind == sandbox::Kind::Namespaces) {
+    // Its own network: the handout's address is always free there, so "any free port" is that one.
+    const int port = o.port == 0 ? 8110 : o.port;
+    out.server_url = url_of(o.host, port);
+    program.listen = sandbox::Program::Listen{o.host, port, [&](int fd) -> Result<void> {
+                                                 auto options = server_options;
+                                                 options.listen_fd = fd;
+                                                 auto started = flaky::FlakyServer::start(options);
+                                                 if (!started)
+                                                   return Error{"cannot start the flaky server: " + started.error().message};
+                                                 server = std::move(started).value();
+                                                 return {};
+                                               }};
+  } else {
+    auto started = flaky::FlakyServer::start(server_options);
+    if (!started && o.port != 0) {  // the lab's port is taken: a free one, announced in CB_SERVER
+      server_options.port = 0;
+      started = flaky::FlakyServer::start(server_options);
+    }
+    if (!started) {
+      ::close(pipe_fds[0]);
+      ::close(pipe_fds[1]);
+      return Error{"cannot start the flaky server: " + started.error().message};
+    }
+    server = std::move(started).value();
+    out.server_url = server->url();
+    program.connect_port = server->port();
+  }
+  program.env = {"CB_SERVER=" + out.server_url, "CB_DIR=" + sandbox.visible_out(box)};
 
   const auto started = Clock::now();
-  auto child = start_child(plan, o.pid_namespace);
+  auto child = sandbox.start(box, program);
   ::close(pipe_fds[1]);
   if (!child) {
     ::close(pipe_fds[0]);
@@ -113,10 +179,10 @@ Result<RunOutcome> run_student(const RunOptions& o) {
       if (n > 0) tail.add(buf, static_cast<std::size_t>(n));
       if (n == 0) open_pipe = false;
     }
-    if (reap_if_exited(*child)) break;
+    if (sandbox::reap_if_exited(*child)) break;
   }
-  out.contained = child->contained;
-  out.survivors = !end_child(*child);
+  const int status = child->status;
+  out.survivors = !sandbox::end_child(*child);
   // What is still in the pipe (written just before the exit) belongs to the output too; a poll
   // before each read, so a pipe some straggler still holds open cannot block it.
   for (pollfd p{pipe_fds[0], POLLIN, 0}; open_pipe && ::poll(&p, 1, 0) > 0;) {
@@ -129,8 +195,10 @@ Result<RunOutcome> run_student(const RunOptions& o) {
   out.exit_code = child->exit_code();
   out.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   out.output_tail = tail.take();
-  out.record = fetch_record(out.server_url, std::chrono::seconds{5}, server_options.admin_token);
-  (*server)->stop();
+  if (!out.timed_out && out.containment.kind != sandbox::Kind::None)
+    out.limit_hit = sandbox::limit_hit(sandbox.policy().limits, status, child->cpu_used(), out.output_tail);
+  out.record = record_of(*server, server_options.record_capacity);
+  server->stop();
   return out;
 }
 

@@ -21,12 +21,27 @@ using json = nlohmann::json;
 const std::string kGrade = CB_GRADE_BIN;
 const std::string kLab = CB_LAB_BIN;
 const std::string kBent = CB_BENT_BIN;
+// The programs graded here, as a student's submission holds them: the grader runs each in a
+// copy of this folder (its box) and shows it nothing else, so they are copied in once.
+const std::string& programs() {
+  static TempDir dir;
+  static const bool copied = [] {
+    for (const std::string& from : {kBent, kLab, std::string(CB_FIXTURES) + "/students/good_breaker.py"})
+      std::filesystem::copy_file(from, dir / std::filesystem::path(from).filename().string());
+    return true;
+  }();
+  (void)copied;
+  return dir.path();
+}
+const std::string kBentHere = "./cb_bent_breaker";
+const std::string kLabHere = "./cb-lab";
+
 // Traces per run: 200 (the default) in a normal build. A sanitizer build starts every program
 // many times slower, and is there to check memory and races, not to cover traces: 20.
 const std::string kTraces = std::to_string(CB_CONFORMANCE_TRACES);
 
 json conformance(const std::string& command, const std::vector<std::string>& more, int want_exit) {
-  std::vector<std::string> argv{kGrade, "--conformance", command, "--format", "json"};
+  std::vector<std::string> argv{kGrade, "--conformance", command, "--submission", programs(), "--format", "json"};
   argv.insert(argv.end(), more.begin(), more.end());
   if (std::find(more.begin(), more.end(), "--traces") == more.end()) argv.insert(argv.end(), {"--traces", kTraces});
   const Ran r = run(argv);
@@ -49,7 +64,7 @@ bool running(const std::string& needle) {
 TEST_CASE("conformance: a right breaker passes every trace of 20 seeds") {
   for (int seed = 1; seed <= 20; ++seed) {
     CAPTURE(seed);
-    const json report = conformance(kBent + " --mistake none", {"--seed", std::to_string(seed)}, 0);
+    const json report = conformance(kBentHere + " --mistake none", {"--seed", std::to_string(seed)}, 0);
     const json& c = report["conformance"];
     CHECK(c["status"] == "pass");
     CHECK(c["agreed"] == CB_CONFORMANCE_TRACES);
@@ -59,7 +74,7 @@ TEST_CASE("conformance: a right breaker passes every trace of 20 seeds") {
 }
 
 TEST_CASE("conformance: the project's engine (cb-lab conform) agrees with the grader's model") {
-  const json report = conformance(kLab + " conform", {"--seed", "2026"}, 0);
+  const json report = conformance(kLabHere + " conform", {"--seed", "2026"}, 0);
   CHECK(report["conformance"]["agreed"] == CB_CONFORMANCE_TRACES);
 }
 
@@ -80,7 +95,7 @@ TEST_CASE("conformance: each mistake is caught with a minimal counterexample nam
   };
   for (const Mistake& m : mistakes) {
     SUBCASE(m.flag) {
-      const json report = conformance(kBent + " --mistake " + m.flag, {"--seed", "1"}, 1);
+      const json report = conformance(kBentHere + " --mistake " + m.flag, {"--seed", "1"}, 1);
       const json& c = report["conformance"];
       INFO(c.dump(1));
       CHECK(c["status"] == "fail");
@@ -117,12 +132,12 @@ TEST_CASE("conformance: what a broken program did is said, never a grader crash"
   SUBCASE("the first traces get a warm-up allowance: a program that builds itself first is not failed for it") {
     // Four seconds of "building" before it answers, against a 3 s limit per trace: the traces
     // that start before the first has finished get the warm-up on top; later ones do not need it.
-    TempDir dir;
-    const std::string built = dir / "built";
-    const std::string command = "[ -e '" + built + "' ] || { sleep 4; touch '" + built + "'; }; exec " + kBent;
+    // What it builds stays in its box for the later traces of the same grading, as a C++ kit's
+    // build does; each grading starts from the submission as it was.
+    const std::string command = "[ -e built ] || { sleep 4; touch built; }; exec " + kBentHere;
     const json ok = conformance(command, {"--seed", "1", "--traces", "4", "--trace-timeout", "3s", "--warm-up", "20s"}, 0);
     CHECK(ok["conformance"]["agreed"] == 4);
-    std::filesystem::remove(built);
+    CHECK_FALSE(std::filesystem::exists(programs() + "/built"));
     const json cold = conformance(command, {"--seed", "1", "--traces", "4", "--trace-timeout", "3s", "--warm-up", "0s"}, 1);
     CHECK(cold["conformance"]["rule"] == "no_answer");
   }
@@ -131,21 +146,20 @@ TEST_CASE("conformance: what a broken program did is said, never a grader crash"
     CHECK(c["message"].get<std::string>().find("answered 'OK', which is not") != std::string::npos);
   }
   SUBCASE("a program that answers right but does not exit 0 at the end of its input") {
-    const json c = conformance(kLab + " conform; exit 4", {"--seed", "1"}, 1)["conformance"];
+    const json c = conformance(kLabHere + " conform; exit 4", {"--seed", "1"}, 1)["conformance"];
     CHECK(c["rule"] == "protocol");
     CHECK(c["message"] == "answered every call as the rules do, but then exited with 4 at the end of its input");
   }
   // A background child with a sleep no other process has: the moment cb-grade returns, it must
   // be gone (a check that does not depend on how long the trace took).
   SUBCASE("what it leaves running is not left behind") {
-    const json c = conformance("sleep 61.2345 & exec " + kLab + " conform", {"--seed", "1", "--traces", "1"}, 0)["conformance"];
+    const json c = conformance("sleep 61.2345 & exec " + kLabHere + " conform", {"--seed", "1", "--traces", "1"}, 0)["conformance"];
     CHECK(c["status"] == "pass");
     CHECK_FALSE(running("sleep 61.2345"));
   }
-  SUBCASE("without a PID namespace too, and a child holding its output open does not stall the trace") {
-    const Ran r = run({kGrade, "--conformance", "sleep 61.5432 & exec " + kLab + " conform", "--seed", "1", "--traces", "3",
-                       "--trace-timeout", "20s", "--format", "json"},
-                      "", {"CB_GRADE_CONTAINMENT=subreaper"});
+  SUBCASE("in the fallback too (no PID namespace), and a child holding its output open does not stall the trace") {
+    const Ran r = run({kGrade, "--conformance", "sleep 61.5432 & exec " + kLabHere + " conform", "--submission", programs(),
+                       "--sandbox", "fallback", "--seed", "1", "--traces", "3", "--trace-timeout", "20s", "--format", "json"});
     INFO(r.out, r.err);
     // Passed: each trace ended at the program's exit, though the sleep held its output open
     // (waiting for that would have hit the 20 s limit: "did not exit").
@@ -164,9 +178,9 @@ TEST_CASE("conformance: its part in every format, and its points in the rubric")
   TempDir dir;
   const std::string rubric = dir / "rubric.json";
   REQUIRE(run({"/bin/sh", "-c", "echo '{\"points\": {\"conformance\": 20}}' > '" + rubric + "'"}).exit_code == 0);
-  const std::string bent = kBent + " --mistake minimum-ignored";
+  const std::string bent = kBentHere + " --mistake minimum-ignored";
   SUBCASE("text: the table and how to repeat it") {
-    const Ran r = run({kGrade, "--conformance", bent, "--seed", "3", "--rubric", rubric});
+    const Ran r = run({kGrade, "--conformance", bent, "--submission", programs(), "--seed", "3", "--rubric", rubric});
     CHECK(r.exit_code == 1);
     CHECK(r.out.find("Conformance  your breaker, call by call, on generated traces  FAIL  0/20") != std::string::npos);
     CHECK(r.out.find("[minimum_calls]") != std::string::npos);
@@ -175,12 +189,13 @@ TEST_CASE("conformance: its part in every format, and its points in the rubric")
     CHECK(r.out.find("Score 0/20") != std::string::npos);
   }
   SUBCASE("junit: a failing testcase of its own") {
-    const Ran r = run({kGrade, "--conformance", bent, "--seed", "3", "--format", "junit"});
+    const Ran r = run({kGrade, "--conformance", bent, "--submission", programs(), "--seed", "3", "--format", "junit"});
     CHECK(r.out.find("classname=\"cb-lab.conformance\"") != std::string::npos);
     CHECK(r.out.find("<failure message=\"minimum_calls: ") != std::string::npos);
   }
   SUBCASE("gradescope: one more test with its points") {
-    const Ran r = run({kGrade, "--conformance", bent, "--seed", "3", "--format", "gradescope", "--rubric", rubric});
+    const Ran r = run({kGrade, "--conformance", bent, "--submission", programs(), "--seed", "3", "--format", "gradescope",
+                       "--rubric", rubric});
     const json g = json::parse(r.out);
     REQUIRE(g["tests"].size() == 1);
     CHECK(g["tests"][0]["max_score"] == 20);
@@ -191,8 +206,8 @@ TEST_CASE("conformance: its part in every format, and its points in the rubric")
     const std::string out = dir / "out";
     // The lab's files from a right student program (the lab's own driver resets the server,
     // which the grader forbids); its breaker, as a program, is the project's engine.
-    const Ran r = run({kGrade, "--run", "python3 " + std::string(CB_FIXTURES) + "/students/good_breaker.py", "--dir", out,
-                       "--any-port", "--conformance", kLab + " conform", "--seed", "4", "--traces", kTraces, "--format", "json",
+    const Ran r = run({kGrade, "--run", "python3 good_breaker.py", "--submission", programs(), "--dir", out, "--any-port",
+                       "--conformance", kLabHere + " conform", "--seed", "4", "--traces", kTraces, "--format", "json",
                        "--rubric", rubric});
     INFO(r.out, r.err);
     const json report = json::parse(r.out);
@@ -203,7 +218,7 @@ TEST_CASE("conformance: its part in every format, and its points in the rubric")
     CHECK(r.exit_code == 0);
   }
   SUBCASE("a seed nobody gave is chosen and reported") {
-    const json a = conformance(kLab + " conform", {"--traces", "2"}, 0);
+    const json a = conformance(kLabHere + " conform", {"--traces", "2"}, 0);
     CHECK(a["conformance"]["seed"].is_number_unsigned());
   }
 }

@@ -3,6 +3,10 @@
 // itself with one setting bent, the way each mistake bends a breaker.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+
+#include "temp_dir.h"
+
 #include "cb/grade/conformance_traces.h"
 
 namespace cb::grade::conformance {
@@ -92,8 +96,16 @@ namespace cb::grade::conformance {
 namespace {
 
 TEST_CASE("conformance traces: the project's engine, as a process on the protocol, agrees on every trace") {
+  // The engine's program in a submission of its own, run in the grader's sandbox as any is.
+  cb::testing::TempDir submission;
+  std::filesystem::copy_file(CB_LAB_BIN, submission / "cb-lab");
+  sandbox::Sandbox sb{sandbox::Policy{}};
+  auto box = sb.box(submission.path(), "");
+  REQUIRE_MESSAGE(box.ok(), (box.ok() ? "" : box.error().message));
   ProcessOptions options;
-  options.command = std::string(CB_LAB_BIN) + " conform";
+  options.command = "./cb-lab conform";
+  options.sandbox = &sb;
+  options.box = box->get();
   options.trace_limit = std::chrono::seconds{10};
   const Program engine = process_program(options);
   for (int i = 0; i < 40; ++i) {

@@ -1,9 +1,10 @@
 // cb-grade --run against hostile programs: it cannot reset or rewrite the record it is graded
-// on, and nothing it starts outlives the grader (not setsid, not a double fork), in both
-// containment modes: a PID namespace (as root) and the child-subreaper fallback.
+// on, and nothing it starts outlives the grader (not setsid, not a double fork), in the full
+// sandbox (a PID namespace of its own) and in the fallback (the grader as child subreaper).
 #include <doctest/doctest.h>
 #include <dirent.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -17,7 +18,7 @@ namespace {
 using json = nlohmann::json;
 
 const std::string kGrade = CB_GRADE_BIN;
-const std::string kStudent = std::string(CB_FIXTURES) + "/students/good_breaker.py";
+const std::string kStudents = std::string(CB_FIXTURES) + "/students";
 
 // Processes on this machine whose command line contains `marker`.
 int processes_with(const std::string& marker) {
@@ -38,7 +39,7 @@ int processes_with(const std::string& marker) {
   return n;
 }
 
-std::vector<std::string> modes() { return {"namespace", "subreaper"}; }
+std::vector<std::string> modes() { return {"auto", "fallback"}; }
 
 TEST_CASE("cb-grade --run: nothing the program started outlives the grader") {
   for (const std::string& mode : modes()) {
@@ -46,17 +47,14 @@ TEST_CASE("cb-grade --run: nothing the program started outlives the grader") {
       TempDir out;
       // Each survivor says it is alive (a file) before the command ends, so the grader surely
       // had something to kill; their sleeps carry a marker no other process has.
-      const std::string marker = "1007." + std::to_string(::getpid()) + (mode == "namespace" ? "1" : "2");
+      const std::string marker = "1007." + std::to_string(::getpid()) + (mode == "auto" ? "1" : "2");
       const std::string command =
           "setsid sleep " + marker + " & "
           "(setsid sh -c 'touch \"$CB_DIR/second\"; exec sleep " + marker + "' &) ; "
           "( ( sleep " + marker + " & ) & ) ; "
-          "while [ ! -e \"$CB_DIR/second\" ]; do :; done; python3 " + kStudent;
-      std::vector<std::string> env;
-      if (mode == "subreaper") env.push_back("CB_GRADE_CONTAINMENT=subreaper");
-      const Ran r = run({kGrade, "--run", command, "--dir", out.path(), "--any-port", "--format", "json",
-                         "-o", out / "report.json"},
-                        "", env);
+          "while [ ! -e \"$CB_DIR/second\" ]; do :; done; python3 good_breaker.py";
+      const Ran r = run({kGrade, "--run", command, "--submission", kStudents, "--sandbox", mode, "--dir", out.path(),
+                         "--any-port", "--format", "json", "-o", out / "report.json"});
       // Graded (0 or 1: under a loaded sanitizer build the busy loop above can slow the lab's
       // refusals past a check's limit; what this test is about is below).
       CHECK((r.exit_code == 0 || r.exit_code == 1));
@@ -69,7 +67,9 @@ TEST_CASE("cb-grade --run: nothing the program started outlives the grader") {
 
 TEST_CASE("cb-grade --run: a program cannot reset the record it is graded on") {
   TempDir out;
-  out.write("reset.py",
+  TempDir submission;
+  std::filesystem::copy_file(kStudents + "/good_breaker.py", submission / "good_breaker.py");
+  submission.write("reset.py",
             "import os, urllib.request, urllib.error\n"
             "for method, path in (('POST', '/admin/reset'), ('GET', '/admin/record')):\n"
             "    try:\n"
@@ -78,8 +78,8 @@ TEST_CASE("cb-grade --run: a program cannot reset the record it is graded on") {
             "    except urllib.error.HTTPError as e:\n"
             "        print('admin', path, e.code)\n");
   // Calls leak through OPEN, then the program tries to erase them; the record keeps them.
-  const Ran r = run({kGrade, "--run", "python3 " + kStudent + " leak; python3 " + (out / "reset.py"), "--dir", out.path(),
-                     "--any-port", "--format", "json"});
+  const Ran r = run({kGrade, "--run", "python3 good_breaker.py leak; python3 reset.py", "--submission", submission.path(),
+                     "--dir", out.path(), "--any-port", "--format", "json"});
   CHECK(r.exit_code == 1);
   const json report = json::parse(r.out);
   CHECK(report["status"] == "fail");

@@ -17,11 +17,15 @@ using json = nlohmann::json;
 using namespace std::chrono_literals;
 
 const std::string kGrade = CB_GRADE_BIN;
-const std::string kStudent = std::string(CB_FIXTURES) + "/students/good_breaker.py";
+// The student programs' folder is the submission: each program runs in a copy of it, and sees
+// nothing else of the file system but the system.
+const std::string kStudents = std::string(CB_FIXTURES) + "/students";
+const std::string kStudent = "good_breaker.py";
 const std::string kGood = std::string(CB_FIXTURES) + "/submissions/good";
 
 Ran grade_run(const TempDir& out, const std::string& command, std::vector<std::string> extra = {}) {
-  std::vector<std::string> argv{kGrade, "--run", command, "--dir", out.path(), "--any-port", "--format", "json"};
+  std::vector<std::string> argv{kGrade, "--run", command, "--submission", kStudents, "--dir", out.path(), "--any-port",
+                                "--format", "json"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   return run(argv);
 }
@@ -74,7 +78,8 @@ TEST_CASE("cb-grade --run: claiming before==after while calling through OPEN fai
 TEST_CASE("cb-grade --run: the time limit kills the whole process group - and grades what is there") {
   TempDir out;
   const auto t0 = std::chrono::steady_clock::now();
-  const Ran r = run({kGrade, "--run", "sleep 30 & sleep 30", "--dir", out.path(), "--any-port", "--timeout", "500ms"});
+  const Ran r = run({kGrade, "--run", "sleep 30 & sleep 30", "--submission", kStudents, "--dir", out.path(), "--any-port",
+                     "--timeout", "500ms"});
   CHECK(std::chrono::steady_clock::now() - t0 < 10s);  // a bound far from 30 s; not a speed check
   CHECK(r.exit_code == 1);
   CHECK(r.out.find("was killed at the time limit (0.5 s)") != std::string::npos);
@@ -199,6 +204,9 @@ TEST_CASE("cb-grade --batch: a class at once - into one gradebook") {
   std::filesystem::copy(kGood, root / "alice");
   std::filesystem::create_directory(root / "bob");  // handed in nothing
   std::filesystem::copy(std::string(CB_FIXTURES) + "/submissions/counts-4xx", root / "carol");
+  // Each graded with --run runs its own program, from its own folder.
+  for (const char* name : {"alice", "bob", "carol"})
+    std::filesystem::copy_file(kStudents + "/" + kStudent, root / (std::string(name) + "/breaker.py"));
   SUBCASE("files only: CSV") {
     const Ran r = run({kGrade, "--batch", root.path()});
     CHECK(r.exit_code == 1);
@@ -209,7 +217,7 @@ TEST_CASE("cb-grade --batch: a class at once - into one gradebook") {
     CHECK(std::regex_search(r.out, std::regex("\ncarol,[0-9.]+,8,false,skip,skip,skip,pass,pass,pass,fail,pass,\n")));
   }
   SUBCASE("with --run: each on a server of its own - in parallel - as JSON") {
-    const Ran r = run({kGrade, "--batch", root.path(), "--batch-files", "out", "--run", "python3 " + kStudent,
+    const Ran r = run({kGrade, "--batch", root.path(), "--batch-files", "out", "--run", "python3 breaker.py",
                        "--format", "json", "-j", "2"});
     INFO(r.out, r.err);
     const json book = json::parse(r.out);
@@ -225,7 +233,7 @@ TEST_CASE("cb-grade --batch: a class at once - into one gradebook") {
     // The programs run inside their submissions; CB_DIR must still name the graded directory.
     const Ran r = run({"/bin/sh", "-c", "cd '" + root.path() + "/..' && exec '" + kGrade + "' --batch '" +
                                             std::filesystem::path(root.path()).filename().string() +
-                                            "' --batch-files out --run 'python3 " + kStudent + "' --format json -j 2"});
+                                            "' --batch-files out --run 'python3 breaker.py' --format json -j 2"});
     INFO(r.out, r.err);
     const json book = json::parse(r.out);
     REQUIRE(book.size() == 3);

@@ -30,7 +30,8 @@ using json = nlohmann::json;
 const std::string kGrade = CB_GRADE_BIN;
 // Debian's interpreter, where Debian's python3-circuitbreaker is (a python3 earlier on PATH, a
 // pyenv or venv one, would not have it).
-const std::string kLibraryStudent = "/usr/bin/python3 " + std::string(CB_FIXTURES) + "/students/library_breaker.py";
+const std::string kStudents = std::string(CB_FIXTURES) + "/students";
+const std::string kLibraryStudent = "/usr/bin/python3 library_breaker.py";
 
 struct Graded {
   json report;
@@ -42,7 +43,8 @@ Graded grade(const std::string& variant) {
   REQUIRE_MESSAGE(library.exit_code == 0, "python3-circuitbreaker is missing; scripts/install-deps installs it: ",
                   library.err);
   TempDir out;
-  const Ran r = run({kGrade, "--run", kLibraryStudent + variant, "--dir", out.path(), "--any-port", "--format", "json"});
+  const Ran r = run({kGrade, "--run", kLibraryStudent + variant, "--submission", kStudents, "--dir", out.path(), "--any-port",
+                     "--format", "json"});
   INFO(r.out);
   INFO(r.err);
   REQUIRE(r.exit_code == 1);

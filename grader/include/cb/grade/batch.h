@@ -1,6 +1,7 @@
 #pragma once
 // A class's submissions at once: every subdirectory of a root is a submission, graded in
-// parallel, into one gradebook.
+// parallel, into one gradebook. With --run, each runs in a box of its own (a copy of it, a uid
+// of its own), so no submission can see or touch another, and every folder is left as it was.
 
 #include <optional>
 #include <string>
@@ -14,7 +15,8 @@ namespace cb::grade {
 struct BatchOptions {
   std::string root;
   std::string files_dir = ".";                 // inside each submission, where the lab's files are
-  std::optional<std::string> run_command;      // --run, in each submission, on a server of its own
+  std::optional<std::string> run_command;      // --run, in each submission's box, on a server of its own
+  sandbox::Sandbox* sandbox = nullptr;         // with run_command: every program runs in a box of it
   std::chrono::milliseconds timeout = std::chrono::seconds{60};
   GradeOptions grade;
   int jobs = 0;                                // 0: one per core

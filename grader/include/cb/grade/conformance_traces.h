@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cb/grade/conformance_model.h"
+#include "cb/sandbox/sandbox.h"
 
 namespace cb::grade::conformance {
 
@@ -95,8 +96,10 @@ struct Shrunk {
 namespace cb::grade::conformance {
 
 struct ProcessOptions {
-  std::string command;  // run by /bin/sh -c
-  std::string cwd;      // where (empty: here)
+  std::string command;  // run by /bin/sh -c, in the box's copy of the submission
+  // Every trace's program runs in this box, in the sandbox (both outlive the Program).
+  sandbox::Sandbox* sandbox = nullptr;
+  const sandbox::Box* box = nullptr;
   // One trace, from the start to the exit at the end of the input: a program that has not
   // answered by then is stopped, and graded on what it answered.
   std::chrono::milliseconds trace_limit{std::chrono::seconds{5}};
@@ -104,7 +107,6 @@ struct ProcessOptions {
   // build itself (the C++ kit's replay.sh compiles when its sources changed) or fill caches on
   // its first start, and that is not a verdict about its breaker.
   std::chrono::milliseconds warm_up{std::chrono::seconds{20}};
-  bool pid_namespace = true;  // as --run: see RunOptions
 };
 
 // A command as a Program on the line protocol, contained as --run contains the lab's program:

@@ -28,6 +28,9 @@ class SubmissionDir {
  public:
   // Errors: the directory cannot be opened (it is not there, or not a directory).
   [[nodiscard]] static Result<SubmissionDir> open(const std::string& path);
+  // The same, named `shown` in every message: a box's copy of a directory, named as the student
+  // knows it.
+  [[nodiscard]] static Result<SubmissionDir> open(const std::string& path, std::string shown);
   // A directory that is not there, for grading steps that read no file (step 1 checks only the
   // server): every read is Missing.
   [[nodiscard]] static SubmissionDir absent(std::string path) { return SubmissionDir(-1, std::move(path)); }
@@ -53,5 +56,11 @@ class SubmissionDir {
 // `text` with every byte that is not part of valid UTF-8 replaced by '?': for messages that
 // quote a piece of a file (a cut can split a character).
 [[nodiscard]] std::string valid_utf8(std::string_view text);
+
+// `text` as a terminal shows it harmlessly: valid UTF-8, and every character that would steer
+// the terminal instead of being shown written out as an escape: control characters but newline
+// and tab ("\x1b" for ESC, "\r"), the C1 controls ("\u009b", a one-byte CSI on some terminals)
+// and the bidirectional overrides that make text read otherwise than it is ("\u202e").
+[[nodiscard]] std::string printable(std::string_view text);
 
 }  // namespace cb::grade

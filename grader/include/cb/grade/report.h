@@ -51,6 +51,16 @@ struct ProgramRun {
   int exit_code = 0;        // its exit status, or 128 + the signal that ended it
   bool timed_out = false;   // killed at the time limit, and graded as far as it got
   double limit_seconds = 0;
+  std::string limit_hit;    // the sandbox's limit it ran into ("cpu", "memory", ...), or empty
+  std::string limit_text;   // the same for a person: "the CPU-time limit (30 s a process)"
+};
+
+// What the graded programs ran under (docs/GRADER.md, "The sandbox").
+struct SandboxInfo {
+  std::string containment;  // "namespaces", "fallback" or "none"
+  bool trusted = true;      // false under --sandbox none: the program could have written its grade
+  std::string description;  // one line for a person
+  nlohmann::json details;   // the same as data: uid, namespaces, Landlock, limits, why
 };
 
 // --conformance: the student's breaker driven call by call with generated traces, compared with
@@ -102,6 +112,7 @@ struct Report {
   double seconds = 0;
   std::string run_output;    // --run: the tail of the student's output
   std::optional<ProgramRun> program;  // --run: how the program ended
+  std::optional<SandboxInfo> sandbox;  // --run, --conformance: what the programs ran under
   std::vector<std::string> notes;  // what the grader noticed outside any one check
   std::optional<ConformancePart> conformance;  // --conformance
   Timeline timeline;         // the run's events on one axis, for --format html

@@ -1,28 +1,27 @@
 #pragma once
-// --run: a fresh flaky server, the student's command against it with a time limit, and the
-// server's record of what the command really did.
+// --run: a fresh flaky server, the student's command against it in the box's sandbox with a
+// time limit, and the server's record of what the command really did.
 
 #include <chrono>
 #include <string>
 
 #include "cb/grade/evidence.h"
+#include "cb/grade/report.h"
 #include "cb/result.h"
+#include "cb/sandbox/sandbox.h"
 
 namespace cb::grade {
 
 struct RunOptions {
-  std::string command;      // run by /bin/sh -c, in its own process group (and PID namespace, as root)
-  std::string cwd;          // where it runs (empty: here)
-  std::string out_dir;      // CB_DIR: where it must write the lab's files
+  std::string command;      // run by /bin/sh -c in the box's copy of the submission
+  // The server's address. In the full sandbox the program has a network of its own, where this
+  // address is always free (port 0 means the handout's 8110 there); elsewhere the server is on
+  // the machine's loopback, and 0, or 8110 being taken, means a free port.
   std::string host = "127.0.0.1";
-  int port = 8110;          // the server's port; 0, or 8110 being taken, means a free one
+  int port = 8110;
   std::chrono::milliseconds timeout = std::chrono::seconds{60};
   // The server's event loops: one serves any number of connections.
   int server_threads = 1;
-  // Run the command in a PID namespace of its own when the kernel allows it. Off (or where it is
-  // refused): the grader is a child subreaper and kills what the command leaves behind.
-  // CB_GRADE_CONTAINMENT=subreaper in cb-grade's environment turns it off (tests use it).
-  bool pid_namespace = true;
 };
 
 struct RunOutcome {
@@ -32,15 +31,24 @@ struct RunOutcome {
   bool timed_out = false;          // killed at the time limit; graded as far as it got
   std::string output_tail;         // the last 8 KiB of its stdout and stderr
   double seconds = 0;
-  bool contained = false;          // ran in a PID namespace of its own (everything it started died with it)
-  bool survivors = false;          // without one: something it started could not be killed
+  bool survivors = false;          // outside the full sandbox: something it started could not be killed
+  sandbox::Containment containment;
+  sandbox::LimitHit limit_hit = sandbox::LimitHit::None;
 };
 
-// Errors (the grader cannot run): the server cannot start, the output directory cannot be
-// made, the command cannot be started.
-[[nodiscard]] Result<RunOutcome> run_student(const RunOptions& options);
+// Errors (the grader cannot run): the server cannot start, the command cannot be started.
+[[nodiscard]] Result<RunOutcome> run_student(const RunOptions& options, sandbox::Sandbox& sandbox,
+                                             const sandbox::Box& box);
+
+// What the programs of a box ran under, as the report carries it.
+[[nodiscard]] SandboxInfo sandbox_info(const sandbox::Containment& containment);
 
 // The four lab files, removed from `dir` so that a run is graded on what it writes itself.
 [[nodiscard]] Result<void> clear_lab_files(const std::string& dir);
+
+// The lab files a run left in `from` (the box's output directory), copied into `to` (the one
+// the student named), so they can be read there. Only what the grader would read is copied:
+// regular files of one name, within the size a lab file may have, written atomically.
+[[nodiscard]] Result<void> copy_lab_files(const std::string& from, const std::string& to);
 
 }  // namespace cb::grade

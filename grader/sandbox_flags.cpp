@@ -1,0 +1,44 @@
+#include "sandbox_flags.h"
+
+#include "cb/decimal_time.h"
+
+namespace cb::grade {
+
+void add_sandbox_flags(CLI::App& app, SandboxFlags& f) {
+  app.add_option("--sandbox", f.mode,
+                 "What graded programs run in: auto (the full sandbox where the kernel allows it, else the fallback, "
+                 "saying why), strict (the full sandbox or no grade), fallback (forced), none (no containment: for "
+                 "debugging; the report says not to trust it)")
+      ->capture_default_str();
+  app.add_option("--limit-memory", f.memory, "Address space of each process of a graded program")->capture_default_str();
+  app.add_option("--limit-processes", f.processes, "Processes a graded program may have at once")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--limit-files", f.open_files, "Files each process of a graded program may hold open")
+      ->capture_default_str()
+      ->check(CLI::Range(16, 1048576));
+  app.add_option("--limit-file-size", f.file_size, "Largest file a graded program may write")->capture_default_str();
+  app.add_option("--limit-cpu", f.cpu, "CPU time of each process of a graded program")->capture_default_str();
+}
+
+Result<sandbox::Policy> sandbox_policy(const SandboxFlags& f) {
+  sandbox::Policy p;
+  auto mode = sandbox::parse_mode(f.mode);
+  if (!mode) return Error{"--sandbox: " + mode.error().message};
+  p.mode = *mode;
+  auto memory = sandbox::parse_size(f.memory);
+  if (!memory) return Error{"--limit-memory: " + memory.error().message};
+  auto file = sandbox::parse_size(f.file_size);
+  if (!file) return Error{"--limit-file-size: " + file.error().message};
+  auto cpu = parse_duration(f.cpu);
+  if (!cpu || cpu->count() < 1'000'000 || cpu->count() % 1'000'000 != 0)
+    return Error{"--limit-cpu: '" + f.cpu + "' is not a whole number of seconds like 30s (the kernel counts whole seconds)"};
+  p.limits.memory_bytes = *memory;
+  p.limits.file_bytes = *file;
+  p.limits.processes = f.processes;
+  p.limits.open_files = f.open_files;
+  p.limits.cpu = std::chrono::duration_cast<std::chrono::seconds>(*cpu);
+  return p;
+}
+
+}  // namespace cb::grade

@@ -72,7 +72,8 @@ nlohmann::json to_json(const Report& r) {
                       {"exit_code", r.program->exit_code},
                       {"timed_out", r.program->timed_out},
                       {"limit_seconds", r.program->limit_seconds},
-                      {"limit_hit", r.program->limit_hit.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.program->limit_hit)}};
+                      {"limit_hit", r.program->limit_hit.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.program->limit_hit)},
+                      {"limit_text", r.program->limit_text.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.program->limit_text)}};
   }
   if (r.sandbox) {
     nlohmann::json sandbox = r.sandbox->details;

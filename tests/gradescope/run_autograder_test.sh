@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # grader/gradescope/run_autograder in a fake /autograder: a right solution scores 8 of 8; an
-# empty submission and a missing grader still leave a results.json that says why.
+# empty submission and a missing grader still leave a results.json that says why; a submission
+# that rewrites the script while it runs gets its own grade.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 project=$(cd "$here/../.." && pwd)
@@ -48,4 +49,13 @@ PY
 echo '{"points": {"conformance": 4}}' >"$tmp/kit/source/rubric.json"
 AUTOGRADER_ROOT=$tmp/kit CB_GRADE=$grade "$run_autograder"
 check_json "$tmp/kit/results/results.json" "d['score'] == 8 and d['max_score'] == 12 and len(d['tests']) == 9 and d['tests'][8]['tags'] == ['trip_at_threshold'] and 'to repeat the run' in d['tests'][8]['output']"
-echo "run_autograder: 5 cases passed"
+# A submission that rewrites run_autograder while it runs (where bash has read to, from /proc):
+# its grade is its own (0: it does no lab work), and the script is as it was. The copy that runs
+# is in the fake /autograder, so nothing can touch the checkout's.
+mkdir -p "$tmp/rewrite/submission"
+cp "$run_autograder" "$tmp/rewrite/run_autograder"
+cp "$project/tests/fixtures/attacks/autograder_rewrite.sh" "$tmp/rewrite/submission/run.sh"
+AUTOGRADER_ROOT=$tmp/rewrite CB_GRADE=$grade bash "$tmp/rewrite/run_autograder"
+check_json "$tmp/rewrite/results/results.json" "d['score'] == 0 and len(d['tests']) == 8 and 'ATTACK {\"rewritten\": 0}' in d['output']"
+cmp "$run_autograder" "$tmp/rewrite/run_autograder"
+echo "run_autograder: 6 cases passed"

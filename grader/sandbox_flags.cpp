@@ -10,7 +10,9 @@ void add_sandbox_flags(CLI::App& app, SandboxFlags& f) {
                  "saying why), strict (the full sandbox or no grade), fallback (forced), none (no containment: for "
                  "debugging; the report says not to trust it)")
       ->capture_default_str();
-  app.add_option("--limit-memory", f.memory, "Address space of each process of a graded program")->capture_default_str();
+  app.add_option("--limit-memory", f.memory,
+                 "Address space of each process of a graded program (unlimited: for programs built with a sanitizer)")
+      ->capture_default_str();
   app.add_option("--limit-processes", f.processes, "Processes a graded program may have at once")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));

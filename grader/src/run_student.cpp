@@ -68,7 +68,7 @@ SandboxInfo sandbox_info(const sandbox::Containment& c) {
                   {"landlock_abi", c.landlock_abi},
                   {"why", c.why.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.why)},
                   {"limits",
-                   {{"memory_bytes", l.memory_bytes},
+                   {{"memory_bytes", l.memory_bytes == sandbox::kUnlimited ? nlohmann::json(nullptr) : nlohmann::json(l.memory_bytes)},
                     {"processes", l.processes},
                     {"open_files", l.open_files},
                     {"file_bytes", l.file_bytes},

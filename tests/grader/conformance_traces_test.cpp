@@ -99,7 +99,9 @@ TEST_CASE("conformance traces: the project's engine, as a process on the protoco
   // The engine's program in a submission of its own, run in the grader's sandbox as any is.
   cb::testing::TempDir submission;
   std::filesystem::copy_file(CB_LAB_BIN, submission / "cb-lab");
-  sandbox::Sandbox sb{sandbox::Policy{}};
+  sandbox::Policy policy;
+  policy.limits.memory_bytes = sandbox::parse_size(CB_PROGRAM_MEMORY).value();  // unlimited in sanitizer builds
+  sandbox::Sandbox sb{policy};
   auto box = sb.box(submission.path(), "");
   REQUIRE_MESSAGE(box.ok(), (box.ok() ? "" : box.error().message));
   ProcessOptions options;

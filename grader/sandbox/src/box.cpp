@@ -272,6 +272,9 @@ Result<std::unique_ptr<Box>> Box::make(const BoxOptions& o) {
 }
 
 Box::~Box() {
+  // The fallback's programs have no PID namespace to end them: whatever still runs as the box's
+  // uid goes before its files do (the full sandbox's are gone already).
+  if (lease_) kill_uid(uid_);
   if (!base_.empty()) (void)remove_tree(base_);
 }
 

@@ -24,8 +24,9 @@ std::string_view to_string(LimitHit hit) noexcept {
 
 Result<std::uint64_t> parse_size(std::string_view text) {
   const auto bad = [&] {
-    return Error{"'" + std::string(text) + "' is not a size like 2G, 64M, 512K or a number of bytes"};
+    return Error{"'" + std::string(text) + "' is not a size like 2G, 64M, 512K, a number of bytes, or unlimited"};
   };
+  if (text == "unlimited") return kUnlimited;
   if (text.empty() || std::isdigit(static_cast<unsigned char>(text[0])) == 0) return bad();
   std::uint64_t n = 0;
   std::size_t i = 0;
@@ -50,6 +51,7 @@ Result<std::uint64_t> parse_size(std::string_view text) {
 }
 
 std::string size_text(std::uint64_t bytes) {
+  if (bytes == kUnlimited) return "unlimited";
   static constexpr std::array<std::pair<unsigned, const char*>, 4> units{
       {{40, "TiB"}, {30, "GiB"}, {20, "MiB"}, {10, "KiB"}}};
   for (const auto& [shift, name] : units) {

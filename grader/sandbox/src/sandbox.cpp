@@ -30,8 +30,10 @@ Result<Sandbox::Decision> Sandbox::decide() {
 // A whole start of an empty program in the full sandbox, in a box of an empty directory: what
 // is refused shows here, once, instead of in a student's grade.
 Sandbox::Decision Sandbox::probe() {
-  char dir[] = "/tmp/cb-grade-probe.XXXXXX";
-  if (::mkdtemp(dir) == nullptr) return {Kind::Fallback, std::string("cannot make a directory to probe in: ") + std::strerror(errno)};
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string dir = std::string(tmpdir != nullptr && tmpdir[0] == '/' ? tmpdir : "/tmp") + "/cb-grade-probe.XXXXXX";
+  if (::mkdtemp(dir.data()) == nullptr)
+    return {Kind::Fallback, std::string("cannot make a directory to probe in: ") + std::strerror(errno)};
   Decision d{Kind::Namespaces, ""};
   {
     BoxOptions o;

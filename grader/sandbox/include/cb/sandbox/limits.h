@@ -15,7 +15,7 @@ struct Limits {
   // Address space per process. Node reserves about 800 MiB of address space before it runs a
   // line (it fails to start at 700 MiB, measured), so 2 GiB leaves it room; Python and the C++
   // kit's compiler need under 512 MiB.
-  std::uint64_t memory_bytes = 2ULL << 30;
+  std::uint64_t memory_bytes = 2ULL << 30;  // kUnlimited: none (see parse_size)
   // Processes (threads count too) of the program's user at once. A program of its own uid
   // counts only itself; the lab needs a handful.
   std::uint64_t processes = 128;
@@ -34,9 +34,14 @@ struct Limits {
 enum class LimitHit { None, Cpu, FileSize, Memory, Processes, OpenFiles };
 [[nodiscard]] std::string_view to_string(LimitHit hit) noexcept;  // "cpu", "file_size", ...
 
-// "1G", "512M", "64K", "1000" (bytes); binary units. Errors name what was expected.
+// No limit: for programs built with a sanitizer, which reserve terabytes of address space for
+// their shadow memory before they run a line.
+inline constexpr std::uint64_t kUnlimited = ~0ULL;
+
+// "1G", "512M", "64K", "1000" (bytes); binary units; "unlimited" is kUnlimited. Errors name
+// what was expected.
 [[nodiscard]] Result<std::uint64_t> parse_size(std::string_view text);
-// "2 GiB", "64 MiB", "100 bytes": how a report and an error say a size.
+// "2 GiB", "64 MiB", "100 bytes", "unlimited": how a report and an error say a size.
 [[nodiscard]] std::string size_text(std::uint64_t bytes);
 
 // From how a program ended: `status` as waitpid gives it, the CPU time it used, and the end of

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/random.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -12,6 +11,7 @@
 #include <cstring>
 
 #include "cb/atomic_file.h"
+#include "cb/random_bytes.h"
 #include "cb/flaky/server.h"
 #include "cb/grade/files.h"
 #include "cb/grade/lab_spec.h"
@@ -24,18 +24,11 @@ using Clock = std::chrono::steady_clock;
 
 // A secret the grader alone knows, for the fresh server's admin endpoints.
 std::string admin_token() {
-  unsigned char raw[16] = {};
-  std::size_t got = 0;
-  while (got < sizeof raw) {
-    const ssize_t n = ::getrandom(raw + got, sizeof raw - got, 0);
-    if (n > 0) got += static_cast<std::size_t>(n);
-    else if (errno != EINTR) break;
-  }
   std::string hex;
-  for (unsigned char c : raw) {
-    const char* digits = "0123456789abcdef";
-    hex += digits[c >> 4U];
-    hex += digits[c & 15U];
+  for (const char c : random_bytes(16)) {
+    const auto b = static_cast<unsigned char>(c);
+    hex += "0123456789abcdef"[b >> 4U];
+    hex += "0123456789abcdef"[b & 15U];
   }
   return hex;
 }

@@ -1,12 +1,13 @@
 #include "cb/atomic_file.h"
 
 #include <fcntl.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+
+#include "cb/random_bytes.h"
 
 namespace cb {
 namespace {
@@ -15,16 +16,9 @@ namespace {
 // report's path (from the grader's command line) could otherwise put a FIFO at a predictable
 // temporary name and hang the grader's open.
 std::string random_suffix() {
-  unsigned char raw[8] = {};
-  std::size_t got = 0;
-  while (got < sizeof raw) {
-    const ssize_t n = ::getrandom(raw + got, sizeof raw - got, 0);
-    if (n > 0) got += static_cast<std::size_t>(n);
-    else if (errno != EINTR) break;
-  }
   static constexpr char digits[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
   std::string s;
-  for (unsigned char c : raw) s += digits[c % (sizeof digits - 1)];
+  for (const char c : random_bytes(8)) s += digits[static_cast<unsigned char>(c) % (sizeof digits - 1)];
   return s;
 }
 

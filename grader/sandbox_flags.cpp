@@ -1,5 +1,8 @@
 #include "sandbox_flags.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include "cb/decimal_time.h"
 
 namespace cb::grade {
@@ -21,6 +24,9 @@ void add_sandbox_flags(CLI::App& app, SandboxFlags& f) {
       ->check(CLI::Range(16, 1048576));
   app.add_option("--limit-file-size", f.file_size, "Largest file a graded program may write")->capture_default_str();
   app.add_option("--limit-cpu", f.cpu, "CPU time of each process of a graded program")->capture_default_str();
+  app.add_option("--program-env", f.env,
+                 "NAME=VALUE in every graded program's environment (repeatable); the sandbox passes on none of the "
+                 "grader's own");
 }
 
 Result<sandbox::Policy> sandbox_policy(const SandboxFlags& f) {
@@ -40,6 +46,18 @@ Result<sandbox::Policy> sandbox_policy(const SandboxFlags& f) {
   p.limits.processes = f.processes;
   p.limits.open_files = f.open_files;
   p.limits.cpu = std::chrono::duration_cast<std::chrono::seconds>(*cpu);
+  for (const std::string& kv : f.env) {
+    const auto eq = kv.find('=');
+    const std::string name = kv.substr(0, eq);
+    const bool word = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) != 0 || name[0] == '_') &&
+                      std::all_of(name.begin(), name.end(),
+                                  [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; });
+    if (eq == std::string::npos || !word)
+      return Error{"--program-env: '" + kv + "' is not NAME=VALUE (a name of letters, digits and _)"};
+    if (name == "CB_SERVER" || name == "CB_DIR")
+      return Error{"--program-env: " + name + " is the grader's to set"};
+    p.env.push_back(kv);
+  }
   return p;
 }
 

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 #include "cb/result.h"
 #include "cb/sandbox/policy.h"
@@ -16,6 +17,7 @@ struct SandboxFlags {
   std::uint64_t open_files = 256;
   std::string file_size = "64M";
   std::string cpu = "30s";
+  std::vector<std::string> env;
 };
 
 void add_sandbox_flags(CLI::App& app, SandboxFlags& flags);

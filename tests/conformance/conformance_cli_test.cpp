@@ -11,6 +11,7 @@
 #include <set>
 
 #include "process.h"
+#include "sanitized.h"
 #include "temp_dir.h"
 
 namespace cb::testing {
@@ -34,17 +35,20 @@ const std::string& programs() {
   return dir.path();
 }
 const std::string kBentHere = "./cb_bent_breaker";
-// Room for a sanitizer's shadow memory, in sanitizer builds.
-const std::string kMemory = CB_PROGRAM_MEMORY;
 const std::string kLabHere = "./cb-lab";
+
+// A grader's command line, with what the project's own programs need in a sanitizer build.
+std::vector<std::string> graded(std::vector<std::string> argv) {
+  for (const std::string& f : sanitized_program_flags()) argv.push_back(f);
+  return argv;
+}
 
 // Traces per run: 200 (the default) in a normal build. A sanitizer build starts every program
 // many times slower, and is there to check memory and races, not to cover traces: 20.
 const std::string kTraces = std::to_string(CB_CONFORMANCE_TRACES);
 
 json conformance(const std::string& command, const std::vector<std::string>& more, int want_exit) {
-  std::vector<std::string> argv{kGrade, "--conformance", command, "--submission", programs(), "--limit-memory", kMemory,
-                                "--format", "json"};
+  std::vector<std::string> argv = graded({kGrade, "--conformance", command, "--submission", programs(), "--format", "json"});
   argv.insert(argv.end(), more.begin(), more.end());
   if (std::find(more.begin(), more.end(), "--traces") == more.end()) argv.insert(argv.end(), {"--traces", kTraces});
   const Ran r = run(argv);
@@ -161,8 +165,9 @@ TEST_CASE("conformance: what a broken program did is said, never a grader crash"
     CHECK_FALSE(running("sleep 61.2345"));
   }
   SUBCASE("in the fallback too (no PID namespace), and a child holding its output open does not stall the trace") {
-    const Ran r = run({kGrade, "--conformance", "sleep 61.5432 & exec " + kLabHere + " conform", "--submission", programs(),
-                       "--limit-memory", kMemory, "--sandbox", "fallback", "--seed", "1", "--traces", "3", "--trace-timeout", "20s", "--format", "json"});
+    const Ran r = run(graded({kGrade, "--conformance", "sleep 61.5432 & exec " + kLabHere + " conform", "--submission",
+                              programs(), "--sandbox", "fallback", "--seed", "1", "--traces", "3", "--trace-timeout", "20s",
+                              "--format", "json"}));
     INFO(r.out, r.err);
     // Passed: each trace ended at the program's exit, though the sleep held its output open
     // (waiting for that would have hit the 20 s limit: "did not exit").
@@ -183,8 +188,7 @@ TEST_CASE("conformance: its part in every format, and its points in the rubric")
   REQUIRE(run({"/bin/sh", "-c", "echo '{\"points\": {\"conformance\": 20}}' > '" + rubric + "'"}).exit_code == 0);
   const std::string bent = kBentHere + " --mistake minimum-ignored";
   SUBCASE("text: the table and how to repeat it") {
-    const Ran r = run({kGrade, "--conformance", bent, "--submission", programs(), "--limit-memory", kMemory, "--seed", "3",
-                       "--rubric", rubric});
+    const Ran r = run(graded({kGrade, "--conformance", bent, "--submission", programs(), "--seed", "3", "--rubric", rubric}));
     CHECK(r.exit_code == 1);
     CHECK(r.out.find("Conformance  your breaker, call by call, on generated traces  FAIL  0/20") != std::string::npos);
     CHECK(r.out.find("[minimum_calls]") != std::string::npos);
@@ -193,14 +197,13 @@ TEST_CASE("conformance: its part in every format, and its points in the rubric")
     CHECK(r.out.find("Score 0/20") != std::string::npos);
   }
   SUBCASE("junit: a failing testcase of its own") {
-    const Ran r = run({kGrade, "--conformance", bent, "--submission", programs(), "--limit-memory", kMemory, "--seed", "3",
-                       "--format", "junit"});
+    const Ran r = run(graded({kGrade, "--conformance", bent, "--submission", programs(), "--seed", "3", "--format", "junit"}));
     CHECK(r.out.find("classname=\"cb-lab.conformance\"") != std::string::npos);
     CHECK(r.out.find("<failure message=\"minimum_calls: ") != std::string::npos);
   }
   SUBCASE("gradescope: one more test with its points") {
-    const Ran r = run({kGrade, "--conformance", bent, "--submission", programs(), "--limit-memory", kMemory, "--seed", "3",
-                       "--format", "gradescope", "--rubric", rubric});
+    const Ran r = run(graded({kGrade, "--conformance", bent, "--submission", programs(), "--seed", "3", "--format",
+                              "gradescope", "--rubric", rubric}));
     const json g = json::parse(r.out);
     REQUIRE(g["tests"].size() == 1);
     CHECK(g["tests"][0]["max_score"] == 20);
@@ -211,10 +214,9 @@ TEST_CASE("conformance: its part in every format, and its points in the rubric")
     const std::string out = dir / "out";
     // The lab's files from a right student program (the lab's own driver resets the server,
     // which the grader forbids); its breaker, as a program, is the project's engine.
-    const Ran r = run({kGrade, "--run", "python3 good_breaker.py", "--submission", programs(), "--limit-memory", kMemory,
-                       "--dir", out, "--any-port",
-                       "--conformance", kLabHere + " conform", "--seed", "4", "--traces", kTraces, "--format", "json",
-                       "--rubric", rubric});
+    const Ran r = run(graded({kGrade, "--run", "python3 good_breaker.py", "--submission", programs(), "--dir", out,
+                              "--any-port", "--conformance", kLabHere + " conform", "--seed", "4", "--traces", kTraces,
+                              "--format", "json", "--rubric", rubric}));
     INFO(r.out, r.err);
     const json report = json::parse(r.out);
     CHECK(report["steps"].size() == 8);

@@ -415,6 +415,21 @@ TEST_CASE("sandbox: what a program sees of its surroundings") {
   }
 }
 
+TEST_CASE("sandbox: a program gets what --program-env sets, and none of the grader's own environment") {
+  TempDir sub;
+  TempDir out;
+  const Ran r = run({kGrade, "--run", "echo \"token=[$CI_TOKEN] colour=[$COLOUR]\"", "--submission", sub.path(), "--dir",
+                     out.path(), "--program-env", "COLOUR=blue", "--format", "json"},
+                    "", {"CI_TOKEN=s3cret"});
+  const json report = json::parse(r.out);
+  CHECK(report["run_output"] == "token=[] colour=[blue]\n");
+  const Ran bad = run({kGrade, "--run", "true", "--submission", sub.path(), "--dir", out.path(), "--program-env", "1X=y"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err == "cb-grade: --program-env: '1X=y' is not NAME=VALUE (a name of letters, digits and _)\n");
+  const Ran ours = run({kGrade, "--run", "true", "--submission", sub.path(), "--dir", out.path(), "--program-env", "CB_DIR=/"});
+  CHECK(ours.err == "cb-grade: --program-env: CB_DIR is the grader's to set\n");
+}
+
 TEST_CASE("sandbox: where the kernel refuses namespaces, auto falls back and says why, and strict refuses") {
   if (!am_root()) {
     MESSAGE("the namespace-refusing wrapper is tested as root");

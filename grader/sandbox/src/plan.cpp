@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -143,7 +144,20 @@ std::vector<std::string> sandbox_env(const std::string& home, const std::vector<
     }
   }
   if (!lang) env.emplace_back("LANG=C.UTF-8");
-  env.insert(env.end(), extra.begin(), extra.end());
+  // A name set again replaces what came before it (an environment should hold a name once).
+  for (const std::string& kv : extra) {
+    const auto name = kv.substr(0, kv.find('=') + 1);
+    env.erase(std::remove_if(env.begin(), env.end(), [&](const std::string& e) { return e.rfind(name, 0) == 0; }), env.end());
+    env.push_back(kv);
+  }
+  return env;
+}
+
+// What the policy sets for every program (--program-env), then what this start sets (CB_SERVER,
+// CB_DIR), which wins.
+std::vector<std::string> with_policy_env(const Policy& policy, const std::vector<std::string>& start) {
+  std::vector<std::string> env = policy.env;
+  env.insert(env.end(), start.begin(), start.end());
   return env;
 }
 
@@ -202,7 +216,7 @@ Result<jail::Plan> make_plan(const Policy& policy, Kind kind, const Box& box, co
   plan.command = program.command;
   if (kind == Kind::None) {
     plan.cwd = box.submission();
-    plan.env = grader_env(program.env);
+    plan.env = grader_env(with_policy_env(policy, program.env));
   } else {
     if (auto filter = syscall_filter(); filter) plan.seccomp = *filter;
     else return filter.error();
@@ -228,12 +242,12 @@ Result<jail::Plan> make_plan(const Policy& policy, Kind kind, const Box& box, co
     plan.gid_map = std::to_string(kInsideId) + " " + std::to_string(::getgid()) + " 1\n";
     plan.mounts = root_of(box, policy.limits);
     plan.cwd = box.submission();
-    plan.env = sandbox_env("/tmp", program.env);
+    plan.env = sandbox_env("/tmp", with_policy_env(policy, program.env));
     if (program.listen)
       if (auto a = address_of(*program.listen, plan); !a) return a.error();
   } else if (kind == Kind::Fallback) {
     plan.cwd = box.copy_dir();
-    plan.env = sandbox_env(box.tmp_host(), program.env);
+    plan.env = sandbox_env(box.tmp_host(), with_policy_env(policy, program.env));
     add_landlock(plan, box, program.connect_port);
   }
 

@@ -38,6 +38,9 @@ struct Policy {
   // numbers), leased so that two graders on one machine never share one.
   uid_t first_uid = 60000;
   unsigned uid_count = 1000;
+  // NAME=value set in every graded program's environment, on top of the sandbox's own
+  // (--program-env); CB_SERVER and CB_DIR are the grader's and always win.
+  std::vector<std::string> env;
 };
 
 struct Containment {

@@ -123,3 +123,21 @@ TEST_CASE("files: UTF-8 is checked to the byte") {
 
 }  // namespace
 }  // namespace cb::grade
+
+namespace cb::grade {
+namespace {
+
+TEST_CASE("files: text shown on a terminal is escaped where it would steer the terminal") {
+  CHECK(printable("plain, with\ttabs\nand lines") == "plain, with\ttabs\nand lines");
+  CHECK(printable("\x1b[2J\x1b]0;title\x07") == "\\x1b[2J\\x1b]0;title\\x07");
+  CHECK(printable("over\rwrite") == "over\\rwrite");
+  CHECK(printable("del\x7f") == "del\\x7f");
+  CHECK(printable("csi \xc2\x9b" "31m") == "csi \\u009b31m");      // a one-byte CSI (C1)
+  CHECK(printable("txt\xe2\x80\xae" "exe") == "txt\\u202eexe");   // right-to-left override
+  CHECK(printable("\xe2\x81\xa6" "x") == "\\u2066x");             // left-to-right isolate
+  CHECK(printable("caf\xc3\xa9 \xe2\x9c\x93 \xe2\x80\x94") == "caf\xc3\xa9 \xe2\x9c\x93 \xe2\x80\x94");  // kept as they are
+  CHECK(printable("cut \xe2\x80") == "cut ??");                    // not UTF-8: as valid_utf8
+}
+
+}  // namespace
+}  // namespace cb::grade

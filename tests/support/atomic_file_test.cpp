@@ -1,0 +1,54 @@
+// Files written whole or not at all, through a temporary file nobody else made.
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "cb/atomic_file.h"
+#include "temp_dir.h"
+
+namespace cb {
+namespace {
+
+using cb::testing::slurp;
+using cb::testing::TempDir;
+namespace fs = std::filesystem;
+
+TEST_CASE("atomic file: written whole, through a temporary file that is gone after") {
+  TempDir dir;
+  REQUIRE(write_file_atomically(dir / "report.json", "{}\n").ok());
+  REQUIRE(write_file_atomically(dir / "report.json", "{\"again\": 1}\n").ok());
+  CHECK(slurp(dir / "report.json") == "{\"again\": 1}\n");
+  CHECK(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator{}) == 1);
+}
+
+TEST_CASE("atomic file: nothing waiting at the old predictable names is opened") {
+  TempDir dir;
+  // A FIFO at the name the writer once used (PATH.tmp.PID) would block an open for writing
+  // until a reader came; the writer's names are random now, made new, and never that one.
+  const std::string path = dir / "report.json";
+  REQUIRE(::mkfifo((path + ".tmp." + std::to_string(::getpid())).c_str(), 0644) == 0);
+  REQUIRE(write_file_atomically(path, "ok\n").ok());
+  CHECK(slurp(path) == "ok\n");
+}
+
+TEST_CASE("atomic file: a link at the target is replaced, and what it points to is untouched") {
+  TempDir dir;
+  TempDir elsewhere;
+  elsewhere.write("precious", "keep me");
+  fs::create_symlink(elsewhere / "precious", dir / "report.json");
+  REQUIRE(write_file_atomically(dir / "report.json", "report\n").ok());
+  CHECK_FALSE(fs::is_symlink(dir / "report.json"));
+  CHECK(slurp(dir / "report.json") == "report\n");
+  CHECK(slurp(elsewhere / "precious") == "keep me");
+}
+
+TEST_CASE("atomic file: a directory that cannot be written to is a one-line error naming the file") {
+  const auto w = write_file_atomically("/nonexistent/dir/report.json", "x");
+  REQUIRE_FALSE(w.ok());
+  CHECK(w.error().message == "/nonexistent/dir/report.json: cannot write: No such file or directory");
+}
+
+}  // namespace
+}  // namespace cb

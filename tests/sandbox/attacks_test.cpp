@@ -359,9 +359,21 @@ TEST_CASE("sandbox: what a program sees of its surroundings") {
       REQUIRE(port);
       Submission sub(s, {"probe.py"});
       sub.dir.write("canary.txt", *port);
+      const std::string marker = "cb-probe-" + std::to_string(::getpid()) + "-" + std::to_string(s.root) + s.mode;
+      sub.dir.write("marker.txt", marker);
       hand_over(sub.dir.path(), s, false);
+      const auto before = contents(sub.dir.path());
       TempDir out;
       const Graded g = grade(s, sub, out, "python3 probe.py");
+      // Nothing it wrote is outside its box: not in the machine's /tmp, /var/tmp, /dev/shm, not
+      // beside its folder, not in its folder.
+      const std::string beside = fs::path(sub.dir.path()).parent_path().string() + "/" + marker;
+      for (const std::string& left : {"/tmp/" + marker, "/var/tmp/" + marker, "/dev/shm/" + marker, beside}) {
+        CAPTURE(left);
+        CHECK_FALSE(fs::exists(left));
+        fs::remove(left);
+      }
+      CHECK(contents(sub.dir.path()) == before);
       check_containment(s, g);
       REQUIRE(g.attack.is_object());
       const json& p = g.attack;

@@ -144,6 +144,11 @@ class Session {
 
   void end() {
     if (!sandbox::end_child(child_) && out_.problem.empty()) fail("left a process behind that could not be stopped");
+    // What it wrote to standard error before it ended, read to the end now that nothing is left
+    // to write more: a trace can end before a single read of it (a program that exits before its
+    // first line is sent), and its last words are what the report needs most.
+    for (int reads = 0; err_ >= 0 && reads < 1024 && pump(/*wait=*/false) == Pumped::Read; ++reads) {
+    }
     out_.stderr_tail = tail_.take();
   }
 

@@ -129,7 +129,16 @@ TEST_CASE("conformance: what a broken program did is said, never a grader crash"
     const json c = conformance("/nonexistent/breaker", {"--seed", "1"}, 1)["conformance"];
     CHECK(c["rule"] == "no_answer");
     CHECK(c["message"].get<std::string>().find("exited with 127") != std::string::npos);
+    REQUIRE(c.contains("stderr_tail"));  // (a missing key would be an assertion, not a failure)
     CHECK(c["stderr_tail"].get<std::string>().find("not found") != std::string::npos);
+  }
+  SUBCASE("what it wrote to standard error after closing its output is in the report") {
+    // It closes the protocol's socket at once, so the grader stops reading that, then writes its
+    // last words and exits: they are read at the trace's end, not lost with the socket.
+    const json c = conformance("exec 0<&- 1>&-; sleep 0.1; echo 'last words' >&2; exit 3", {"--seed", "1"}, 1)["conformance"];
+    CHECK(c["rule"] == "no_answer");
+    REQUIRE(c.contains("stderr_tail"));
+    CHECK(c["stderr_tail"].get<std::string>().find("last words") != std::string::npos);
   }
   SUBCASE("a program that never answers is stopped at the trace's time limit") {
     const json c = conformance("sleep 30", {"--seed", "1", "--timeout", "300ms", "--warm-up", "0s"}, 1)["conformance"];

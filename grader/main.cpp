@@ -147,6 +147,8 @@ int main(int argc, char** argv) {
     grade_options.rubric = *rubric;
   }
 
+  if (!o.record_file.empty() && (!o.run.empty() || !o.server.empty()))
+    return could_not_run("--record grades on a saved record; it does not go with --run or --server");
   auto policy = sandbox_policy(sandbox_flags);
   if (!policy) return could_not_run(policy.error().message);
   // Every program this grader starts runs in the sandbox, in a box of the submission's own.
@@ -214,8 +216,6 @@ int main(int argc, char** argv) {
   std::string run_output;
   std::optional<ProgramRun> program;
   std::string graded_dir = o.dir;
-  if (!o.record_file.empty() && (!o.run.empty() || !o.server.empty()))
-    return could_not_run("--record grades on a saved record; it does not go with --run or --server");
   if (!o.record_file.empty()) {
     const auto text = cb::read_bounded_file(o.record_file, kMaxRecordBytes, "record");
     if (!text) return could_not_run(text.error().message);

@@ -61,7 +61,7 @@ TEST_CASE("fixtures: every mistake - its verdict per step - and the step it is c
                            "leaks-after-trip", "slow-refusal", "transitions-out-of-order", "transitions-reversed",
                            "transitions-missing", "cooldown-not-waited", "wrong-operator", "lowercase-state",
                            "no-run-behind-the-files", "two-runs", "record-with-gap", "admin-reset-attempt",
-                           "library-circuitbreaker"}) {
+                           "library-circuitbreaker", "library-circuitbreaker-busy"}) {
     SUBCASE(name) { check_fixture(name); }
   }
 }

@@ -43,7 +43,7 @@ class Breaker:
 
     def move_to(self, state):
         """Every change of state goes through here, so transitions.log has it, stamped."""
-        stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+        stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")  # to the microsecond
         self.transitions.append(f"{stamp} {self.state}->{state}")
         self.state = state
 

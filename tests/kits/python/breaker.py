@@ -34,7 +34,7 @@ class Breaker:
         return sum(self.trials) if self.state == "HALF_OPEN" else sum(self.window)
 
     def move_to(self, state):
-        stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+        stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")  # to the microsecond
         self.transitions.append(f"{stamp} {self.state}->{state}")
         self.state = state
 

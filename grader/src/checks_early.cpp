@@ -54,28 +54,6 @@ const TransitionLine* find_transition(const std::vector<TransitionLine>& log, st
   return nullptr;
 }
 
-std::optional<TripPlace> place_trip(const Inputs& in) {
-  if (!in.run || in.run->burst.empty() || !in.transitions.ok) return std::nullopt;
-  const TransitionLine* open = find_transition(*in.transitions.value, "CLOSED", "OPEN");
-  if (open == nullptr || !open->at_us) return std::nullopt;
-  const std::int64_t at = *open->at_us;
-  const std::int64_t until = at + open->resolution_us;  // the true moment is in [at, until)
-  const auto first = in.run->burst.front()->wall_us;
-  const auto last = answered_wall_us(*in.run->burst.back());
-  if (!first || !last) return std::nullopt;
-  // A stamp before the burst began, or well after it ended, is not this burst's trip (step 8
-  // says the log is not from the run the server saw).
-  if (until < *first || at > *last + 1'000'000) return std::nullopt;
-  TripPlace p;
-  for (const RecordEntry* e : in.run->burst) {
-    const auto answered = answered_wall_us(*e);
-    if (!answered) return std::nullopt;
-    if (*answered < at) ++p.certain;
-    if (*answered < until) ++p.possible;
-  }
-  return p;
-}
-
 // ---- Step 1 ---------------------------------------------------------------------------------
 void step1(StepBuilder& s, const Inputs& in, bool just_after) {
   if (in.probe && !in.probe->flaky) {
@@ -137,25 +115,29 @@ void step2(StepBuilder& s, const Inputs& in, bool just_after) {
 // calls (under the minimum of 5, not judged), failure 2 is 2 of 5 = 40%, failure 3 is 3 of 6 =
 // 50% >= 50%: it opens there, and the 4th and 5th are refused. What reached the server after the
 // trip is step 4's rule (nothing reaches the server while OPEN), so a breaker that opened on the
-// 3rd but let the 4th through passes here and fails there. Only the log's CLOSED->OPEN stamp can
-// tell those apart from a breaker that opened late; without one, the message names both.
+// 3rd but let the 4th through passes here and fails there. The log's CLOSED->OPEN stamp, read
+// with the whole record (placement.h), tells those apart from a breaker that opened late;
+// without one, the message names both.
 void step3(StepBuilder& s, const Inputs& in, bool just_after) {
   if (just_after) state_just_after(s, in, 3, "OPEN");
   if (!s.ready("s3.trip")) return;
   const auto n = in.run->first_burst_500;
   const auto want = static_cast<std::size_t>(lab::kTripAt);
   const std::string got = std::to_string(n) + " /always500 reached the server before the breaker refused one";
-  if (const auto& place = in.trip_place) {
-    if (place->could_be(want)) {
+  if (const auto& place = in.trip) {
+    const std::size_t after = place->reading;
+    if (after == want) {
       s.pass("s3.trip", lab::kTripAt, static_cast<std::uint64_t>(n));
       return;
     }
-    const std::size_t after = place->certain > want ? place->certain : place->possible;
     std::string message = "transitions.log stamps CLOSED->OPEN after the server answered the " + nth(after) +
                           " /always500, expected the " + nth(want);
     if (after == want + 1) message += ": compared with > instead of >= (3 of 6 is exactly 50%)";
     else if (after > want) message += ": it opened late (a consecutive-failure rule, or no rate rule at all)";
     else message += ": it opened before the window held the minimum of 5 calls (judging too early)";
+    if (place->low <= want && want < after)
+      message += ". (The stamp's last digit alone would allow the " + nth(want) + ", but then the " + nth(want + 1) +
+                 " reached the server while OPEN and the next did not: the record reads the " + nth(after) + ".)";
     s.fail("s3.trip", message, lab::kTripAt, static_cast<std::uint64_t>(after));
     return;
   }
@@ -192,12 +174,11 @@ void step4(StepBuilder& s, const Inputs& in, bool just_after) {
   }
   if (!s.ready("s4.none_reached")) return;
   const LabRun& run = *in.run;
-  // Calls that reached the server while OPEN: the burst's /always500 past the 3rd when the trip
-  // is known to be there (the stamp says so, or nothing went past it), and every /always500 after
-  // the burst (the trials are /fast, so none belongs anywhere else in the script).
-  const auto want = static_cast<std::size_t>(lab::kTripAt);
-  const bool trip_at_3rd = in.trip_place ? in.trip_place->could_be(want) : run.first_burst_500 <= want;
-  const std::size_t in_burst = trip_at_3rd && run.first_burst_500 > want ? run.first_burst_500 - want : 0;
+  // Calls that reached the server while OPEN: the burst's /always500 after the trip, where the
+  // stamp and the record place it (placement.h; without a stamp, none is counted there: step 3
+  // names both readings), and every /always500 after the burst (the trials are /fast, so none
+  // belongs anywhere else in the script).
+  const std::size_t in_burst = in.trip ? run.first_burst_500 - in.trip->reading : 0;
   const std::size_t after_burst = run.always500 - run.first_burst_500;
   std::string message = std::to_string(in_burst + after_burst) + " call(s) reached the server while the breaker was OPEN";
   if (in_burst > 0)

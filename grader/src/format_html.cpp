@@ -347,10 +347,18 @@ Picture picture(const Report& r) {
       long trials = 0;
       for (const TimelineRequest& q : tl.requests)
         if (q.path != "/count" && q.at_us + 2000 >= a_us && q.at_us <= b_us) ++trials;
+      // A close is counted as step 6's check places it, so the page and the checklist agree.
+      std::string count = std::to_string(trials);
+      if (tl.transitions[i + 1].to == "CLOSED" && tl.trials_closed_after) {
+        trials = static_cast<long>(*tl.trials_closed_after);
+        count = std::to_string(trials);
+        if (tl.trials_closed_at_most && *tl.trials_closed_at_most > *tl.trials_closed_after)
+          count += " (or " + std::to_string(*tl.trials_closed_at_most) + ")";
+      }
       const double a = axis.x(a_us);
       const double b = std::max(a + 2, axis.x(b_us));
       s += "<path class=\"bracket\" data-trials=\"" + std::to_string(trials) + "\" d=\"M" + num(a) + " " + num(kBracketY - 6, 0) +
-           "v6H" + num(b) + "v-6\"/><text x=\"" + num(b + 4) + "\" y=\"" + num(kBracketY + 2, 0) + "\">" + std::to_string(trials) +
+           "v6H" + num(b) + "v-6\"/><text x=\"" + num(b + 4) + "\" y=\"" + num(kBracketY + 2, 0) + "\">" + count +
            " trial(s), then " + esc(tl.transitions[i + 1].to) + "</text>";
       break;
     }

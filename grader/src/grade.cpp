@@ -84,14 +84,17 @@ int exit_code(const Report& report) noexcept {
 Report grade(const SubmissionDir& dir, const std::optional<Record>& record, const std::string& no_record_reason,
              const GradeOptions& options) {
   const auto started = std::chrono::steady_clock::now();
-  Inputs in{record, std::nullopt, options.probe, {}, {}, {}, {}, std::nullopt};
+  Inputs in{record, std::nullopt, options.probe, {}, {}, {}, {}, std::nullopt, std::nullopt};
   if (record) in.run = analyse(*record);
   std::int64_t newest = 0;
   in.state = read_file<StateFile>(dir, lab::kStateFile, parse_state_file, newest);
   in.ignore = read_file<StateFile>(dir, lab::kIgnoreFile, parse_state_file, newest);
   in.fastfail = read_file<FastFail>(dir, lab::kFastFailFile, parse_fastfail, newest);
   in.transitions = read_file<std::vector<TransitionLine>>(dir, lab::kTransitionsFile, parse_transitions, newest);
-  in.trip_place = place_trip(in);
+  if (in.run && in.transitions.ok) {
+    in.trip = place_trip(*in.run, *in.transitions.value);
+    in.close = place_close(successful_trials(*in.run), *in.transitions.value, static_cast<std::size_t>(lab::kTrials));
+  }
 
   Prerequisites pre;
   pre.has_record = record.has_value();
@@ -150,6 +153,10 @@ Report grade(const SubmissionDir& dir, const std::optional<Record>& record, cons
   if (!problem.empty()) report.notes.push_back("The evidence failed: " + problem);
   report.timeline = make_timeline(record ? &*record : nullptr, in.run ? &*in.run : nullptr,
                                   in.transitions.ok ? &*in.transitions.value : nullptr);
+  if (in.close) {
+    report.timeline.trials_closed_after = in.close->reading;
+    report.timeline.trials_closed_at_most = in.close->high;
+  }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return report;
 }

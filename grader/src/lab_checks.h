@@ -9,19 +9,10 @@
 #include "cb/grade/artifacts.h"
 #include "cb/grade/evidence.h"
 #include "cb/grade/grade.h"
+#include "placement.h"
 #include "step_builder.h"
 
 namespace cb::grade {
-
-// How the log's CLOSED->OPEN stamp places the trip among the burst's /always500: it happened
-// after at least `certain` and at most `possible` of them were answered (a stamp is worth its
-// last digit).
-struct TripPlace {
-  std::size_t certain = 0;
-  std::size_t possible = 0;
-  // The stamp is consistent with a trip right after the n-th failure was answered.
-  [[nodiscard]] bool could_be(std::size_t n) const noexcept { return certain <= n && n <= possible; }
-};
 
 struct Inputs {
   const std::optional<Record>& record;
@@ -31,8 +22,10 @@ struct Inputs {
   Parsed<StateFile> ignore;
   Parsed<FastFail> fastfail;
   Parsed<std::vector<TransitionLine>> transitions;
-  // From the record and the log together (place_trip), once: steps 3 and 4 both read it.
-  std::optional<TripPlace> trip_place;
+  // From the record and the log together (placement.h), once: steps 3 and 4 read the trip, step 6
+  // and the HTML page the close.
+  std::optional<Placement> trip;
+  std::optional<Placement> close;
 };
 
 using StepFn = void (*)(StepBuilder&, const Inputs&, bool just_after);
@@ -44,10 +37,6 @@ void step5(StepBuilder& s, const Inputs& in, bool just_after);
 void step6(StepBuilder& s, const Inputs& in, bool just_after);
 void step7(StepBuilder& s, const Inputs& in, bool just_after);
 void step8(StepBuilder& s, const Inputs& in, bool just_after);
-
-// nullopt when the stamp cannot belong to this burst (no record or log, unstamped, or more than
-// a second away from the burst).
-[[nodiscard]] std::optional<TripPlace> place_trip(const Inputs& in);
 
 // state.json right after step `step` (--step N): its contract, then its "state".
 void state_just_after(StepBuilder& s, const Inputs& in, int step, const std::string& want);

@@ -33,5 +33,6 @@ TimePoint AnchoredClock::to_wall(TimePoint lab_time) const noexcept {
 }
 
 std::string iso8601_ms(TimePoint t) { return format_utc(t.time_since_epoch().count()); }
+std::string iso8601_us(TimePoint t) { return format_utc(t.time_since_epoch().count(), 6); }
 
 }  // namespace cb::lab

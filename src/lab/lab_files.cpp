@@ -41,7 +41,7 @@ std::string fastfail_file(long long before, long long after, long long blocked, 
 std::string transitions_file(const std::vector<Transition>& transitions) {
   std::string out;
   for (const Transition& t : transitions)
-    out += iso8601_ms(t.at) + " " + std::string(to_string(t.from)) + "->" + std::string(to_string(t.to)) + "\n";
+    out += iso8601_us(t.at) + " " + std::string(to_string(t.from)) + "->" + std::string(to_string(t.to)) + "\n";
   return out;
 }
 

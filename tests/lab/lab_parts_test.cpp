@@ -97,7 +97,7 @@ TEST_CASE("lab files: the contracts' exact forms") {
   SUBCASE("transitions.log") {
     std::vector<Transition> t{{State::Closed, State::Open, TimePoint{Duration{1'000'123'456}}, Reason::FailureRate, 2},
                               {State::Open, State::HalfOpen, TimePoint{Duration{1'003'123'456}}, Reason::CooldownElapsed, 3}};
-    CHECK(transitions_file(t) == "1970-01-01T00:16:40.123Z CLOSED->OPEN\n1970-01-01T00:16:43.123Z OPEN->HALF_OPEN\n");
+    CHECK(transitions_file(t) == "1970-01-01T00:16:40.123456Z CLOSED->OPEN\n1970-01-01T00:16:43.123456Z OPEN->HALF_OPEN\n");
   }
 }
 

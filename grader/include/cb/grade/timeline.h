@@ -37,6 +37,11 @@ struct Timeline {
   std::vector<TimelineTransition> transitions;
   std::vector<std::int64_t> refused_us;   // refusals, when the program that ran the lab says
   double wait_ms = 3000;                  // the lab's cool-down
+  // The successful trials before HALF_OPEN->CLOSED, as step 6's check places the close (the
+  // page says what the checklist says): `trials_closed_after`, or up to `trials_closed_at_most`
+  // where the stamp's last digit leaves it open.
+  std::optional<std::size_t> trials_closed_after;
+  std::optional<std::size_t> trials_closed_at_most;
 };
 
 // The record's requests, each placed in the lab step it belongs to (by the phases `run` found),

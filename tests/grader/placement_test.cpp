@@ -1,0 +1,162 @@
+// The same run gets the same verdict wherever its stamps fall inside what they can mean. Each
+// saved run is re-graded with its CLOSED->OPEN and HALF_OPEN->CLOSED stamps moved to every
+// moment (50 us apart) between the request the transition followed and the next one the server
+// saw, as the stamp a breaker would write then, truncated to the millisecond and not: every
+// check's verdict, and what it counted, stays the same. (A busy machine moves those moments; a
+// verdict that moved with them charged a `>` breaker to step 4 on some runs and to step 3 on
+// others.)
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <nlohmann/json.hpp>
+
+#include "cb/grade/grade.h"
+#include "cb/utc_time.h"
+#include "temp_dir.h"
+
+namespace cb::grade {
+namespace {
+
+namespace fs = std::filesystem;
+using cb::testing::slurp;
+using cb::testing::TempDir;
+
+struct Window {
+  std::int64_t after_us;   // the transition followed this answer ...
+  std::int64_t before_us;  // ... and came before this arrival
+};
+
+std::int64_t wall(const std::string& text) { return *parse_utc(text); }
+
+// Where each transition of the fixture's log truly lies: between the answer it judged and the
+// next request the server saw.
+std::map<std::string, Window> windows(const std::string& dir) {
+  const auto record = nlohmann::json::parse(slurp(dir + "/record.json"));
+  struct Req {
+    std::string path;
+    int status;
+    std::int64_t arrived, answered;
+  };
+  std::vector<Req> reqs;
+  for (const auto& e : record["entries"]) {
+    const std::int64_t at = wall(e["wall"]);
+    reqs.push_back({e["path"], e.value("status", 0), at, at + static_cast<std::int64_t>(e["duration_ms"].get<double>() * 1000)});
+  }
+  // Each line's stamp, and where it ends (a stamp is worth its last digit).
+  std::map<std::string, std::pair<std::int64_t, std::int64_t>> stamps;
+  std::istringstream log(slurp(dir + "/transitions.log"));
+  for (std::string line; std::getline(log, line);) {
+    if (line.empty()) continue;
+    const std::string stamp = line.substr(0, line.find(' '));
+    const std::size_t digits = stamp.size() - stamp.find('.') - 2;  // between '.' and 'Z'
+    std::int64_t unit = 1;
+    for (std::size_t d = digits; d < 6; ++d) unit *= 10;
+    stamps[line.substr(line.find(' ') + 1)] = {wall(stamp), wall(stamp) + unit};
+  }
+  std::map<std::string, Window> out;
+  // CLOSED->OPEN: after the last /always500 of the burst (the next request is something else).
+  for (std::size_t i = 0; i + 1 < reqs.size(); ++i)
+    if (reqs[i].path == "/always500" && reqs[i + 1].path != "/always500") {
+      out["CLOSED->OPEN"] = {reqs[i].answered, reqs[i + 1].arrived};
+      break;
+    }
+  // HALF_OPEN->CLOSED: after the last trial answered before the fixture's own stamp ended.
+  const auto [half_open, unused] = stamps.at("OPEN->HALF_OPEN");
+  (void)unused;
+  const std::int64_t closed_end = stamps.at("HALF_OPEN->CLOSED").second;
+  for (std::size_t i = 0; i + 1 < reqs.size(); ++i)
+    if (reqs[i].path == "/fast" && reqs[i].arrived >= half_open && reqs[i].answered < closed_end)
+      out["HALF_OPEN->CLOSED"] = {reqs[i].answered, reqs[i + 1].arrived};
+  return out;
+}
+
+// Every check's verdict, and what the placement checks counted (a measured time, such as the
+// cool-down from the trip's stamp, moves with the stamp, and is no verdict).
+std::map<std::string, std::string> verdicts(const std::string& dir, const Record& record) {
+  auto sub = SubmissionDir::open(dir);
+  REQUIRE(sub.ok());
+  const Report report = grade(*sub, record, "", GradeOptions{});
+  std::map<std::string, std::string> out;
+  for (const StepReport& s : report.steps) {
+    out["step " + std::to_string(s.step)] = to_string(s.status);
+    for (const Check& c : s.checks) {
+      const bool counts = c.id == "s3.trip" || c.id == "s4.none_reached" || c.id == "s6.closed_after_trials";
+      out[c.id] = std::string(to_string(c.status)) + (counts ? " " + c.actual.dump() : "");
+    }
+  }
+  return out;
+}
+
+void same_verdict_everywhere(const std::string& name) {
+  const std::string fixture = std::string(CB_FIXTURES) + "/submissions/" + name;
+  const auto record = parse_record(slurp(fixture + "/record.json"));
+  REQUIRE(record.ok());
+  const auto where = windows(fixture);
+  REQUIRE(where.size() == 2);
+  TempDir dir;
+  for (const char* f : {"state.json", "fastfail.txt", "ignore4xx.json"}) fs::copy_file(fixture + "/" + f, dir / f);
+  const std::string original = slurp(fixture + "/transitions.log");
+  std::optional<std::map<std::string, std::string>> first;
+  int graded = 0;
+  for (const auto& [transition, w] : where) {
+    for (std::int64_t t = w.after_us + 1; t < w.before_us; t += 50) {
+      for (int digits : {3, 6}) {
+        const std::int64_t stamp = digits == 3 ? t / 1000 * 1000 : t;
+        std::string log;
+        std::istringstream in(original);
+        for (std::string line; std::getline(in, line);) {
+          if (line.empty()) continue;
+          const std::string what = line.substr(line.find(' ') + 1);
+          log += (what == transition ? format_utc(stamp, digits) : line.substr(0, line.find(' '))) + " " + what + "\n";
+        }
+        dir.write("transitions.log", log);
+        const auto got = verdicts(dir.path(), *record);
+        if (!first) first = got;
+        std::string differs;
+        for (const auto& [id, v] : got)
+          if (first->count(id) == 0 || first->at(id) != v) differs += id + ": " + (first->count(id) ? first->at(id) : "-") + " -> " + v + "\n";
+        CAPTURE(transition);
+        CAPTURE(log);
+        CAPTURE(differs);
+        CHECK(differs.empty());
+        ++graded;
+      }
+    }
+  }
+  MESSAGE(name << ": the same verdicts on " << graded << " placements of its stamps");
+  CHECK(graded > 10);
+}
+
+TEST_CASE("placement: a saved run's verdicts do not move with its stamps inside what they can mean") {
+  for (const char* name : {"good", "wrong-operator", "closes-after-one-trial", "library-circuitbreaker"}) {
+    SUBCASE(name) { same_verdict_everywhere(name); }
+  }
+}
+
+TEST_CASE("placement: a > breaker is charged to step 3, never to step 4, wherever its stamp falls") {
+  // wrong-operator: the 4th /always500 reached the server and the 5th was refused. A stamp in the
+  // 4th's millisecond alone would allow "opened on the 3rd, and let the 4th through while OPEN";
+  // the record, which saw nothing more while OPEN, reads "opened on the 4th".
+  const std::string fixture = std::string(CB_FIXTURES) + "/submissions/wrong-operator";
+  const auto record = parse_record(slurp(fixture + "/record.json"));
+  REQUIRE(record.ok());
+  TempDir dir;
+  for (const char* f : {"state.json", "fastfail.txt", "ignore4xx.json"}) fs::copy_file(fixture + "/" + f, dir / f);
+  // 19:28:54.851Z: the millisecond the 2nd, 3rd and 4th /always500 were answered in.
+  dir.write("transitions.log",
+            "2026-11-29T19:28:54.851Z CLOSED->OPEN\n2026-11-29T19:28:57.904Z OPEN->HALF_OPEN\n2026-11-29T19:28:57.909Z "
+            "HALF_OPEN->CLOSED\n");
+  auto sub = SubmissionDir::open(dir.path());
+  REQUIRE(sub.ok());
+  const Report report = grade(*sub, *record, "", GradeOptions{});
+  CHECK(to_string(report.steps[2].status) == std::string("fail"));
+  CHECK(to_string(report.steps[3].status) == std::string("pass"));
+  const Check& trip = report.steps[2].checks.front();
+  CHECK(trip.message.find("compared with > instead of >=") != std::string::npos);
+  CHECK(trip.message.find("the record reads the 4th") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace cb::grade

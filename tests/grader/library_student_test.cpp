@@ -93,5 +93,40 @@ TEST_CASE("python3-circuitbreaker as a student: every departure the lab can show
   }
 }
 
+TEST_CASE("python3-circuitbreaker as a student: the same verdict 20 times on a busy machine, and the page agrees") {
+  // Under load the call after the one trial is often answered within the millisecond the
+  // program's HALF_OPEN->CLOSED stamp names; the count must not move with it.
+  TempDir root;
+  std::vector<std::vector<std::string>> runs;
+  for (int i = 0; i < 20; ++i) {
+    const std::string out = root / ("out" + std::to_string(i));
+    runs.push_back({kGrade, "--run", kLibraryStudent, "--submission", kStudents, "--dir", out, "--format", "json",
+                    "--save-record", out + ".record.json"});
+  }
+  std::vector<Ran> graded;
+  {
+    const BusyMachine busy;
+    graded = run_all(runs, 5);
+  }
+  for (std::size_t i = 0; i < graded.size(); ++i) {
+    CAPTURE(i);
+    const json report = json::parse(graded[i].out);
+    std::map<std::string, json> checks;
+    for (const auto& step : report["steps"])
+      for (const auto& c : step["checks"]) checks[c["id"].get<std::string>()] = c;
+    const json& c = checks["s6.closed_after_trials"];
+    CHECK(c["status"] == "fail");
+    CHECK(c["actual"] == 1);
+    CHECK(c["message"].get<std::string>().find("it closed after 1 trial") != std::string::npos);
+    // The page, from the same files and record: its trial bracket counts as the check does.
+    const std::string out = root / ("out" + std::to_string(i));
+    const Ran page = run({kGrade, "--dir", out, "--record", out + ".record.json", "--format", "html"});
+    CHECK(page.out.find("data-trials=\"1\"") != std::string::npos);
+    const bool says_one = page.out.find(">1 trial(s), then CLOSED<") != std::string::npos ||
+                          page.out.find(">1 (or ") != std::string::npos;
+    CHECK(says_one);
+  }
+}
+
 }  // namespace
 }  // namespace cb::testing

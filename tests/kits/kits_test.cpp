@@ -3,7 +3,9 @@
 // (never shipped) each scores 8/8 under `cb-grade --run`. Real programs, a real server.
 #include <doctest/doctest.h>
 
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -84,6 +86,49 @@ TEST_CASE("cb-lab init: every kit with the reference rules scores 8/8 under cb-g
       // The same rules, driven call by call through the kit's replay entry point.
       const json c = conformance_of_kit(kit_dir, 0);
       CHECK(c["agreed"] == 100);
+    }
+  }
+}
+
+// The reference rules with the classic mistake: > where the rule says >= at the threshold.
+constexpr std::pair<const char*, const char*> kStrict[] = {
+    {"sum(self.window) * 100 >= self.failure_rate_percent", "sum(self.window) * 100 > self.failure_rate_percent"},
+    {"failures * 100 >= this.failureRatePercent * this.window.length", "failures * 100 > this.failureRatePercent * this.window.length"},
+    {"failures() * 100 >= settings.failure_rate_percent * calls", "failures() * 100 > settings.failure_rate_percent * calls"}};
+
+TEST_CASE("cb-lab init: a > breaker in every kit is charged to step 3, never step 4, 20 runs on a busy machine") {
+  for (std::size_t k = 0; k < std::size(kKits); ++k) {
+    const Kit& kit = kKits[k];
+    SUBCASE(kit.lang) {
+      TempDir dir;
+      const std::string kit_dir = dir / "kit";
+      REQUIRE(run({kLab, "init", kit_dir, "--lang", kit.lang}).exit_code == 0);
+      std::string rules = slurp(kReference + "/" + kit.lang + "/" + kit.rules);
+      const auto at = rules.find(kStrict[k].first);
+      REQUIRE(at != std::string::npos);
+      rules.replace(at, std::strlen(kStrict[k].first), kStrict[k].second);
+      std::ofstream(kit_dir + "/" + kit.rules) << rules;
+      // Built once here: each graded copy has it, up to date, and does not build again.
+      if (std::string(kit.lang) == "cpp")
+        REQUIRE(run({"/bin/sh", "-c", "cd '" + kit_dir + "' && c++ -std=c++17 -O2 -o lab lab.cpp"}).exit_code == 0);
+      std::vector<std::vector<std::string>> runs;
+      for (int i = 0; i < 20; ++i) {
+        const std::string sub = dir / ("s" + std::to_string(i));
+        std::filesystem::copy(kit_dir, sub, std::filesystem::copy_options::recursive);
+        runs.push_back({kGrade, "--run", "sh run.sh", "--submission", sub, "--dir", sub + "/out", "--format", "json"});
+      }
+      const BusyMachine busy;
+      const std::vector<Ran> graded = run_all(runs, 5);
+      for (std::size_t i = 0; i < graded.size(); ++i) {
+        CAPTURE(i);
+        const json report = json::parse(graded[i].out);
+        std::map<std::string, json> checks;
+        for (const auto& step : report["steps"])
+          for (const auto& c : step["checks"]) checks[c["id"].get<std::string>()] = c;
+        CHECK(checks["s3.trip"]["status"] == "fail");
+        CHECK(checks["s3.trip"]["message"].get<std::string>().find("compared with > instead of >=") != std::string::npos);
+        CHECK(checks["s4.none_reached"]["status"] == "pass");
+      }
     }
   }
 }

@@ -172,4 +172,35 @@ Ran run(const std::vector<std::string>& argv, const std::string& stdin_text, con
   return {decode(status), std::move(out_text), std::move(err_text)};
 }
 
+std::vector<Ran> run_all(const std::vector<std::vector<std::string>>& argvs, std::size_t at_once) {
+  std::vector<Ran> out(argvs.size());
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> workers;
+  for (std::size_t w = 0; w < std::min(at_once, argvs.size()); ++w)
+    workers.emplace_back([&] {
+      for (std::size_t i = next++; i < argvs.size(); i = next++) out[i] = run(argvs[i]);
+    });
+  for (auto& t : workers) t.join();
+  return out;
+}
+
+BusyMachine::BusyMachine() {
+  for (int i = 0; i < 2; ++i) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::setpgid(0, 0);
+      const int null = ::open("/dev/null", O_WRONLY);
+      ::dup2(null, 1);
+      ::execl("/usr/bin/yes", "yes", static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    if (pid > 0) pids_.push_back(pid);
+  }
+}
+
+BusyMachine::~BusyMachine() {
+  for (pid_t pid : pids_) ::kill(pid, SIGKILL);  // not yet reaped: the pid is still theirs
+  for (pid_t pid : pids_) ::waitpid(pid, nullptr, 0);
+}
+
 }  // namespace cb::testing

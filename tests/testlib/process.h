@@ -49,4 +49,20 @@ struct Ran {
 Ran run(const std::vector<std::string>& argv, const std::string& stdin_text = {},
         const std::vector<std::string>& env = {}, std::chrono::milliseconds timeout = std::chrono::seconds{60});
 
+// Runs each command line to the end, `at_once` at a time; the results in the same order.
+std::vector<Ran> run_all(const std::vector<std::vector<std::string>>& argvs, std::size_t at_once);
+
+// Two busy loops (yes > /dev/null) for as long as it lives, for tests that must hold on a busy
+// machine; ended by pid (with their process groups) when it goes.
+class BusyMachine {
+ public:
+  BusyMachine();
+  ~BusyMachine();
+  BusyMachine(const BusyMachine&) = delete;
+  BusyMachine& operator=(const BusyMachine&) = delete;
+
+ private:
+  std::vector<pid_t> pids_;
+};
+
 }  // namespace cb::testing

@@ -11,7 +11,31 @@ namespace {
 
 std::string trials_text(std::size_t n) { return std::to_string(n) + (n == 1 ? " trial" : " trials"); }
 
+std::string precision_text(std::int64_t resolution_us) {
+  switch (resolution_us) {
+    case 1'000'000: return "whole seconds";
+    case 100'000: return "tenths of a second";
+    case 10'000: return "hundredths of a second";
+    default: return std::to_string(resolution_us) + " us";
+  }
+}
+
 }  // namespace
+
+std::string stamp_problem(const std::vector<TransitionLine>& log) {
+  for (const TransitionLine& l : log) {
+    const std::string what = "line " + std::to_string(l.line) + " (" + l.from + "->" + l.to + ")";
+    if (!l.at_us)
+      return what + " has no time stamp: every line is stamped, to the millisecond or finer "
+                    "(2026-01-01T10:00:03.012Z CLOSED->OPEN), since the stamps are what prove when the breaker opened "
+                    "and closed";
+    if (l.resolution_us > 1000)
+      return what + " is stamped in " + precision_text(l.resolution_us) +
+             ": stamp to the millisecond or finer (three digits after the second, or six), since a coarser stamp cannot "
+             "place the transition among the calls";
+  }
+  return {};
+}
 
 // ---- Step 5 ---------------------------------------------------------------------------------
 void step5(StepBuilder& s, const Inputs& in, bool just_after) {
@@ -24,7 +48,8 @@ void step5(StepBuilder& s, const Inputs& in, bool just_after) {
     if (!opened || !half) {
       s.skip("s5.log_wait", "transitions.log has no CLOSED->OPEN and OPEN->HALF_OPEN to measure (step 8 judges its lines)");
     } else if (!opened->at_us || !half->at_us) {
-      s.skip("s5.log_wait", "cannot be proven from the log: its lines have no timestamps (they are optional)");
+      s.skip("s5.log_wait", "cannot be measured from the log: its lines have no stamps (step 8 says they are required); "
+                            "the server's record measures the wait (s5.waited)");
     } else {
       const double ms = static_cast<double>(*half->at_us - *opened->at_us) / 1000.0;
       s.expect(ms >= lab::kWaitMs, "s5.log_wait",
@@ -82,10 +107,15 @@ void step6(StepBuilder& s, const Inputs& in, bool just_after) {
     s.skip("s6.closed_after_trials", "transitions.log has no HALF_OPEN->CLOSED to place among the trials (step 8 judges its lines)");
     return;
   }
-  if (!closed->at_us) {
-    s.skip("s6.closed_after_trials",
-           "cannot be proven: transitions.log has no timestamps, so nothing shows whether the breaker closed after the 3rd "
-           "trial or after the 1st (state.json's permitted_in_half_open is only a claim); stamp the lines to have it checked");
+  // Not proven is not passed: without a stamp that can place it, a breaker that closes on its
+  // first lucky trial would pass step 6 on its files' word.
+  if (!closed->at_us || closed->resolution_us > 1000) {
+    s.fail("s6.closed_after_trials",
+           "not proven: HALF_OPEN->CLOSED (line " + std::to_string(closed->line) + ") " +
+               (closed->at_us ? "is stamped in " + precision_text(closed->resolution_us) : std::string("has no stamp")) +
+               ", so nothing shows whether the breaker closed after the 3rd trial or after the 1st (state.json's "
+               "permitted_in_half_open is only a claim); stamp transitions.log to the millisecond or finer",
+           lab::kTrials, nullptr);
     return;
   }
   if (!in.close) {
@@ -123,6 +153,10 @@ void step7(StepBuilder& s, const Inputs& in, bool) {
 
 // ---- Step 8 ---------------------------------------------------------------------------------
 void step8(StepBuilder& s, const Inputs& in, bool) {
+  if (in.transitions.ok && !in.stamp_problem.empty()) {
+    s.fail("s8.log_contract", in.stamp_problem);
+    return;
+  }
   const auto* t = s.file(in.transitions, "s8.log_contract");
   if (t == nullptr) return;
   std::vector<std::string> got;
@@ -139,8 +173,8 @@ void step8(StepBuilder& s, const Inputs& in, bool) {
   if (!s.ready("s8.increasing")) return;
   const auto& l = *t;
   if (!l[0].at_us || !l[1].at_us || !l[2].at_us) {
-    s.skip("s8.increasing", "transitions.log has no timestamps (they are optional)");
-    s.skip("s8.seen", "transitions.log has no timestamps (they are optional)");
+    s.skip("s8.increasing", "transitions.log has no timestamps (the contract requires them)");
+    s.skip("s8.seen", "transitions.log has no timestamps (the contract requires them)");
     return;
   }
   // The cool-down between the first two is step 5's rule, judged there; here only the log's own

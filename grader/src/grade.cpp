@@ -84,13 +84,14 @@ int exit_code(const Report& report) noexcept {
 Report grade(const SubmissionDir& dir, const std::optional<Record>& record, const std::string& no_record_reason,
              const GradeOptions& options) {
   const auto started = std::chrono::steady_clock::now();
-  Inputs in{record, std::nullopt, options.probe, {}, {}, {}, {}, std::nullopt, std::nullopt};
+  Inputs in{record, std::nullopt, options.probe, {}, {}, {}, {}, std::nullopt, std::nullopt, {}};
   if (record) in.run = analyse(*record);
   std::int64_t newest = 0;
   in.state = read_file<StateFile>(dir, lab::kStateFile, parse_state_file, newest);
   in.ignore = read_file<StateFile>(dir, lab::kIgnoreFile, parse_state_file, newest);
   in.fastfail = read_file<FastFail>(dir, lab::kFastFailFile, parse_fastfail, newest);
   in.transitions = read_file<std::vector<TransitionLine>>(dir, lab::kTransitionsFile, parse_transitions, newest);
+  if (in.transitions.ok) in.stamp_problem = stamp_problem(*in.transitions.value);
   if (in.run && in.transitions.ok) {
     in.trip = place_trip(*in.run, *in.transitions.value);
     in.close = place_close(successful_trials(*in.run), *in.transitions.value, static_cast<std::size_t>(lab::kTrials));

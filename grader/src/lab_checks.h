@@ -26,7 +26,14 @@ struct Inputs {
   // and the HTML page the close.
   std::optional<Placement> trip;
   std::optional<Placement> close;
+  // The first line whose stamp cannot place it (none, or coarser than a millisecond), said as
+  // the log's contract failure; empty when every line can be placed.
+  std::string stamp_problem;
 };
+
+// transitions.log's stamps are required, to the millisecond or finer: they are what proves when
+// the breaker opened and closed. The first line that breaks that, in words; empty when none does.
+[[nodiscard]] std::string stamp_problem(const std::vector<TransitionLine>& log);
 
 using StepFn = void (*)(StepBuilder&, const Inputs&, bool just_after);
 void step1(StepBuilder& s, const Inputs& in, bool just_after);

@@ -91,6 +91,23 @@ TEST_CASE("python3-circuitbreaker as a student: every departure the lab can show
     CHECK(skipped["status"] == "skip");
     CHECK(skipped["message"].get<std::string>().rfind("not judged: it stands on s6.trials", 0) == 0);
   }
+  // Without stamps that can place the close, nothing proves it waited for its trials: not proven
+  // does not pass (it scored 8/8 this way when stamps were optional).
+  for (const char* variant : {" no-stamps", " whole-seconds"}) {
+    SUBCASE(variant) {
+      const Graded g = grade(variant);
+      CHECK(failed_steps(g.report) == std::set<int>{6, 8});
+      const json& c = g.not_passed.at("s6.closed_after_trials");
+      CHECK(c["status"] == "fail");
+      CHECK(c["message"].get<std::string>().rfind("not proven: HALF_OPEN->CLOSED (line 3) ", 0) == 0);
+      CHECK(c["message"].get<std::string>().find("stamp transitions.log to the millisecond or finer") != std::string::npos);
+      const std::string contract = g.not_passed.at("s8.log_contract")["message"];
+      CHECK(contract.rfind("line 1 (CLOSED->OPEN) ", 0) == 0);
+      CHECK(contract.find(std::string(variant) == " no-stamps" ? "has no time stamp" : "is stamped in whole seconds") !=
+            std::string::npos);
+      CHECK(g.report["score"] == 6);
+    }
+  }
 }
 
 TEST_CASE("python3-circuitbreaker as a student: the same verdict 20 times on a busy machine, and the page agrees") {

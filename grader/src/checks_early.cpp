@@ -54,6 +54,15 @@ const TransitionLine* find_transition(const std::vector<TransitionLine>& log, st
   return nullptr;
 }
 
+bool never_opened(const LabRun& run) {
+  return run.always500 >= run.first_burst_500 + static_cast<std::size_t>(lab::kBlocked);
+}
+
+bool never_left_closed(const Inputs& in) {
+  if (!in.run || !never_opened(*in.run)) return false;
+  return !in.transitions.ok || find_transition(*in.transitions.value, "CLOSED", "OPEN") == nullptr;
+}
+
 // ---- Step 1 ---------------------------------------------------------------------------------
 void step1(StepBuilder& s, const Inputs& in, bool just_after) {
   if (in.probe && !in.probe->flaky) {
@@ -119,7 +128,20 @@ void step2(StepBuilder& s, const Inputs& in, bool just_after) {
 // with the whole record (placement.h), tells those apart from a breaker that opened late;
 // without one, the message names both.
 void step3(StepBuilder& s, const Inputs& in, bool just_after) {
-  if (just_after) state_just_after(s, in, 3, "OPEN");
+  if (just_after) {
+    state_just_after(s, in, 3, "OPEN");
+    // OPEN records nothing: what it reports is the window that opened it (3 failures of 6
+    // calls), or nothing if the breaker empties its window on opening. Anything else counted
+    // what came after, the refused calls among them.
+    if (in.state.ok && s.ready("s3.failures")) {
+      const auto failures = in.state.value->failures;
+      s.expect(failures == lab::kTripAt || failures == 0, "s3.failures",
+               "state.json: \"failures\" is " + std::to_string(failures) + " in OPEN: the window that opened it held " +
+                   std::to_string(lab::kTripAt) + " failures of 6 calls (report those, or 0 if opening empties the window); "
+                   "a refused call is not a failure",
+               nlohmann::json::array({0, lab::kTripAt}), failures);
+    }
+  }
   if (!s.ready("s3.trip")) return;
   const auto n = in.run->first_burst_500;
   const auto want = static_cast<std::size_t>(lab::kTripAt);
@@ -205,7 +227,12 @@ void step4(StepBuilder& s, const Inputs& in, bool just_after) {
                                  std::to_string(f.before) + " then after=" + std::to_string(f.after),
            nlohmann::json{{"before", f.before}, {"after", f.after}}, answers);
   // Taken after step 3: the count then is every lab request up to the end of the burst (3 /fast
-  // and the 3 /always500 in a correct run).
+  // and the 3 /always500 in a correct run). A breaker that never opened has no such moment.
+  if (never_left_closed(in)) {
+    s.skip("s4.before_at_trip", std::string(kNeverOpened) + " (nor does transitions.log), so there was no moment it opened "
+                                                             "to take before at");
+    return;
+  }
   if (!run.trip) {
     s.fail("s4.before_at_trip", "no /always500 reached the server, so the record shows no moment the breaker opened");
     return;

@@ -41,6 +41,17 @@ std::string stamp_problem(const std::vector<TransitionLine>& log) {
 void step5(StepBuilder& s, const Inputs& in, bool just_after) {
   if (just_after) {
     state_just_after(s, in, 5, "HALF_OPEN");
+    // HALF_OPEN judges its trials alone, and the one made so far succeeded: a count carried over
+    // from the window that opened it would judge the trials by the outage.
+    if (in.state.ok && s.ready("s5.failures")) {
+      const auto failures = in.state.value->failures;
+      s.expect(failures == 0, "s5.failures",
+               "state.json: \"failures\" is " + std::to_string(failures) +
+                   " in HALF_OPEN: HALF_OPEN counts only its trials, and the one made so far succeeded" +
+                   (failures == lab::kTripAt ? " (3 is the window that opened it, carried over: entering HALF_OPEN empties it)"
+                                             : ""),
+               0, failures);
+    }
   } else if (s.ready("s5.log_wait")) {
     const auto& log = *in.transitions.value;
     const TransitionLine* opened = find_transition(log, "CLOSED", "OPEN");
@@ -63,9 +74,8 @@ void step5(StepBuilder& s, const Inputs& in, bool just_after) {
   // A breaker that refused none of step 4's calls has shown no OPEN period to wait out: the
   // pause before the next call would then be the program's, not the breaker's (a breaker with no
   // rules at all would pass here). Step 3 or 4 is charged; this one is not judged.
-  if (run.always500 >= run.first_burst_500 + static_cast<std::size_t>(lab::kBlocked)) {
-    s.skip("s5.waited", "not judged: every /always500 of step 4 reached the server, so nothing shows the breaker was "
-                        "ever OPEN, and there was no cool-down to wait (steps 3 and 4 say why)");
+  if (never_opened(run)) {
+    s.skip("s5.waited", std::string(kNeverOpened) + ", and there was no cool-down to wait (steps 3 and 4 say why)");
     return;
   }
   if (!run.gap_after_open_ms) {
@@ -84,6 +94,14 @@ void step5(StepBuilder& s, const Inputs& in, bool just_after) {
 // success claims 3 and still shows 3 successful calls in the record (the program simply goes on
 // calling once it is CLOSED), so the count of calls alone proves nothing.
 void step6(StepBuilder& s, const Inputs& in, bool just_after) {
+  // A breaker that never opened never left CLOSED: "CLOSED again" and its trials did not happen.
+  if (never_left_closed(in)) {
+    (void)s.file(in.state, "s6.state_contract");
+    const std::string why =
+        std::string(kNeverOpened) + " (nor does transitions.log), so it never had trials to close it (steps 3 and 4 say why)";
+    for (const char* id : {"s6.state", "s6.permitted", "s6.trials"}) s.skip(id, why);
+    return;
+  }
   if (const StateFile* f = s.file(in.state, "s6.state_contract")) {
     expect_state(s, "s6.state", "state.json", *f, "CLOSED");
     s.expect(f->permitted_in_half_open >= lab::kTrials, "s6.permitted",
@@ -93,9 +111,21 @@ void step6(StepBuilder& s, const Inputs& in, bool just_after) {
   }
   if (!s.ready("s6.trials")) return;
   const std::vector<const RecordEntry*> ok = successful_trials(*in.run);
-  s.expect(ok.size() >= static_cast<std::size_t>(lab::kTrials), "s6.trials",
-           std::to_string(ok.size()) + " successful call(s) reached the server after the cool-down, expected 3 trials",
-           ">= 3", static_cast<std::uint64_t>(ok.size()));
+  std::string few = std::to_string(ok.size()) + " successful call(s) reached the server after the cool-down, expected 3 trials";
+  // Why there were fewer, where the files say: a close stamped after them (the program stops
+  // calling once CLOSED), or a failed trial that reopened it.
+  if (ok.size() < static_cast<std::size_t>(lab::kTrials)) {
+    const std::size_t failed = in.run->trials.size() - ok.size();
+    if (in.close && in.close->reading <= ok.size())
+      few += ": the breaker closed after " + trials_text(in.close->reading) +
+             " (transitions.log's HALF_OPEN->CLOSED), so the program stopped calling; a breaker closes only on the "
+             "judgement of all 3 permitted trials";
+    else if (failed > 0)
+      few += ": " + std::to_string(failed) + " trial(s) failed, and a failed trial reopens it";
+    else
+      few += ": the program must make at least 3 calls while HALF_OPEN, one at a time";
+  }
+  s.expect(ok.size() >= static_cast<std::size_t>(lab::kTrials), "s6.trials", few, ">= 3", static_cast<std::uint64_t>(ok.size()));
   // Ready only when s6.trials passed: there are at least 3 successful trials to place the close among.
   if (just_after || !s.ready("s6.closed_after_trials")) return;
 

@@ -45,6 +45,16 @@ void step6(StepBuilder& s, const Inputs& in, bool just_after);
 void step7(StepBuilder& s, const Inputs& in, bool just_after);
 void step8(StepBuilder& s, const Inputs& in, bool just_after);
 
+// The record shows no OPEN period: every /always500 of step 4 reached the server too. (A breaker
+// that opened and let every call through looks the same to the record; its log says it opened.)
+[[nodiscard]] bool never_opened(const LabRun& run);
+// Neither the record nor transitions.log shows the breaker ever left CLOSED. Then what stands on
+// its having opened (a moment it opened, trials that close it again) did not happen, and is not
+// judged (steps 3 and 4 are charged).
+[[nodiscard]] bool never_left_closed(const Inputs& in);
+inline constexpr const char* kNeverOpened =
+    "not judged: every /always500 of step 4 reached the server, so nothing shows the breaker was ever OPEN";
+
 // state.json right after step `step` (--step N): its contract, then its "state".
 void state_just_after(StepBuilder& s, const Inputs& in, int step, const std::string& want);
 

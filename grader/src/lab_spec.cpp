@@ -34,6 +34,8 @@ std::vector<CheckSpec> make_checks() {
 
       {"s3.state_contract", 3, W::JustAfter, "state.json follows the contract", false, {}},
       {"s3.state", 3, W::JustAfter, "state.json: \"state\" is \"OPEN\"", false, {"s3.state_contract"}},
+      {"s3.failures", 3, W::JustAfter, "state.json: \"failures\" is the window's 3 that opened it (or 0)", false,
+       {"s3.state_contract"}},
       {"s3.trip", 3, W::Always, "the breaker opened on the 3rd /always500", true, {"record"}},
 
       {"s4.state_contract", 4, W::JustAfter, "state.json follows the contract", false, {}},
@@ -50,6 +52,8 @@ std::vector<CheckSpec> make_checks() {
 
       {"s5.state_contract", 5, W::JustAfter, "state.json follows the contract", false, {}},
       {"s5.state", 5, W::JustAfter, "state.json: \"state\" is \"HALF_OPEN\"", false, {"s5.state_contract"}},
+      {"s5.failures", 5, W::JustAfter, "state.json: \"failures\" is 0 (HALF_OPEN counts its trials only)", false,
+       {"s5.state_contract"}},
       {"s5.log_wait", 5, W::Finished, "transitions.log: OPEN->HALF_OPEN at least 3 s after CLOSED->OPEN", false,
        {"file:transitions.log"}},
       {"s5.waited", 5, W::Always, "the first call after the breaker opened came at least 3 s later", true, {"record"}},

@@ -106,6 +106,34 @@ TEST_CASE("--step: what must hold right after a step") {
   CHECK(report.steps[0].checks[1].message == "state.json: \"state\" is \"CLOSED\", expected \"OPEN\"");
 }
 
+TEST_CASE("--step 3 and --step 5: what state.json counts as failures in OPEN and in HALF_OPEN") {
+  cb::testing::TempDir dir;
+  const auto graded = [&](int step, const std::string& state, int failures) {
+    dir.write("state.json", "{\"state\": \"" + state + "\", \"failures\": " + std::to_string(failures) +
+                                ", \"window_size\": 10, \"permitted_in_half_open\": 3}");
+    auto sub = SubmissionDir::open(dir.path());
+    REQUIRE(sub.ok());
+    GradeOptions o;
+    o.steps = {step};
+    const Report r = grade(*sub, std::nullopt, "no server", o);
+    for (const Check& c : r.steps[0].checks)
+      if (c.id == "s" + std::to_string(step) + ".failures") return c;
+    FAIL("no failures check");
+    return Check{};
+  };
+  // OPEN: the window that opened it (3 of 6), or 0 for a breaker that empties it on opening.
+  CHECK(graded(3, "OPEN", 3).status == Status::Pass);
+  CHECK(graded(3, "OPEN", 0).status == Status::Pass);
+  const Check counted = graded(3, "OPEN", 5);
+  CHECK(counted.status == Status::Fail);
+  CHECK(counted.message.find("\"failures\" is 5 in OPEN: the window that opened it held 3 failures of 6 calls") != std::string::npos);
+  // HALF_OPEN: only the trials, and the one made so far succeeded.
+  CHECK(graded(5, "HALF_OPEN", 0).status == Status::Pass);
+  const Check carried = graded(5, "HALF_OPEN", 3);
+  CHECK(carried.status == Status::Fail);
+  CHECK(carried.message.find("3 is the window that opened it, carried over") != std::string::npos);
+}
+
 TEST_CASE("a rubric weighs the steps") {
   auto dir = SubmissionDir::open(std::string(CB_FIXTURES) + "/submissions/slow-refusal");
   auto record = parse_record(slurp(std::string(CB_FIXTURES) + "/submissions/slow-refusal/record.json"));

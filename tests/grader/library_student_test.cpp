@@ -87,6 +87,10 @@ TEST_CASE("python3-circuitbreaker as a student: every departure the lab can show
     CHECK(g.not_passed.at("s6.trials")["status"] == "fail");
     CHECK(g.not_passed.at("s6.trials")["message"].get<std::string>().rfind("1 successful call(s) reached the server", 0) ==
           0);
+    // and why: the log shows it closed after that one, and the program stopped calling.
+    CHECK(g.not_passed.at("s6.trials")["message"].get<std::string>().find(
+              "the breaker closed after 1 trial (transitions.log's HALF_OPEN->CLOSED), so the program stopped calling") !=
+          std::string::npos);
     const json& skipped = g.not_passed.at("s6.closed_after_trials");
     CHECK(skipped["status"] == "skip");
     CHECK(skipped["message"].get<std::string>().rfind("not judged: it stands on s6.trials", 0) == 0);

@@ -62,10 +62,20 @@ TEST_CASE("cb-lab init: every kit as shipped runs to the end, graded with the gr
       INFO(report.dump(1));
       CHECK(report["program"]["exit_code"] == 0);  // it never crashes
       CHECK(report["status"] == "fail");
-      // The calls are made for it (1, 2); the breaker's rules are the student's (3, 4, 6, 7, 8);
-      // a breaker that never opened had no cool-down to wait (5).
+      // The calls are made for it (1, 2); the breaker's rules are the student's (3, 4, 7, 8); a
+      // breaker that never opened had no cool-down to wait (5) and no trials to close it (6):
+      // those are not judged, never passed.
       CHECK(verdicts(report) == std::map<int, std::string>{{1, "pass"}, {2, "pass"}, {3, "fail"}, {4, "fail"},
-                                                            {5, "skip"}, {6, "fail"}, {7, "fail"}, {8, "fail"}});
+                                                            {5, "skip"}, {6, "skip"}, {7, "fail"}, {8, "fail"}});
+      // What stands on its having opened is skipped with the reason, not passed on nothing.
+      std::map<std::string, json> checks;
+      for (const auto& step : report["steps"])
+        for (const auto& c : step["checks"]) checks[c["id"].get<std::string>()] = c;
+      for (const char* id : {"s4.before_at_trip", "s6.state", "s6.permitted", "s6.trials"}) {
+        CAPTURE(id);
+        CHECK(checks[id]["status"] == "skip");
+        CHECK(checks[id]["message"].get<std::string>().rfind("not judged: every /always500 of step 4 reached the server", 0) == 0);
+      }
     }
   }
 }

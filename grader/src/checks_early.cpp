@@ -25,9 +25,28 @@ std::string nth(std::size_t n) {
 
 }  // namespace
 
+int last_step_seen(const LabRun& run) {
+  if (run.bad > 0) return 7;
+  if (run.trials.size() > 1) return 6;
+  if (!run.trials.empty()) return 5;
+  if (run.count_calls.size() >= 2 || run.always500 > run.first_burst_500) return 4;
+  if (!run.burst.empty()) return 3;
+  if (run.fast_before_first_500 > 0) return 2;
+  return 1;
+}
+
 void state_just_after(StepBuilder& s, const Inputs& in, int step, const std::string& want) {
   const std::string prefix = "s" + std::to_string(step) + ".";
-  if (const StateFile* f = s.file(in.state, prefix + "state_contract")) expect_state(s, prefix + "state", "state.json", *f, want);
+  const StateFile* f = s.file(in.state, prefix + "state_contract");
+  if (f == nullptr) return;
+  // A program that ran on past step N rewrote state.json later: what is wrong is when it
+  // stopped, not the breaker.
+  std::string later;
+  if (in.run && last_step_seen(*in.run) > step)
+    later = ": state.json is from a later step, since the record shows the run went on to step " +
+            std::to_string(last_step_seen(*in.run)) + "; stop the program after step " + std::to_string(step) +
+            " (a starter kit: sh run.sh --until " + std::to_string(step) + ")";
+  expect_state(s, prefix + "state", "state.json", *f, want, later);
 }
 
 std::string seconds_text(double ms) {
@@ -36,14 +55,15 @@ std::string seconds_text(double ms) {
   return buf;
 }
 
-void expect_state(StepBuilder& s, std::string_view id, const std::string& file, const StateFile& f, const std::string& want) {
+void expect_state(StepBuilder& s, std::string_view id, const std::string& file, const StateFile& f, const std::string& want,
+                  const std::string& why_other) {
   std::string message = file + ": \"state\" is " + quoted(f.state);
   if (upper(f.state) == want) {
     message += "; states are upper case: \"" + want + "\"";
   } else if (f.state == "HALF-OPEN" || f.state == "HALFOPEN") {
     message += "; the state is spelled \"HALF_OPEN\"";
   } else {
-    message += ", expected \"" + want + "\"";
+    message += ", expected \"" + want + "\"" + why_other;
   }
   s.expect(f.state == want, id, message, want, f.state);
 }

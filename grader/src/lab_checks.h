@@ -61,7 +61,12 @@ void state_just_after(StepBuilder& s, const Inputs& in, int step, const std::str
 // "1.234 s"
 [[nodiscard]] std::string seconds_text(double ms);
 // "CLOSED", "state.json: \"state\" is \"closed\"; states are upper case: \"CLOSED\"", ...
-void expect_state(StepBuilder& s, std::string_view id, const std::string& file, const StateFile& f, const std::string& want);
+// `why_other` is added when the state is another one altogether (not a spelling).
+void expect_state(StepBuilder& s, std::string_view id, const std::string& file, const StateFile& f, const std::string& want,
+                  const std::string& why_other = {});
+
+// The last step of the script the record shows requests of (1 when none but the server's).
+[[nodiscard]] int last_step_seen(const LabRun& run);
 
 // The first line FROM->TO in the log, wherever it is (the order is step 8's to judge).
 [[nodiscard]] const TransitionLine* find_transition(const std::vector<TransitionLine>& log, std::string_view from,

@@ -64,14 +64,29 @@ async function step(n, title, b, urlPath, times) {
   console.log(`step ${n}: ${title}: ${results.join(' ')} -> ${b.state}`);
 }
 
+// --until N: stop after step N, leaving the files as they are then (check them with
+// cb-grade --step N). Without it, all eight steps.
+function until() {
+  const args = process.argv.slice(2);
+  if (args.length === 0) return 8;
+  const n = Number(args[1]);
+  if (args.length === 2 && args[0] === '--until' && Number.isInteger(n) && n >= 1 && n <= 8) return n;
+  console.error('lab.js: usage: lab.js [--until N], N a step from 1 to 8');
+  process.exit(2);
+}
+
 async function main() {
+  const last = until();
   fs.mkdirSync(OUT, { recursive: true });
   const b = new Breaker();
   console.log(`step 1: the server at ${SERVER.origin}: /count -> ${await count()}`);
+  if (last === 1) return;
   await step(2, '3 x /fast', b, '/fast', 3);
   writeState('state.json', b);
+  if (last === 2) return;
   await step(3, '5 x /always500', b, '/always500', 5);
   writeState('state.json', b);
+  if (last === 3) return;
 
   const before = await count();
   let blocked = 0;
@@ -85,18 +100,22 @@ async function main() {
   const line = `before=${before} after=${after} blocked=${blocked} max_ms=${slowestMs.toFixed(3)}`;
   write('fastfail.txt', line + '\n');
   console.log(`step 4: 10 x /always500: ${line}`);
+  if (last === 4) return;
 
   await new Promise((resolve) => setTimeout(resolve, b.waitInOpenMs + 50));
   await step(5, `waited ${b.waitInOpenMs} ms, 1 x /fast`, b, '/fast', 1);
   writeState('state.json', b);
+  if (last === 5) return;
   let trials = 0;
   while (b.state !== 'CLOSED' && trials < 10) { await call(b, '/fast'); trials++; }
   console.log(`step 6: ${trials} x /fast -> ${b.state}`);
   writeState('state.json', b);
+  if (last === 6) return;
 
   const fresh = new Breaker();
   await step(7, 'a new breaker, 10 x /bad', fresh, '/bad', 10);
   writeState('ignore4xx.json', fresh);
+  if (last === 7) return;
   write('transitions.log', b.transitions.map((l) => l + '\n').join(''));
   console.log(`step 8: transitions.log: ${b.transitions.length} line(s)`);
 }

@@ -6,6 +6,7 @@ files into $CB_DIR (default ./cb), each in the form docs/CONTRACTS.md gives. Sta
 """
 import json
 import os
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -65,14 +66,32 @@ def step(n, title, b, path=None, times=0):
     print(f"step {n}: {title}: {results if results else ''} -> {b.state}")
 
 
+def until():
+    """--until N: stop after step N, leaving the files as they are then (check them with
+    cb-grade --step N). Without it, all eight steps."""
+    args = sys.argv[1:]
+    if not args:
+        return 8
+    if len(args) == 2 and args[0] == "--until" and args[1].isdigit() and 1 <= int(args[1]) <= 8:
+        return int(args[1])
+    sys.exit("lab.py: usage: lab.py [--until N], N a step from 1 to 8")
+
+
 def main():
+    last = until()
     os.makedirs(OUT, exist_ok=True)
     b = Breaker()
     print(f"step 1: the server at {SERVER}: /count -> {count()}")
+    if last == 1:
+        return
     step(2, "3 x /fast", b, "/fast", 3)
     write_state("state.json", b)
+    if last == 2:
+        return
     step(3, "5 x /always500", b, "/always500", 5)
     write_state("state.json", b)
+    if last == 3:
+        return
 
     before = count()
     blocked, slowest_ms = 0, 0.0
@@ -84,20 +103,28 @@ def main():
     after = count()
     write("fastfail.txt", f"before={before} after={after} blocked={blocked} max_ms={slowest_ms:.3f}\n")
     print(f"step 4: 10 x /always500: before={before} after={after} blocked={blocked} max_ms={slowest_ms:.3f}")
+    if last == 4:
+        return
 
     time.sleep(b.wait_in_open_ms / 1000 + 0.05)
     step(5, f"waited {b.wait_in_open_ms} ms, 1 x /fast", b, "/fast", 1)
     write_state("state.json", b)
+    if last == 5:
+        return
     trials = 0
     while b.state != "CLOSED" and trials < 10:
         call(b, "/fast")
         trials += 1
     print(f"step 6: {trials} x /fast -> {b.state}")
     write_state("state.json", b)
+    if last == 6:
+        return
 
     fresh = Breaker()
     step(7, "a new breaker, 10 x /bad", fresh, "/bad", 10)
     write_state("ignore4xx.json", fresh)
+    if last == 7:
+        return
     write("transitions.log", "".join(line + "\n" for line in b.transitions))
     print(f"step 8: transitions.log: {len(b.transitions)} line(s)")
 

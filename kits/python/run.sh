@@ -1,4 +1,6 @@
 #!/bin/sh
 # Runs the lab against $CB_SERVER, writing into $CB_DIR. Grade it with:
 #   cb-grade --run "sh run.sh" --dir out
-exec python3 "$(dirname "$0")/lab.py"
+# or, step by step as you build it (the files as they are right after step N):
+#   cb-grade --run "sh run.sh --until N" --step N --dir out
+exec python3 "$(dirname "$0")/lab.py" "$@"

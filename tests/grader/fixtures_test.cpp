@@ -104,6 +104,13 @@ TEST_CASE("--step: what must hold right after a step") {
   CHECK(report.steps[0].step == 3);
   CHECK(report.steps[0].status == Status::Fail);
   CHECK(report.steps[0].checks[1].message == "state.json: \"state\" is \"CLOSED\", expected \"OPEN\"");
+  // With the record of a run that went on: it says so, and what to do.
+  const auto record = parse_record(slurp(std::string(CB_FIXTURES) + "/submissions/good/record.json"));
+  REQUIRE(record.ok());
+  const Report on = grade(*dir, *record, "", just_after);
+  CHECK(on.steps[0].checks[1].message ==
+        "state.json: \"state\" is \"CLOSED\", expected \"OPEN\": state.json is from a later step, since the record shows the "
+        "run went on to step 7; stop the program after step 3 (a starter kit: sh run.sh --until 3)");
 }
 
 TEST_CASE("--step 3 and --step 5: what state.json counts as failures in OPEN and in HALF_OPEN") {

@@ -100,6 +100,32 @@ TEST_CASE("cb-lab init: every kit with the reference rules scores 8/8 under cb-g
   }
 }
 
+TEST_CASE("cb-lab init: every kit stops after step N with --until N, and cb-grade --step N judges it there") {
+  for (const Kit& kit : kKits) {
+    SUBCASE(kit.lang) {
+      TempDir dir;
+      const std::string kit_dir = dir / "kit";
+      REQUIRE(run({kLab, "init", kit_dir, "--lang", kit.lang}).exit_code == 0);
+      std::filesystem::copy_file(kReference + "/" + kit.lang + "/" + kit.rules, kit_dir + "/" + kit.rules,
+                                 std::filesystem::copy_options::overwrite_existing);
+      const Ran r = run({kGrade, "--run", "sh run.sh --until 3", "--step", "3", "--submission", kit_dir, "--dir",
+                         kit_dir + "/out", "--format", "json"});
+      INFO(r.out, r.err);
+      const json report = json::parse(r.out);
+      CHECK(r.exit_code == 0);
+      REQUIRE(report["steps"].size() == 1);
+      CHECK(report["steps"][0]["step"] == 3);
+      CHECK(report["steps"][0]["status"] == "pass");
+      // It stopped there: no fastfail.txt, nothing of step 4 in the record.
+      CHECK_FALSE(std::filesystem::exists(kit_dir + "/out/fastfail.txt"));
+      CHECK(report["evidence"]["requests"] == 7);  // /count, 3 /fast, 3 /always500 (the other 2 were refused)
+      const Ran bad = run({kGrade, "--run", "sh run.sh --until nine", "--submission", kit_dir, "--dir", kit_dir + "/out",
+                           "--format", "json"});
+      CHECK(json::parse(bad.out)["run_output"].get<std::string>().find("usage:") != std::string::npos);
+    }
+  }
+}
+
 // The reference rules with the classic mistake: > where the rule says >= at the threshold.
 constexpr std::pair<const char*, const char*> kStrict[] = {
     {"sum(self.window) * 100 >= self.failure_rate_percent", "sum(self.window) * 100 > self.failure_rate_percent"},

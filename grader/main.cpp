@@ -257,6 +257,8 @@ int main(int argc, char** argv) {
     if (!ran->record) return could_not_run("reading the fresh server's record: " + ran->record.error().message);
     record = std::move(ran->record).value();
     grade_options.expected_epoch = 1;  // a fresh server, and nobody but the grader may reset it
+    grade_options.record_private = ran->record_private;
+    grade_options.foreign_connections = ran->foreign_connections;
   } else {
     const bool named = !o.server.empty();
     const std::string url = named ? o.server : "http://127.0.0.1:8110";

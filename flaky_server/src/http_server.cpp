@@ -197,6 +197,10 @@ struct HttpServer::Loop {
         if (errno == EINTR || errno == ECONNABORTED) continue;
         return;  // EAGAIN: no more; EMFILE and the like: the backlog keeps them for later
       }
+      if (options().admit && !options().admit(fd)) {
+        ::close(fd);
+        continue;
+      }
       int yes = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
       if (server.open_connections_.fetch_add(1, std::memory_order_relaxed) >= options().max_connections) {

@@ -41,6 +41,8 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
   std::unique_ptr<sandbox::Box> box;
   std::optional<ProgramRun> program;
   std::optional<SandboxInfo> sandbox_used;
+  bool record_private = false;
+  std::size_t foreign_connections = 0;
   if (o.run_command) {
     auto made = o.sandbox->box(sub, files);
     if (!made) {
@@ -64,6 +66,8 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
                          ran->limit_hit == sandbox::LimitHit::None ? "" : std::string(sandbox::to_string(ran->limit_hit)),
                          sandbox::describe(ran->containment.limits, ran->limit_hit)};
     sandbox_used = sandbox_info(ran->containment);
+    record_private = ran->record_private;
+    foreign_connections = ran->foreign_connections;
     if (ran->record) {
       record = std::move(ran->record).value();
     } else {
@@ -74,6 +78,8 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
   options.server = server;
   if (o.run_command) {
     options.expected_epoch = 1;
+    options.record_private = record_private;
+    options.foreign_connections = foreign_connections;
     if (!record) options.evidence_failure = "the fresh server's record could not be read: " + no_record;
   }
   // A run is graded on what it wrote in its box; the submission's own folder is left as it was.

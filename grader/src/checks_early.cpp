@@ -92,6 +92,15 @@ void step1(StepBuilder& s, const Inputs& in, bool just_after) {
   if (!s.ready("s1.server")) return;
   s.pass("s1.server");
   const LabRun& run = *in.run;
+  // Only where the record is the program's alone (--run) is a second run its mistake; anywhere
+  // else the evidence failed and grade() says so.
+  if (run.runs > 1) {
+    const std::string& why = s.pre().record_unusable;
+    s.fail("s1.once", why.empty() ? "the record holds " + std::to_string(run.runs) + " runs of the lab" : why, 1,
+           static_cast<std::uint64_t>(run.runs));
+  } else {
+    s.pass("s1.once");
+  }
   if (run.admin.empty()) {
     s.pass("s1.admin");
   } else {

@@ -51,6 +51,8 @@ nlohmann::json to_json(const Report& r) {
                 {"epoch", r.evidence.epoch},
                 {"requests", r.evidence.requests},
                 {"runs", r.evidence.runs},
+                {"private_server", r.evidence.private_server},
+                {"foreign_connections", r.evidence.foreign_connections},
                 {"problem", r.evidence.problem.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.evidence.problem)}};
   nlohmann::json out{{"score", r.score},
                      {"max_score", r.max_score},

@@ -57,6 +57,18 @@ std::string file_time_problem(const LabRun& run, std::int64_t newest_mtime, cons
          "; reset the server (POST /admin/reset) and run the lab again, or grade with --run";
 }
 
+// What the program itself did to the record, when nothing else could reach the server: more
+// requests than it keeps, or the lab run twice. Empty when the record holds one run, whole.
+std::string program_record_problem(const Record& record, const LabRun& run) {
+  if (record.gap)
+    return "the program made more requests than the server's record keeps, so it lost its first ones (the lab makes "
+           "a few dozen)";
+  if (run.runs > 1)
+    return "the record holds " + std::to_string(run.runs) + " runs of the lab (the 2nd begins at request #" +
+           std::to_string(*run.second_run_seq) + "): run it once";
+  return {};
+}
+
 std::string evidence_problem(const std::optional<Record>& record, const std::optional<LabRun>& run,
                              const GradeOptions& o, std::int64_t newest_mtime, const std::string& server) {
   if (!o.evidence_failure.empty()) return o.evidence_failure;
@@ -64,7 +76,13 @@ std::string evidence_problem(const std::optional<Record>& record, const std::opt
   if (o.expected_epoch && record->epoch != *o.expected_epoch)
     return "the server's record was reset during the run (its epoch is " + std::to_string(record->epoch) + ", the run began in " +
            std::to_string(*o.expected_epoch) + "): what it shows is not the whole run";
+  if (o.record_private && !program_record_problem(*record, *run).empty()) return {};
   if (auto defect = record_defect(*record); !defect.empty()) return defect;
+  if (run->runs > 1 && o.expected_epoch)  // a server started or reset for this run, which others could reach
+    return "the server's record holds " + std::to_string(run->runs) + " lab runs (the 2nd begins at request #" +
+           std::to_string(*run->second_run_seq) +
+           "): either the program ran the lab twice or another program on this machine reached the server, and this "
+           "sandbox cannot tell them apart; grade where the program gets a network or a uid of its own (docs/GRADER.md)";
   if (run->runs > 1)
     return "the server's record holds " + std::to_string(run->runs) + " lab runs (the 2nd begins at request #" +
            std::to_string(*run->second_run_seq) +
@@ -99,6 +117,7 @@ Report grade(const SubmissionDir& dir, const std::optional<Record>& record, cons
 
   Prerequisites pre;
   pre.has_record = record.has_value();
+  if (record && options.record_private) pre.record_unusable = program_record_problem(*record, *in.run);
   pre.no_record_reason = no_record_reason;
   if (!in.transitions.ok) pre.file_problems.emplace(std::string(lab::kTransitionsFile), in.transitions.problem);
 
@@ -111,6 +130,12 @@ Report grade(const SubmissionDir& dir, const std::optional<Record>& record, cons
     report.evidence.requests = record->entries.size();
     report.evidence.runs = in.run->runs;
   }
+  report.evidence.private_server = options.record_private;
+  report.evidence.foreign_connections = options.foreign_connections;
+  if (options.foreign_connections > 0)
+    report.notes.push_back(std::to_string(options.foreign_connections) +
+                           " connection(s) from other programs on this machine reached the server and were refused: "
+                           "only the program's own uid is served, so the record is its alone");
   const std::string problem = evidence_problem(record, in.run, options, newest, report.server);
   report.evidence.problem = problem;
   const bool taints_files = !options.evidence_failure.empty();
@@ -122,6 +147,15 @@ Report grade(const SubmissionDir& dir, const std::optional<Record>& record, cons
     kSteps[n](b, in, just_after);
     const double points = options.rubric.points[static_cast<std::size_t>(n)];
     StepReport step = b.finish(points);
+    // A record of two runs leaves a step's rule unjudged wherever the record was its judge: the
+    // files alone (which the program writes as it likes) earn nothing, or running twice would
+    // be a way out of the record's checks.
+    if (!pre.record_unusable.empty() && step.status == Status::Pass &&
+        std::any_of(step.checks.begin(), step.checks.end(),
+                    [](const Check& c) { return c.needs_server && c.status == Status::Skip; })) {
+      step.status = Status::Skip;
+      step.score = 0;
+    }
     if (!problem.empty()) {
       for (Check& c : step.checks) {
         if (c.id == "s1.server" && c.status == Status::Pass) continue;  // it did answer

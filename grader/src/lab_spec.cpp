@@ -15,16 +15,18 @@ constexpr std::string_view kTitles[] = {
     "transitions.log holds the three transitions in order",
 };
 
-// Pseudo-prerequisites: "record" is the server's record (absent when there is no server to ask);
+// Pseudo-prerequisites: "server" is the server's record, whatever it holds (absent when there is
+// no server to ask); "record" is that record holding one whole run (s1.once says when not);
 // "file:NAME" is a lab file that parsed. Each file's contract is judged, and charged, in one
 // step only (state.json where the run leaves it, fastfail.txt in 4, ignore4xx.json in 7,
 // transitions.log in 8); other steps that read it skip what they cannot judge without it.
 std::vector<CheckSpec> make_checks() {
   using W = When;
   return {
-      {"s1.server", 1, W::Always, "the flaky server answers, with its record of every request", true, {"record"}},
+      {"s1.server", 1, W::Always, "the flaky server answers, with its record of every request", true, {"server"}},
+      {"s1.once", 1, W::Always, "the record holds one run of the lab", true, {"s1.server"}},
       {"s1.count", 1, W::Finished, "/count was asked and answered {\"count\": N}", true, {"record"}},
-      {"s1.admin", 1, W::Always, "the program left the server's admin endpoints alone", true, {"record"}},
+      {"s1.admin", 1, W::Always, "the program left the server's admin endpoints alone", true, {"server"}},
 
       {"s2.state_contract", 2, W::JustAfter, "state.json follows the contract", false, {}},
       {"s2.state", 2, W::JustAfter, "state.json: \"state\" is \"CLOSED\"", false, {"s2.state_contract"}},

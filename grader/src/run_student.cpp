@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
 #include <cerrno>
 #include <cstring>
 
@@ -15,6 +17,7 @@
 #include "cb/flaky/server.h"
 #include "cb/grade/files.h"
 #include "cb/grade/lab_spec.h"
+#include "cb/sandbox/peer.h"
 #include "output_tail.h"
 
 namespace cb::grade {
@@ -105,6 +108,11 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
   server_options.threads = o.server_threads;
   server_options.admin_token = admin_token();
   std::unique_ptr<flaky::FlakyServer> server;
+  struct Peers {
+    std::atomic<std::size_t> foreign{0};
+    std::atomic<bool> unknowable{false};
+  };
+  auto peers = std::make_shared<Peers>();
 
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return Error{std::string("pipe: ") + std::strerror(errno)};
@@ -126,6 +134,24 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
                                                  return {};
                                                }};
   } else {
+    // The machine's network, which other programs share: with a uid of its own, the program's
+    // connections are told from theirs by who owns the other end, and only its are served.
+    // A peer the kernel cannot name (it closed before it was accepted) gets no answer it could
+    // read either way, so it is let in: what it sent is the program's as far as anyone can tell.
+    if (out.containment.own_uid) {
+      // Where the kernel cannot be asked at all (no socket diagnostics), every connection is let
+      // in and the record is not called the program's alone.
+      server_options.admit = [uid = out.containment.uid, peers](int fd) {
+        const auto owner = sandbox::peer_uid(fd);
+        if (!owner) {
+          peers->unknowable.store(true, std::memory_order_relaxed);
+          return true;
+        }
+        if (!*owner || **owner == uid) return true;
+        peers->foreign.fetch_add(1, std::memory_order_relaxed);
+        return false;
+      };
+    }
     auto started = flaky::FlakyServer::start(server_options);
     if (!started && o.port != 0) {  // the lab's port is taken: a free one, announced in CB_SERVER
       server_options.port = 0;
@@ -192,6 +218,8 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
     out.limit_hit = sandbox::limit_hit(sandbox.policy().limits, status, child->cpu_used(), out.output_tail);
   out.record = record_of(*server, server_options.record_capacity);
   server->stop();
+  out.foreign_connections = peers->foreign.load();
+  out.record_private = out.containment.own_network || (out.containment.own_uid && !peers->unknowable.load());
   return out;
 }
 

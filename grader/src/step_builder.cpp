@@ -61,8 +61,11 @@ const Check* StepBuilder::reported(std::string_view id) const {
 
 std::optional<std::string> StepBuilder::unmet(std::string_view id) const {
   for (std::string_view need : spec_of(id).needs) {
-    if (need == "record") {
+    if (need == "server") {
       if (!pre_.has_record) return pre_.no_record_reason;
+    } else if (need == "record") {
+      if (!pre_.has_record) return pre_.no_record_reason;
+      if (!pre_.record_unusable.empty()) return "not judged on the record: " + pre_.record_unusable + " (step 1)";
     } else if (need.rfind("file:", 0) == 0) {
       const std::string_view file = need.substr(5);
       if (const auto it = pre_.file_problems.find(file); it != pre_.file_problems.end())

@@ -26,6 +26,9 @@ struct Parsed {
 struct Prerequisites {
   bool has_record = false;
   std::string no_record_reason;
+  // The record is there but holds what the program did wrong to it as a whole (two runs): the
+  // checks that judge its requests are skipped with this reason; s1.once fails with it.
+  std::string record_unusable;
   std::map<std::string, std::string, std::less<>> file_problems;  // file name -> problem; absent when it parsed
 };
 
@@ -40,6 +43,7 @@ class StepBuilder {
   // Whether check `id` may run: every check it needs passed (and the record, and the files it
   // reads, are there). A check that may not run is skipped at finish() with the reason.
   [[nodiscard]] bool ready(std::string_view id) const;
+  [[nodiscard]] const Prerequisites& pre() const noexcept { return pre_; }
 
   void pass(std::string_view id, nlohmann::json expected = nullptr, nlohmann::json actual = nullptr);
   void fail(std::string_view id, std::string message, nlohmann::json expected = nullptr, nlohmann::json actual = nullptr);

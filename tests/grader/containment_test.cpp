@@ -3,6 +3,7 @@
 // sandbox (a PID namespace of its own) and in the fallback (the grader as child subreaper).
 #include <doctest/doctest.h>
 #include <dirent.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -93,6 +94,82 @@ TEST_CASE("cb-grade --run: a program cannot reset the record it is graded on") {
   CHECK(named);
   CHECK(report["steps"][3]["status"] == "fail");  // the leaked calls are still in the record
   CHECK(r.out.find("admin /admin/reset 403") != std::string::npos);
+}
+
+// The checks of a report's step 1, by id.
+json step1_check(const json& report, const std::string& id) {
+  for (const auto& c : report["steps"][0]["checks"])
+    if (c["id"] == id) return c;
+  return nullptr;
+}
+
+TEST_CASE("cb-grade --run: a program that runs the lab twice is graded, and fails step 1 for it") {
+  // Its server is its own (its own network, or only its uid served), so the second run can only
+  // be its doing: a mistake with a score, not evidence that failed.
+  TempDir out;
+  const Ran r = run({kGrade, "--run", "python3 good_breaker.py; python3 good_breaker.py", "--submission", kStudents,
+                     "--dir", out.path(), "--format", "json"});
+  INFO(r.out, r.err);
+  CHECK(r.exit_code == 1);
+  const json report = json::parse(r.out);
+  CHECK(report["status"] == "fail");
+  CHECK(report["evidence"]["runs"] == 2);
+  CHECK(report["evidence"]["private_server"] == true);
+  CHECK(report["evidence"]["problem"].is_null());
+  const json once = step1_check(report, "s1.once");
+  CHECK(once["status"] == "fail");
+  CHECK(once["message"].get<std::string>().find("the record holds 2 runs of the lab (the 2nd begins at request #") == 0);
+  CHECK(once["message"].get<std::string>().find("run it once") != std::string::npos);
+  CHECK(report["steps"][0]["status"] == "fail");
+  // What stood on the record is not judged on it, and says why; the files are still judged.
+  const auto& step3 = report["steps"][2];
+  for (const auto& c : step3["checks"]) {
+    CAPTURE(c);
+    if (c["id"] == "s3.trip") {
+      CHECK(c["status"] == "skip");
+      CHECK(c["message"].get<std::string>().find("not judged on the record: the record holds 2 runs") == 0);
+    }
+  }
+  // The files are judged and shown (transitions.log, from the second run, is right), but earn
+  // nothing where the record was the step's judge: running twice is no way out of its checks.
+  CHECK(report["steps"][7]["checks"][1]["id"] == "s8.order");
+  CHECK(report["steps"][7]["checks"][1]["status"] == "pass");
+  CHECK(report["steps"][7]["status"] == "skip");
+  CHECK(report["score"] == 0);
+}
+
+TEST_CASE("cb-grade --run: two runs in the fallback, where only the program's uid is served, and with no sandbox not graded") {
+  TempDir submission;
+  // The shortest record of two runs: a /fast after the /bad of the first.
+  submission.write("twice.py",
+                   "import os, urllib.request, urllib.error\n"
+                   "for path in ('/fast', '/bad', '/fast'):\n"
+                   "    try:\n"
+                   "        urllib.request.urlopen(os.environ['CB_SERVER'] + path, timeout=5).read()\n"
+                   "    except urllib.error.HTTPError:\n"
+                   "        pass\n");
+  if (::geteuid() == 0) {  // a uid of its own only when the grader is root
+    TempDir out;
+    const Ran r = run({kGrade, "--run", "python3 twice.py", "--submission", submission.path(), "--sandbox", "fallback",
+                       "--any-port", "--dir", out.path(), "--format", "json"});
+    INFO(r.out, r.err);
+    CHECK(r.exit_code == 1);
+    const json report = json::parse(r.out);
+    CHECK(report["evidence"]["private_server"] == true);
+    CHECK(step1_check(report, "s1.once")["status"] == "fail");
+  }
+  // Run as the grader itself, on the machine's network, the second run could be anyone's.
+  TempDir out;
+  const Ran r = run({kGrade, "--run", "python3 twice.py", "--submission", submission.path(), "--sandbox", "none",
+                     "--any-port", "--dir", out.path(), "--format", "json"});
+  INFO(r.out, r.err);
+  CHECK(r.exit_code == 2);
+  const json report = json::parse(r.out);
+  CHECK(report["evidence"]["private_server"] == false);
+  CHECK(report["evidence"]["problem"].get<std::string>().find(
+            "either the program ran the lab twice or another program on this machine reached the server") !=
+        std::string::npos);
+  CHECK(step1_check(report, "s1.once")["status"] == "error");
 }
 
 }  // namespace

@@ -67,16 +67,22 @@ TEST_CASE("lab spec: every check is well formed") {
     CHECK(c.step >= 1);
     CHECK(c.step <= lab::kSteps);
     CHECK(!c.title.empty());
-    // A prerequisite is the record, a file, or an earlier check of the same step.
+    // A prerequisite is the server's record, a file, or an earlier check of the same step.
     for (std::string_view need : c.needs) {
       CAPTURE(need);
-      if (need == "record" || need.rfind("file:", 0) == 0) continue;
+      if (need == "record" || need == "server" || need.rfind("file:", 0) == 0) continue;
       const lab::CheckSpec* n = lab::find_check(need);
       REQUIRE(n != nullptr);
       CHECK(n->step == c.step);
       CHECK(ids.count(need) == 1);
     }
-    CHECK(c.needs_server == (std::find(c.needs.begin(), c.needs.end(), "record") != c.needs.end()));
+    // It needs the server when it reads the record, or stands on a check that does.
+    const bool on_server = std::any_of(c.needs.begin(), c.needs.end(), [](std::string_view need) {
+      if (need == "record" || need == "server") return true;
+      const lab::CheckSpec* n = lab::find_check(need);
+      return n != nullptr && n->needs_server;
+    });
+    CHECK(c.needs_server == on_server);
   }
 }
 

@@ -47,6 +47,10 @@ struct ServerOptions {
   // Told of every lab request as it arrives (Outcome::Pending) and as it ends, on the worker
   // thread, outside any lock. For tests that must act once the server has seen something.
   std::function<void(std::uint64_t seq, std::string_view path, Outcome outcome)> observer;
+  // Asked of each connection as it is accepted, before a byte of it is read: false closes it
+  // unanswered and unrecorded. cb-grade's fallback, which shares the machine's network, admits
+  // only the program it grades, so that no other program's requests enter the evidence.
+  std::function<bool(int fd)> admit;
 };
 
 // Every rule a configuration must obey; errors name the flag.

@@ -33,6 +33,11 @@ struct GradeOptions {
   // A live server found at its default address may hold another run's record: compare when the
   // files were written with when the record's requests came.
   bool check_file_times = false;
+  // --run, when no other program could reach the server (docs/GRADER.md, the sandbox): what the
+  // record holds is the program's doing, so two runs in it, or more requests than it keeps, are
+  // a mistake charged to step 1 (s1.once), not evidence that failed.
+  bool record_private = false;
+  std::size_t foreign_connections = 0;  // connections from other programs, refused (the report says so)
   std::optional<ServerProbe> probe;
   // Where the record came from ("http://127.0.0.1:8110", "saved record FILE"), for the report.
   std::string server;

@@ -43,6 +43,10 @@ struct EvidenceInfo {
   std::size_t requests = 0;    // entries in the record
   std::size_t runs = 0;        // lab runs found in it (1 for a clean record)
   std::string problem;         // non-empty: the evidence failed, and why (one line)
+  // --run: no other program could reach the server (its own network, or only its uid served);
+  // what was refused at the door on the way.
+  bool private_server = false;
+  std::size_t foreign_connections = 0;
 };
 
 // --run: how the student's program ended.

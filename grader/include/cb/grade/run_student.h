@@ -34,6 +34,10 @@ struct RunOutcome {
   bool survivors = false;          // outside the full sandbox: something it started could not be killed
   sandbox::Containment containment;
   sandbox::LimitHit limit_hit = sandbox::LimitHit::None;
+  // No other program could put a request into the record: the server listened in the program's
+  // own network, or (the fallback) served only connections from the program's own uid.
+  bool record_private = false;
+  std::size_t foreign_connections = 0;  // the fallback: connections from other uids, refused
 };
 
 // Errors (the grader cannot run): the server cannot start, the command cannot be started.

@@ -94,8 +94,7 @@ void step1(StepBuilder& s, const Inputs& in, bool just_after) {
   const LabRun& run = *in.run;
   // Only where the record is the program's alone (--run) is a second run its mistake; anywhere
   // else the evidence failed and grade() says so.
-  if (run.runs > 1) {
-    const std::string& why = s.pre().record_unusable;
+  if (const std::string& why = s.pre().record_unusable; !why.empty() || run.runs > 1) {
     s.fail("s1.once", why.empty() ? "the record holds " + std::to_string(run.runs) + " runs of the lab" : why, 1,
            static_cast<std::uint64_t>(run.runs));
   } else {

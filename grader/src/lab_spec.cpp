@@ -24,7 +24,7 @@ std::vector<CheckSpec> make_checks() {
   using W = When;
   return {
       {"s1.server", 1, W::Always, "the flaky server answers, with its record of every request", true, {"server"}},
-      {"s1.once", 1, W::Always, "the record holds one run of the lab", true, {"s1.server"}},
+      {"s1.once", 1, W::Always, "the record holds one whole run of the lab", true, {"s1.server"}},
       {"s1.count", 1, W::Finished, "/count was asked and answered {\"count\": N}", true, {"record"}},
       {"s1.admin", 1, W::Always, "the program left the server's admin endpoints alone", true, {"server"}},
 

@@ -93,6 +93,41 @@ TEST_CASE("without a record the server's checks are skipped - with the reason - 
   CHECK(report.steps[3].status == Status::Pass);  // step 4's file checks ran and passed
 }
 
+TEST_CASE("a record the program alone could reach: two runs, or one that lost its start, is its mistake in step 1") {
+  // Records that are evidence failing on a shared server (exit 2) are graded when nothing but
+  // the program could have made them: the fixture two-runs, and the good run's record as a ring
+  // leaves it when a program floods it (its first requests pushed out).
+  const std::pair<const char*, const char*> cases[] = {
+      {"two-runs", "the record holds 2 runs of the lab (the 2nd begins at request #"},
+      {"good", "the program made more requests than the server's record keeps"}};
+  for (const auto& [name, message] : cases) {
+    CAPTURE(name);
+    const std::string path = std::string(CB_FIXTURES) + "/submissions/" + name;
+    auto dir = SubmissionDir::open(path);
+    REQUIRE(dir.ok());
+    auto record = parse_record(slurp(path + "/record.json"));
+    REQUIRE(record.ok());
+    if (std::string(name) == "good") {
+      record->entries.erase(record->entries.begin(), record->entries.begin() + 5);
+      record->gap = true;
+      const Report shared = grade(*dir, *record, "", GradeOptions{});
+      CHECK(shared.status == Status::Error);
+    }
+    GradeOptions own;
+    own.expected_epoch = 1;
+    own.record_private = true;
+    const Report report = grade(*dir, *record, "", own);
+    CHECK(report.status == Status::Fail);
+    CHECK(exit_code(report) == 1);
+    CHECK(report.evidence.problem.empty());
+    CHECK(report.score == 0);
+    const Check& once = report.steps[0].checks[1];
+    CHECK(once.id == "s1.once");
+    CHECK(once.status == Status::Fail);
+    CHECK(once.message.rfind(message, 0) == 0);
+  }
+}
+
 TEST_CASE("--step: what must hold right after a step") {
   auto dir = SubmissionDir::open(std::string(CB_FIXTURES) + "/submissions/good");
   REQUIRE(dir.ok());

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "process.h"
+#include "report_json.h"
 #include "temp_dir.h"
 
 namespace cb::testing {
@@ -96,13 +97,6 @@ TEST_CASE("cb-grade --run: a program cannot reset the record it is graded on") {
   CHECK(r.out.find("admin /admin/reset 403") != std::string::npos);
 }
 
-// The checks of a report's step 1, by id.
-json step1_check(const json& report, const std::string& id) {
-  for (const auto& c : report["steps"][0]["checks"])
-    if (c["id"] == id) return c;
-  return nullptr;
-}
-
 TEST_CASE("cb-grade --run: a program that runs the lab twice is graded, and fails step 1 for it") {
   // Its server is its own (its own network, or only its uid served), so the second run can only
   // be its doing: a mistake with a score, not evidence that failed.
@@ -116,7 +110,7 @@ TEST_CASE("cb-grade --run: a program that runs the lab twice is graded, and fail
   CHECK(report["evidence"]["runs"] == 2);
   CHECK(report["evidence"]["private_server"] == true);
   CHECK(report["evidence"]["problem"].is_null());
-  const json once = step1_check(report, "s1.once");
+  const json once = checks_by_id(report)["s1.once"];
   CHECK(once["status"] == "fail");
   CHECK(once["message"].get<std::string>().find("the record holds 2 runs of the lab (the 2nd begins at request #") == 0);
   CHECK(once["message"].get<std::string>().find("run it once") != std::string::npos);
@@ -156,7 +150,7 @@ TEST_CASE("cb-grade --run: two runs in the fallback, where only the program's ui
     CHECK(r.exit_code == 1);
     const json report = json::parse(r.out);
     CHECK(report["evidence"]["private_server"] == true);
-    CHECK(step1_check(report, "s1.once")["status"] == "fail");
+    CHECK(checks_by_id(report)["s1.once"]["status"] == "fail");
   }
   // Run as the grader itself, on the machine's network, the second run could be anyone's.
   TempDir out;
@@ -169,7 +163,7 @@ TEST_CASE("cb-grade --run: two runs in the fallback, where only the program's ui
   CHECK(report["evidence"]["problem"].get<std::string>().find(
             "either the program ran the lab twice or another program on this machine reached the server") !=
         std::string::npos);
-  CHECK(step1_check(report, "s1.once")["status"] == "error");
+  CHECK(checks_by_id(report)["s1.once"]["status"] == "error");
 }
 
 }  // namespace

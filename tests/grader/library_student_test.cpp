@@ -20,6 +20,7 @@
 #include <set>
 
 #include "process.h"
+#include "report_json.h"
 #include "temp_dir.h"
 
 namespace cb::testing {
@@ -132,9 +133,7 @@ TEST_CASE("python3-circuitbreaker as a student: the same verdict 20 times on a b
   for (std::size_t i = 0; i < graded.size(); ++i) {
     CAPTURE(i);
     const json report = json::parse(graded[i].out);
-    std::map<std::string, json> checks;
-    for (const auto& step : report["steps"])
-      for (const auto& c : step["checks"]) checks[c["id"].get<std::string>()] = c;
+    auto checks = checks_by_id(report);
     const json& c = checks["s6.closed_after_trials"];
     CHECK(c["status"] == "fail");
     CHECK(c["actual"] == 1);

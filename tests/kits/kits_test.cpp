@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "process.h"
+#include "report_json.h"
 #include "temp_dir.h"
 
 namespace cb::testing {
@@ -46,6 +47,15 @@ json conformance_of_kit(const std::string& dir, int want_exit) {
   return json::parse(r.out)["conformance"];
 }
 
+// A kit made by cb-lab init in `dir`, its rules replaced by the reference ones.
+std::string reference_kit(const TempDir& dir, const Kit& kit) {
+  const std::string kit_dir = dir / "kit";
+  REQUIRE(run({kLab, "init", kit_dir, "--lang", kit.lang}).exit_code == 0);
+  std::filesystem::copy_file(kReference + "/" + kit.lang + "/" + kit.rules, kit_dir + "/" + kit.rules,
+                             std::filesystem::copy_options::overwrite_existing);
+  return kit_dir;
+}
+
 std::map<int, std::string> verdicts(const json& report) {
   std::map<int, std::string> out;
   for (const auto& s : report["steps"]) out[s["step"].get<int>()] = s["status"].get<std::string>();
@@ -68,9 +78,7 @@ TEST_CASE("cb-lab init: every kit as shipped runs to the end, graded with the gr
       CHECK(verdicts(report) == std::map<int, std::string>{{1, "pass"}, {2, "pass"}, {3, "fail"}, {4, "fail"},
                                                             {5, "skip"}, {6, "skip"}, {7, "fail"}, {8, "fail"}});
       // What stands on its having opened is skipped with the reason, not passed on nothing.
-      std::map<std::string, json> checks;
-      for (const auto& step : report["steps"])
-        for (const auto& c : step["checks"]) checks[c["id"].get<std::string>()] = c;
+      auto checks = checks_by_id(report);
       for (const char* id : {"s4.before_at_trip", "s6.state", "s6.permitted", "s6.trials"}) {
         CAPTURE(id);
         CHECK(checks[id]["status"] == "skip");
@@ -84,10 +92,7 @@ TEST_CASE("cb-lab init: every kit with the reference rules scores 8/8 under cb-g
   for (const Kit& kit : kKits) {
     SUBCASE(kit.lang) {
       TempDir dir;
-      const std::string kit_dir = dir / "kit";
-      REQUIRE(run({kLab, "init", kit_dir, "--lang", kit.lang}).exit_code == 0);
-      std::filesystem::copy_file(kReference + "/" + kit.lang + "/" + kit.rules, kit_dir + "/" + kit.rules,
-                                 std::filesystem::copy_options::overwrite_existing);
+      const std::string kit_dir = reference_kit(dir, kit);
       const json report = grade_kit(kit_dir);
       INFO(report.dump(1));
       CHECK(report["score"] == 8);
@@ -104,10 +109,7 @@ TEST_CASE("cb-lab init: every kit stops after step N with --until N, and cb-grad
   for (const Kit& kit : kKits) {
     SUBCASE(kit.lang) {
       TempDir dir;
-      const std::string kit_dir = dir / "kit";
-      REQUIRE(run({kLab, "init", kit_dir, "--lang", kit.lang}).exit_code == 0);
-      std::filesystem::copy_file(kReference + "/" + kit.lang + "/" + kit.rules, kit_dir + "/" + kit.rules,
-                                 std::filesystem::copy_options::overwrite_existing);
+      const std::string kit_dir = reference_kit(dir, kit);
       const Ran r = run({kGrade, "--run", "sh run.sh --until 3", "--step", "3", "--submission", kit_dir, "--dir",
                          kit_dir + "/out", "--format", "json"});
       INFO(r.out, r.err);
@@ -158,9 +160,7 @@ TEST_CASE("cb-lab init: a > breaker in every kit is charged to step 3, never ste
       for (std::size_t i = 0; i < graded.size(); ++i) {
         CAPTURE(i);
         const json report = json::parse(graded[i].out);
-        std::map<std::string, json> checks;
-        for (const auto& step : report["steps"])
-          for (const auto& c : step["checks"]) checks[c["id"].get<std::string>()] = c;
+        auto checks = checks_by_id(report);
         CHECK(checks["s3.trip"]["status"] == "fail");
         CHECK(checks["s3.trip"]["message"].get<std::string>().find("compared with > instead of >=") != std::string::npos);
         CHECK(checks["s4.none_reached"]["status"] == "pass");

@@ -18,12 +18,12 @@ std::string upper(std::string s) {
   return s;
 }
 
+}  // namespace
+
 std::string nth(std::size_t n) {
   const char* suffix = n % 100 >= 11 && n % 100 <= 13 ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
   return std::to_string(n) + suffix;
 }
-
-}  // namespace
 
 int last_step_seen(const LabRun& run) {
   if (run.bad > 0) return 7;

@@ -475,7 +475,7 @@ std::string checklist(const Report& r) {
       out += "<li data-check=\"" + esc(c.id) + "\" data-status=\"" + cs + "\"><span class=\"st st-" + cs + "\">" +
              (c.status == Status::Pass ? "ok" : c.status == Status::Fail ? "FAIL" : c.status == Status::Error ? "ERR" : "skip") +
              "</span>" + esc(c.name) + " <span class=\"tag\">[" + esc(c.id) + "]</span>";
-      if (c.status != Status::Pass && !c.message.empty()) out += "<div class=\"msg\">" + esc(c.message) + "</div>";
+      if (!c.message.empty()) out += "<div class=\"msg\">" + esc(c.message) + "</div>";  // a pass only notes a doubt
       if (c.status == Status::Fail && !c.expected.is_null())
         out += "<div class=\"msg\">expected " + esc(shown(c.expected)) + ", got " + esc(shown(c.actual)) + "</div>";
       out += "</li>";

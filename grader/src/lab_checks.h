@@ -58,6 +58,8 @@ inline constexpr const char* kNeverOpened =
 // state.json right after step `step` (--step N): its contract, then its "state".
 void state_just_after(StepBuilder& s, const Inputs& in, int step, const std::string& want);
 
+// "1st", "2nd", "3rd", "4th", ...
+[[nodiscard]] std::string nth(std::size_t n);
 // "1.234 s"
 [[nodiscard]] std::string seconds_text(double ms);
 // "CLOSED", "state.json: \"state\" is \"closed\"; states are upper case: \"CLOSED\"", ...

@@ -103,6 +103,10 @@ void StepBuilder::pass(std::string_view id, nlohmann::json expected, nlohmann::j
   add(id, Status::Pass, {}, std::move(expected), std::move(actual));
 }
 
+void StepBuilder::pass_noting(std::string_view id, std::string note, nlohmann::json expected, nlohmann::json actual) {
+  add(id, Status::Pass, std::move(note), std::move(expected), std::move(actual));
+}
+
 void StepBuilder::fail(std::string_view id, std::string message, nlohmann::json expected, nlohmann::json actual) {
   add(id, Status::Fail, std::move(message), std::move(expected), std::move(actual));
 }

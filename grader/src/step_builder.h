@@ -46,6 +46,9 @@ class StepBuilder {
   [[nodiscard]] const Prerequisites& pre() const noexcept { return pre_; }
 
   void pass(std::string_view id, nlohmann::json expected = nullptr, nlohmann::json actual = nullptr);
+  // A pass that must say what it stood on (the benefit of a doubt the record cannot settle).
+  void pass_noting(std::string_view id, std::string note, nlohmann::json expected = nullptr,
+                   nlohmann::json actual = nullptr);
   void fail(std::string_view id, std::string message, nlohmann::json expected = nullptr, nlohmann::json actual = nullptr);
   void skip(std::string_view id, std::string reason);
   // pass or fail on `ok`; `message` is only kept on failure.

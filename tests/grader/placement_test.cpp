@@ -158,5 +158,34 @@ TEST_CASE("placement: a > breaker is charged to step 3, never to step 4, whereve
   CHECK(trip.message.find("the record reads the 4th") != std::string::npos);
 }
 
+TEST_CASE("placement: a close the record cannot settle passes on the benefit of the doubt, and says so") {
+  // good: the trials were answered at .905, .907 and .908 (ms). A close stamped .908Z may have
+  // come after the 3rd (answered at .908013) or right after the 2nd: the student gets the 3rd,
+  // in writing.
+  const std::string fixture = std::string(CB_FIXTURES) + "/submissions/good";
+  const auto record = parse_record(slurp(fixture + "/record.json"));
+  REQUIRE(record.ok());
+  TempDir dir;
+  for (const char* f : {"state.json", "fastfail.txt", "ignore4xx.json"}) fs::copy_file(fixture + "/" + f, dir / f);
+  dir.write("transitions.log",
+            "2026-11-29T19:28:54.852Z CLOSED->OPEN\n2026-11-29T19:28:57.904Z OPEN->HALF_OPEN\n2026-11-29T19:28:57.908Z "
+            "HALF_OPEN->CLOSED\n");
+  auto sub = SubmissionDir::open(dir.path());
+  REQUIRE(sub.ok());
+  const Report report = grade(*sub, *record, "", GradeOptions{});
+  CHECK(report.passed);
+  const Check& closed = report.steps[5].checks.back();
+  CHECK(closed.id == "s6.closed_after_trials");
+  CHECK(closed.status == Status::Pass);
+  CHECK(closed.message ==
+        "passed on the benefit of the doubt: HALF_OPEN->CLOSED (line 3) is stamped in milliseconds, which allows the "
+        "close after the 3rd trial but also after the 2nd (answered within the stamp's last digit); stamp to the "
+        "microsecond to decide");
+  // A stamp that settles it says nothing more.
+  fs::copy_file(fixture + "/transitions.log", dir / "transitions.log", fs::copy_options::overwrite_existing);
+  const Report settled = grade(*SubmissionDir::open(dir.path()), *record, "", GradeOptions{});
+  CHECK(settled.steps[5].checks.back().message.empty());
+}
+
 }  // namespace
 }  // namespace cb::grade

@@ -17,7 +17,7 @@ class BaselineBreaker {
     std::lock_guard lock(mu_);
     if (!open_) return true;
     if (std::chrono::steady_clock::now() - opened_at_ >= cooldown_) {
-      open_ = false;  // a lone probe, as seed 004's reference
+      open_ = false;  // a lone probe, as the replay exercise's reference
       return true;
     }
     return false;

@@ -144,7 +144,7 @@ void StateMachine::release(const Ticket& ticket) {
 }
 
 void StateMachine::record_closed(bool failure, bool slow, LazyNow& now) {
-  // Consecutive, not total: one success breaks the run (seed 000's first common mistake).
+  // Consecutive, not total: one success breaks the run (the balancer exercise's first common mistake).
   consecutive_failures_ = failure ? consecutive_failures_ + 1 : 0;
   if (uses_window_) window_.record(failure, slow, window_.uses_time() ? now() : TimePoint{});
   if (mode_ == Mode::ForcedClosed) return;  // metrics only
@@ -174,7 +174,7 @@ void StateMachine::record_half_open(bool failure, bool slow, LazyNow& now) {
   const HalfOpenOptions& h = o_.half_open;
   if (h.decide == HalfOpenOptions::Decide::EachOutcome) {
     // One failed trial reopens, and the cool-down restarts from the trial's own time: reusing
-    // the old opened_at would make the breaker half-open again at once (seed 000, mistake 3).
+    // the old opened_at would make the breaker half-open again at once (the balancer exercise's third mistake).
     if (failure) {
       trip(now(), Reason::TrialFailed, true);
     } else if (trial_successes_ >= h.successes_to_close) {
@@ -182,7 +182,7 @@ void StateMachine::record_half_open(bool failure, bool slow, LazyNow& now) {
     }
     return;
   }
-  // All trials judged together (seed 001): with 3 trials and 50%, 1 failure of 3 (33%) closes,
+  // All trials judged together (the lab's rule): with 3 trials and 50%, 1 failure of 3 (33%) closes,
   // 2 of 3 (67%) reopen. One trial alone would let a dependency that fails half its calls flap.
   const auto decided = static_cast<std::uint32_t>(trial_successes_ + trial_failures_);
   if (decided < static_cast<std::uint32_t>(h.permitted_calls)) return;

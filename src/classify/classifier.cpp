@@ -90,7 +90,7 @@ Classifier Classifier::http() {
   return Classifier{std::move(rules), Verdict::Failure};
 }
 
-Classifier Classifier::seed000() {
+Classifier Classifier::balancer() {
   std::vector<Rule> rules{
       {Origin::Response, 100, 499, Verdict::Success},
       {Origin::Response, 500, 599, Verdict::Failure},

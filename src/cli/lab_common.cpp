@@ -21,10 +21,6 @@ extern "C" void on_interrupt(int) {
 
 std::string default_scenario_path() { return lab::scenarios_dir() + "/lab.json"; }
 
-Result<lab::Scenario> load_lab_scenario(const std::string& path) {
-  return lab::load_scenario(path.empty() ? default_scenario_path() : path);
-}
-
 Result<void> prepare_dir(const std::string& dir) {
   if (auto made = make_directories(dir); !made) return Error{"the output directory: " + made.error().message};
   // Proven by writing, not by access(2): root passes access() on a read-only mount.

@@ -29,7 +29,6 @@ struct Failure {
   ExitCode code = ExitCode::Usage;
 };
 
-[[nodiscard]] Result<lab::Scenario> load_lab_scenario(const std::string& path);
 [[nodiscard]] std::string default_scenario_path();
 // Creates DIR if needed, and makes sure files can be written in it.
 [[nodiscard]] Result<void> prepare_dir(const std::string& dir);

@@ -77,7 +77,7 @@ struct ScriptInterpreter::Backend {
   std::unique_ptr<CircuitBreaker> breaker;
 };
 
-ScriptInterpreter::ScriptInterpreter() : classifier_(classify::Classifier::seed000()) {}
+ScriptInterpreter::ScriptInterpreter() : classifier_(classify::Classifier::balancer()) {}
 ScriptInterpreter::~ScriptInterpreter() = default;
 
 std::vector<std::string> ScriptInterpreter::execute(std::string_view line) {

@@ -143,14 +143,6 @@ Result<Transition> transition_from(const json& j, const std::string& path) {
 
 std::string session_path(const std::string& dir) { return dir + "/.cb-lab/session.json"; }
 
-std::string snapshot_to_json(const Snapshot& s) { return snapshot_json(s).dump(); }
-
-Result<Snapshot> snapshot_from_json(const std::string& text) {
-  const json j = json::parse(text, nullptr, false);
-  if (j.is_discarded()) return Error{"snapshot: not JSON"};
-  return snapshot_from(j, "snapshot");
-}
-
 Result<Session> load_session(const std::string& dir) {
   const std::string path = session_path(dir);
   auto damaged = [&](const std::string& why) {

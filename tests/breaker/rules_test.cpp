@@ -160,7 +160,7 @@ TEST_CASE("a rate is judged only once the window holds the minimum number of cal
     CHECK(h.calls("F") == "F");
     CHECK(h.state() == State::Open);
   }
-  SUBCASE("one failed call does not open it (seed 001, common mistake 1)") {
+  SUBCASE("one failed call does not open it (the lab's first common mistake)") {
     CHECK(h.call(Verdict::Failure) == "fail");
     CHECK(h.state() == State::Closed);
   }

@@ -1,4 +1,4 @@
-// The seeds' own tables, reproduced on the engine through the named profiles.
+// The exercises' own tables, reproduced on the engine through the named profiles.
 #include <doctest/doctest.h>
 
 #include "cb/breaker/profiles.h"
@@ -7,7 +7,7 @@
 namespace cb::testing {
 namespace {
 
-TEST_CASE("seed 000: the balancer's trace for one backend") {
+TEST_CASE("the balancer: its trace for one backend") {
   Harness h(profiles::balancer());
   // now  call           count/half_ok   state
   //  0   error x4       4               CLOSED
@@ -45,7 +45,7 @@ TEST_CASE("seed 000: the balancer's trace for one backend") {
   CHECK(h.path() == "CLOSED->OPEN OPEN->HALF_OPEN HALF_OPEN->OPEN");
 }
 
-TEST_CASE("seed 001: the lab's step 3 opens on the 3rd failure after 3 successes") {
+TEST_CASE("the lab: step 3 opens on the 3rd failure after 3 successes") {
   Harness h(profiles::lab(3s));
   CHECK(h.calls("SSS") == "SSS");  // step 2
   CHECK(h.state() == State::Closed);
@@ -70,7 +70,7 @@ TEST_CASE("seed 001: the lab's step 3 opens on the 3rd failure after 3 successes
   CHECK(fresh.breaker->status().metrics.window.failures == 0);
 }
 
-TEST_CASE("seed 001: the per-service thresholds - payment 35% and notifications 65%") {
+TEST_CASE("the lab: the per-service thresholds - payment 35% and notifications 65%") {
   SUBCASE("payment trips at 4 of 10 (40%), where the lab would not") {
     Harness p(profiles::payment());
     CHECK(p.calls("SSSSSSFFF") == "SSSSSSFFF");  // 3 of 9 = 33%
@@ -87,7 +87,7 @@ TEST_CASE("seed 001: the per-service thresholds - payment 35% and notifications 
   }
 }
 
-TEST_CASE("seed 002: 3 failures in a row - 10 s - exactly one trial") {
+TEST_CASE("payments: 3 failures in a row - 10 s - exactly one trial") {
   Harness h(profiles::lesson());
   CHECK(h.calls("FF") == "FF");
   CHECK(h.state() == State::Closed);
@@ -116,7 +116,7 @@ TEST_CASE("seed 002: 3 failures in a row - 10 s - exactly one trial") {
   }
 }
 
-TEST_CASE("seed 004: the probe breaker's first example and its two-state counter-example") {
+TEST_CASE("the replay exercise: the probe breaker's first example and its two-state counter-example") {
   SUBCASE("threshold 2, cool-down 10: trips at 1, rejects 2, the probe at 11 heals it") {
     Harness h(profiles::probe(2, 10s));
     std::string out;

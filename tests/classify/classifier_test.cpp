@@ -34,8 +34,8 @@ TEST_CASE("http: every transport failure is a failure") {
   }
 }
 
-TEST_CASE("seed 000's starter: a 404 is a success - a 5xx or a transport failure an error") {
-  const Classifier c = Classifier::seed000();
+TEST_CASE("the balancer's: a 404 is a success - a 5xx or a transport failure an error") {
+  const Classifier c = Classifier::balancer();
   CHECK(c.classify({Origin::Response, 404}) == Verdict::Success);
   CHECK(c.classify({Origin::Response, 100}) == Verdict::Success);
   CHECK(c.classify({Origin::Response, 500}) == Verdict::Failure);

@@ -1,4 +1,4 @@
-// Seed 004's examples and every edge case it lists, through the replay (and so the engine).
+// The replay exercise's examples and every edge case it lists, through the replay (and so the engine).
 #include <doctest/doctest.h>
 
 #include "cb/exercises/replay.h"
@@ -17,16 +17,16 @@ std::string run(int threshold, std::string_view cooldown_seconds, std::string_vi
   return to_json(*out);
 }
 
-TEST_CASE("seed 004: the first example") {
+TEST_CASE("replay exercise: the first example") {
   CHECK(run(2, "10", "[[0, false], [1, false], [2, true], [11, true], [12, true]]") ==
         R"(["fail","fail","rejected","ok","ok"])");
 }
 
-TEST_CASE("seed 004: the two-state counter-example sends one probe - then rejects") {
+TEST_CASE("replay exercise: the two-state counter-example sends one probe - then rejects") {
   CHECK(run(2, "10", "[[0, false], [1, false], [11, false], [12, false]]") == R"(["fail","fail","fail","rejected"])");
 }
 
-TEST_CASE("seed 004: edge cases") {
+TEST_CASE("replay exercise: edge cases") {
   SUBCASE("exactly at opened_at + cooldown is the probe; a moment before is not") {
     CHECK(run(1, "10", "[[0, false], [9.999, true], [10, true]]") == R"(["fail","rejected","ok"])");
   }

@@ -1,4 +1,4 @@
-// Seed 000's interpreter: its trace, and every kind of line it must cope with.
+// The balancer exercise's interpreter: its trace, and every kind of line it must cope with.
 #include <doctest/doctest.h>
 
 #include <sstream>
@@ -15,7 +15,7 @@ std::string run(const std::string& script) {
   return out.str();
 }
 
-TEST_CASE("seed 000: the trace for one backend - as commands") {
+TEST_CASE("balancer trace: the trace for one backend - as commands") {
   const std::string script =
       "POOL a b\n"
       "NOW 0\n"
@@ -39,18 +39,18 @@ TEST_CASE("seed 000: the trace for one backend - as commands") {
         "a OPEN\nb CLOSED\n");
 }
 
-TEST_CASE("seed 000: three successes in a row close a half-open backend") {
+TEST_CASE("balancer trace: three successes in a row close a half-open backend") {
   CHECK(run("POOL x\nCALL x 500\nCALL x 500\nCALL x 500\nCALL x 500\nCALL x 500\nNOW 30\n"
             "CALL x 200\nCALL x 200\nSTATUS\nCALL x 200\nSTATUS\n") ==
         "OK\nERROR\nERROR\nERROR\nERROR\nERROR\nOK\nOK\nOK\nx HALF_OPEN\nOK\nx CLOSED\n");
 }
 
-TEST_CASE("seed 000: a 404 is not an error and breaks a run of errors") {
+TEST_CASE("balancer trace: a 404 is not an error and breaks a run of errors") {
   CHECK(run("POOL x\nCALL x 500\nCALL x 500\nCALL x 500\nCALL x 500\nCALL x 404\nCALL x 500\nSTATUS\n") ==
         "OK\nERROR\nERROR\nERROR\nERROR\nOK\nERROR\nx CLOSED\n");
 }
 
-TEST_CASE("seed 000: backends have breakers of their own") {
+TEST_CASE("balancer trace: backends have breakers of their own") {
   CHECK(run("POOL a b\nCALL a 500\nCALL a 500\nCALL a 500\nCALL a 500\nCALL a 500\nCALL b 200\nCALL a 200\n") ==
         "OK\nERROR\nERROR\nERROR\nERROR\nERROR\nOK\nSHORT\n");
 }

@@ -72,7 +72,7 @@ TEST_CASE("scene payments: 4 charges wait out a full timeout (2 3 4 7) and 3 are
   }
 }
 
-TEST_CASE("scene pool: the arithmetic of seed 002") {
+TEST_CASE("scene pool: the arithmetic of the payments story") {
   const Scenario s = scene("pool");
   SUBCASE("50/s at 80 ms holds about 4 workers") {
     const json d = run_step(s, 0);
@@ -135,7 +135,7 @@ TEST_CASE("scene fleet: 20 trials per 30 s without jitter - spread out with it -
   CHECK(run_step(s, 0, other_seed)["runs"][1] != jittered);
 }
 
-TEST_CASE("scene toggle: 5 failures open it for 3 s - and seed 003's recursive retry bursts") {
+TEST_CASE("scene toggle: 5 failures open it for 3 s - and a recursive retry bursts") {
   const Scenario s = scene("toggle");
   const json d = run_step(s, 0);
   CHECK(d["requests"] == 200);

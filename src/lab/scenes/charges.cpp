@@ -1,4 +1,4 @@
-// Seed 002's "Predict first": charges one at a time, each in a timeout, through a breaker (or
+// The payments story's "Predict first": charges one at a time, each in a timeout, through a breaker (or
 // none), against payments that hang and recover. Simulated on a manual clock, or live against
 // the flaky server (/fast when payments answer, /hang when they hang) with time scaled down.
 #include <algorithm>

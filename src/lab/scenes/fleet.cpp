@@ -1,4 +1,4 @@
-// Seed 002's "20 instances": every instance of checkout has its own breaker, payments is down,
+// The payments story's "20 instances": every instance of checkout has its own breaker, payments is down,
 // and each breaker sends its own trial every cool-down. Without jitter they come together; with
 // jitter on the cool-down (a seeded random source per instance, so a run repeats exactly) they
 // spread out.

@@ -1,4 +1,4 @@
-// Seed 002's "How one slow service spreads": requests arrive at a fixed rate, each holds a worker
+// The payments story's "How one slow service spreads": requests arrive at a fixed rate, each holds a worker
 // for as long as its calls take, retries included. A discrete-event simulation on the engine's
 // manual clock (exact to the microsecond: 40/s is an arrival every 25,000 us), or live: real
 // worker threads calling the flaky server, with time scaled down.

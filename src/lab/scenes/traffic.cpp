@@ -1,4 +1,4 @@
-// Seed 003: a client calling a server that is healthy and failing by turns, with a default
+// The toggle scene: a client calling a server that is healthy and failing by turns, with a default
 // action as the breaker's fallback. Beside it, the seed's own design for comparison: retrying
 // at once, recursively, while the breaker is CLOSED. Both run on the engine; the retry is the
 // caller's loop around it, never inside it.
@@ -40,7 +40,7 @@ bool healthy_at(Micros t, Micros period, Micros offset) {
   return k % 2 == 0;
 }
 
-// One request through the breaker; with `retry_in_closed`, seed 003's recursion: a failure while
+// One request through the breaker; with `retry_in_closed`, the naive retry-by-recursion: a failure while
 // the breaker is still CLOSED is tried again at once. Each try is its own cb::call, so the retry
 // sits outside the breaker, which sees and counts every try.
 template <class CallBackend>
@@ -178,7 +178,7 @@ Result<SceneOutput> run_traffic(const TrafficSpec& spec, const BreakerOptions& o
                                                     static_cast<double>(plain.backend_calls)
                                               : 0.0;
   std::snprintf(cmp, sizeof cmp,
-                "seed 003's recursive retry, simulated on the same traffic: %lld calls to the server instead of %lld "
+                "a recursive retry, simulated on the same traffic: %lld calls to the server instead of %lld "
                 "(%+.0f%%), %lld answers against %lld, and one request sent up to %d calls at once to a server that "
                 "was failing (without the retry: %d). The retry is the harm: it spends the failing server's attempts "
                 "in a burst from one caller, and the breaker trips on one request's retries instead of on the "

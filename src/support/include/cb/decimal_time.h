@@ -1,6 +1,6 @@
 #pragma once
 // Seconds written as decimals ("0.1", "9.999", "1e-3", "30"), read exactly to the microsecond,
-// and durations with a unit ("4s", "250ms", "1.5m"). Seed 004 compares times as decimals: 0.1 +
+// and durations with a unit ("4s", "250ms", "1.5m"). The replay exercise compares times as decimals: 0.1 +
 // 0.2 must be 0.3, which a double cannot promise.
 
 #include <chrono>

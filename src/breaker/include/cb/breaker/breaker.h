@@ -1,6 +1,6 @@
 #pragma once
-// The circuit breaker: one configurable, thread-safe state machine for every variant in the
-// seeds. Usage:
+// The circuit breaker: one configurable, thread-safe state machine for every variant the lab,
+// the exercises and the scenes use. Usage:
 //
 //   auto breaker = cb::CircuitBreaker::create(cb::profiles::lab(3s), clock).value();
 //   cb::Admission a = breaker->try_acquire();

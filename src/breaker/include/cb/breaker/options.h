@@ -21,7 +21,7 @@ struct WindowOptions {
   Kind kind = Kind::Count;
   int size = 10;
   // A window holding fewer recorded calls is never judged: 1 failure out of 1 call is not a
-  // 100% failure rate worth tripping on (seed 001, common mistake 1).
+  // 100% failure rate worth tripping on (the lab's first common mistake).
   int minimum_calls = 5;
 };
 
@@ -51,13 +51,13 @@ struct CooldownOptions {
 struct HalfOpenOptions {
   enum class Decide : std::uint8_t {
     // Every outcome decides at once: any failure reopens, `successes_to_close` successes in a
-    // row close (seed 000's balancer, seed 002's one trial, seed 004's probe).
+    // row close (the balancer, the payments scene's one trial, the replay exercise's probe).
     EachOutcome,
     // Once `permitted_calls` trials have reported, their failure (or slow-call) rate is judged
-    // against the trip thresholds: >= reopens, below closes (seed 001, as resilience4j).
+    // against the trip thresholds: >= reopens, below closes (the lab's rule, as resilience4j).
     AfterAllTrials,
   };
-  // Trials admitted in one HALF_OPEN period. 0 = every call passes (seed 000's balancer).
+  // Trials admitted in one HALF_OPEN period. 0 = every call passes (the balancer exercise).
   // Admitted means admitted, not in flight: the (n+1)-th call is refused even after the first
   // n have reported, until the breaker leaves HALF_OPEN. An Ignored trial gives its slot back.
   int permitted_calls = 3;

@@ -9,7 +9,7 @@
 
 namespace cb {
 
-// Microseconds are the finest unit any seed asks for (seed 004 compares times to the
+// Microseconds are the finest unit any exercise asks for (the replay exercise compares times to the
 // microsecond) and an int64 of them spans ~292,000 years, so no overflow in practice.
 using Duration = std::chrono::microseconds;
 

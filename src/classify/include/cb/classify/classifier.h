@@ -53,10 +53,10 @@ class Classifier {
   // caller's mistake), 5xx failure; a timeout, a refused or reset connection, a malformed answer,
   // or a final 1xx (which no server may send as an answer) is a failure.
   [[nodiscard]] static Classifier http();
-  // Seed 000's starter: an answer that is a well-formed code 100-499 is not an error (a 404 is
+  // The balancer exercise's: an answer that is a well-formed code 100-499 is not an error (a 404 is
   // the caller's mistake and "a success as far as the breaker is concerned"); 5xx and every
   // transport failure are errors.
-  [[nodiscard]] static Classifier seed000();
+  [[nodiscard]] static Classifier balancer();
 
   // Reads rules from text, e.g. "429=failure 4xx=ignored 2xx-3xx=success timeout=failure",
   // with an optional "otherwise=<verdict>". Errors name the token.

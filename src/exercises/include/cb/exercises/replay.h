@@ -1,5 +1,5 @@
 #pragma once
-// Seed 004's exercise: replay a trace of calls [[t, ok], ...] through a `probe` breaker
+// The replay exercise: replay a trace of calls [[t, ok], ...] through a `probe` breaker
 // (threshold failures in a row, a cool-down, exactly one probe) and say what became of each:
 // "ok", "fail" or "rejected".
 

@@ -1,5 +1,5 @@
 #pragma once
-// Seed 000's exercise: a load balancer's breakers driven by commands, one line at a time.
+// The balancer exercise: a load balancer's breakers driven by commands, one line at a time.
 //   POOL <b1> <b2> ...        a `balancer` breaker per backend, all CLOSED        -> OK
 //   NOW <seconds>             sets the clock                                     -> OK
 //   CALL <backend> <answer>   one call through that backend's breaker            -> OK | ERROR | SHORT

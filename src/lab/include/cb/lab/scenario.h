@@ -1,6 +1,6 @@
 #pragma once
 // A scenario is data (scenarios/*.json): the breakers it uses and, step by step, what to do.
-// The lab is one; seeds 002 and 003's scenes use the same format. Changing a count, a path or a
+// The lab is one; the scenes use the same format. Changing a count, a path or a
 // wait is an edit of the file, not of C++.
 //
 //   {"name": "lab", "title": "...", "server": "http://127.0.0.1:8110", "call_timeout": "2s",
@@ -20,7 +20,7 @@
 //   write_state file [breaker=main]
 //   write_fastfail file          before, after, blocked, max_ms from the values
 //   write_transitions file [breaker=main]
-//   charges | pool | traffic | fleet   the scenes of seeds 002 and 003 (scenes.h)
+//   charges | pool | traffic | fleet   the scenes (scenes.h)
 
 #include <chrono>
 #include <map>

@@ -1,5 +1,5 @@
 #pragma once
-// Seeds 002 and 003 teach with scenes: payments hanging behind checkout, a worker pool filling
+// The scenes teach by watching: payments hanging behind checkout, a worker pool filling
 // up, a server that toggles, a fleet of instances. Each is data in scenarios/NAME.json (steps of
 // the actions below), run on the same engine as the lab, simulated on a manual clock (fast,
 // exact) or, where it makes sense, live against the flaky server with time scaled down.
@@ -28,7 +28,7 @@ struct BackendPhase {
   Micros latency{0};
 };
 
-// Seed 002's "Predict first": charges one at a time through a breaker (or none), each wrapped in
+// The payments story's "Predict first": charges one at a time through a breaker (or none), each wrapped in
 // a timeout, against a payments service that hangs and recovers.
 struct ChargesSpec {
   std::string breaker;  // a name under "breakers", or "none"
@@ -38,7 +38,7 @@ struct ChargesSpec {
   std::string fallback = "degraded";  // degraded | cached | error
 };
 
-// Seed 002's "How one slow service spreads": requests at a fixed rate, each holding a worker for
+// The payments story's "How one slow service spreads": requests at a fixed rate, each holding a worker for
 // as long as its calls take (retries included), against a dependency that slows or hangs.
 struct PoolSpec {
   std::string breaker = "none";
@@ -51,7 +51,7 @@ struct PoolSpec {
   Micros sample_every{500'000};
 };
 
-// Seed 003: a client calling the toggling server, a default action as its fallback; and, beside
+// The toggle scene: a client calling the toggling server, a default action as its fallback; and, beside
 // it, how many calls the seed's own recursive retry would have made for the same traffic.
 struct TrafficSpec {
   std::string breaker;
@@ -62,7 +62,7 @@ struct TrafficSpec {
   Micros timeout{1'000'000};
 };
 
-// Seed 002's "20 instances": each with its own breaker, payments down for a while, trials counted.
+// The payments story's "20 instances": each with its own breaker, payments down for a while, trials counted.
 struct FleetSpec {
   std::string breaker;
   int instances = 20;

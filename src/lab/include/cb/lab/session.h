@@ -36,8 +36,4 @@ struct Session {
 [[nodiscard]] Result<Session> load_session(const std::string& dir);
 [[nodiscard]] Result<void> save_session(const std::string& dir, const Session& s);
 
-// The snapshot as JSON, and back (exposed for tests).
-[[nodiscard]] std::string snapshot_to_json(const Snapshot& s);
-[[nodiscard]] Result<Snapshot> snapshot_from_json(const std::string& text);
-
 }  // namespace cb::lab

@@ -1,5 +1,8 @@
 #pragma once
-// Internal: the rules of the breaker, single-threaded. CircuitBreaker wraps it in a lock.
+// Internal: the rules of the breaker. Every transition and every judgement runs under
+// CircuitBreaker's lock; the common calls (a permit in CLOSED, its plain success, a refusal in
+// OPEN) take the `*_without_lock` paths, which read what the last locked operation published
+// (atomics) and fall back to the lock whenever they cannot be sure.
 
 #include <atomic>
 #include <limits>

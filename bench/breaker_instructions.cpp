@@ -17,7 +17,8 @@ using namespace std::chrono_literals;
 long ours(std::string_view mode, long n) {
   cb::SteadyClock clock;
   auto breaker =
-      cb::CircuitBreaker::create(mode == "closed-balancer" ? cb::profiles::balancer() : cb::profiles::lab(3600s), clock).value();
+      cb::CircuitBreaker::create(mode == "closed-balancer" ? cb::profiles::balancer() : cb::profiles::lab(3600s), clock)
+          .value();
   if (mode == "open-refusal")
     for (int i = 0; i < 5; ++i) (void)breaker->record(breaker->try_acquire().ticket, {cb::Verdict::Failure, 1ms});
   long permitted = 0;
@@ -33,7 +34,7 @@ long ours(std::string_view mode, long n) {
 
 long mutex(std::string_view mode, long n) {
   cb::bench::MutexBreaker breaker(mode == "closed-balancer" ? cb::bench::MutexBreaker::balancer_rule(3600s)
-                                                             : cb::bench::MutexBreaker::lab_rule(3600s));
+                                                            : cb::bench::MutexBreaker::lab_rule(3600s));
   if (mode == "open-refusal")
     for (int i = 0; i < 5; ++i) breaker.after(breaker.before(), false);
   long permitted = 0;
@@ -54,7 +55,8 @@ int main(int argc, char** argv) {
   const bool of_mutex = mode.starts_with("mutex-");
   if (of_mutex) mode.remove_prefix(6);
   if (mode != "closed-lab" && mode != "closed-balancer" && mode != "open-refusal") {
-    std::fprintf(stderr, "usage: breaker_instructions [mutex-]closed-lab|[mutex-]closed-balancer|[mutex-]open-refusal N\n");
+    std::fprintf(stderr,
+                 "usage: breaker_instructions [mutex-]closed-lab|[mutex-]closed-balancer|[mutex-]open-refusal N\n");
     return 2;
   }
   const long n = std::atol(argv[2]);

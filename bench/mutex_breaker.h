@@ -64,14 +64,18 @@ class MutexBreaker {
     consecutive_ = ok ? 0 : consecutive_ + 1;
     if (o_.window > 0) {
       const auto slot = static_cast<std::size_t>(next_);
-      if (filled_ == o_.window) failures_ -= ring_[slot];
-      else ++filled_;
+      if (filled_ == o_.window)
+        failures_ -= ring_[slot];
+      else
+        ++filled_;
       ring_[slot] = ok ? 0 : 1;
       failures_ += ring_[slot];
       next_ = (next_ + 1) % o_.window;
     }
-    if (o_.consecutive_failures > 0 && consecutive_ >= o_.consecutive_failures) open(now);
-    else if (o_.window > 0 && filled_ >= o_.minimum_calls && failures_ * 100 >= o_.failure_percent * filled_) open(now);
+    if (o_.consecutive_failures > 0 && consecutive_ >= o_.consecutive_failures)
+      open(now);
+    else if (o_.window > 0 && filled_ >= o_.minimum_calls && failures_ * 100 >= o_.failure_percent * filled_)
+      open(now);
   }
 
  private:

@@ -1,7 +1,6 @@
 // flaky-server: the lab's unreliable downstream, and its witness.
 #include <signal.h>
 
-
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
@@ -53,9 +52,9 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : static_cast<int>(ExitCode::Usage);
   }
-  for (auto [flag, text, field] : {std::tuple{"--toggle-period", &toggle, &o.toggle_period},
-                                   std::tuple{"--hang-limit", &hang, &o.hang_limit},
-                                   std::tuple{"--slow-default", &slow, &o.slow_default}}) {
+  for (auto [flag, text, field] :
+       {std::tuple{"--toggle-period", &toggle, &o.toggle_period}, std::tuple{"--hang-limit", &hang, &o.hang_limit},
+        std::tuple{"--slow-default", &slow, &o.slow_default}}) {
     auto d = cb::parse_duration(*text);
     if (!d) return fail(std::string(flag) + ": " + d.error().message);
     *field = *d;

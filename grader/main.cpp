@@ -82,17 +82,20 @@ int main(int argc, char** argv) {
   app.add_option("--dir", o.dir, "The lab's output directory")->capture_default_str();
   app.add_option("--step", o.steps, "Check what must hold right after step N (repeatable); default: all 8, finished")
       ->check(CLI::Range(1, 8));
-  app.add_option("--server", o.server, "The flaky server whose record is the evidence (default: try http://127.0.0.1:8110)");
+  app.add_option("--server", o.server,
+                 "The flaky server whose record is the evidence (default: try http://127.0.0.1:8110)");
   app.add_option("--run", o.run, "Start a fresh server, run this command (CB_SERVER, CB_DIR set), then grade");
   app.add_option("--submission", o.submission,
                  "--run, --conformance: the folder the program is from; it works in a private copy of it, and sees "
                  "nothing else of the file system but the system, read-only")
       ->capture_default_str();
   add_sandbox_flags(app, sandbox_flags);
-  app.add_option("--timeout", o.timeout, "--run: time limit; on expiry the command is killed and graded as far as it got")
+  app.add_option("--timeout", o.timeout,
+                 "--run: time limit; on expiry the command is killed and graded as far as it got")
       ->capture_default_str();
   app.add_flag("--any-port", o.any_port, "--run: always use a free port (CB_SERVER says which)");
-  app.add_option("--format", o.format, "text, json, junit, gradescope or html (a page with the run drawn on a time axis)")
+  app.add_option("--format", o.format,
+                 "text, json, junit, gradescope or html (a page with the run drawn on a time axis)")
       ->capture_default_str();
   app.add_option("-o,--output", o.output, "Write the report here (atomically) instead of standard output");
   app.add_option("--rubric", o.rubric, "JSON points per step: {\"points\": {\"1\": 10, ...}}");
@@ -103,10 +106,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("-j,--jobs", o.jobs,
                  "--batch: submissions graded at once; --conformance: traces run at once (default: one per core)");
-  app.add_option("--conformance", o.conformance,
-                 "Drive this command's breaker call by call with generated traces (the line protocol of docs/CONTRACTS.md) "
-                 "and compare every answer with the lab's rules; alone, or as one more part beside the steps");
-  app.add_option("--traces", o.traces, "--conformance: how many traces")->capture_default_str()->check(CLI::Range(1, 100000));
+  app.add_option(
+      "--conformance", o.conformance,
+      "Drive this command's breaker call by call with generated traces (the line protocol of docs/CONTRACTS.md) "
+      "and compare every answer with the lab's rules; alone, or as one more part beside the steps");
+  app.add_option("--traces", o.traces, "--conformance: how many traces")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
   app.add_option("--seed", o.seed, "--conformance: the traces' seed (default: a random one, printed in the report)");
   app.add_option("--trace-timeout", o.trace_timeout,
                  "--conformance: time limit of one trace, start to exit (--timeout sets it too, without --run)")
@@ -125,7 +131,8 @@ int main(int argc, char** argv) {
   const auto format = parse_format(o.format);
   if (!format) return could_not_run("--format: '" + o.format + "' is not one of text, json, junit, gradescope, html");
   const auto timeout = cb::parse_duration(o.timeout);
-  if (!timeout || timeout->count() <= 0) return could_not_run("--timeout: '" + o.timeout + "' is not a positive duration like 60s");
+  if (!timeout || timeout->count() <= 0)
+    return could_not_run("--timeout: '" + o.timeout + "' is not a positive duration like 60s");
   // --conformance alone grades only the conformance part; with anything that points at the
   // lab's files or evidence, it is one more part beside the steps.
   const bool conformance_only = !o.conformance.empty() && o.run.empty() && o.server.empty() && o.record_file.empty() &&
@@ -134,7 +141,8 @@ int main(int argc, char** argv) {
   if (!trace_limit || trace_limit->count() <= 0)
     return could_not_run("--trace-timeout: '" + o.trace_timeout + "' is not a positive duration like 5s");
   const auto warm_up = cb::parse_duration(o.warm_up);
-  if (!warm_up || warm_up->count() < 0) return could_not_run("--warm-up: '" + o.warm_up + "' is not a duration like 20s");
+  if (!warm_up || warm_up->count() < 0)
+    return could_not_run("--warm-up: '" + o.warm_up + "' is not a duration like 20s");
   if (!o.conformance.empty() && !o.batch.empty())
     return could_not_run("--conformance grades one program; it does not go with --batch");
   GradeOptions grade_options;
@@ -203,7 +211,8 @@ int main(int argc, char** argv) {
     b.sandbox = &sandbox;
     auto rows = grade_batch(b);
     if (!rows) return could_not_run(rows.error().message);
-    const bool json = *format == Format::Json || (o.output.size() > 5 && o.output.substr(o.output.size() - 5) == ".json");
+    const bool json =
+        *format == Format::Json || (o.output.size() > 5 && o.output.substr(o.output.size() - 5) == ".json");
     if (const int rc = emit(o, json ? gradebook_json(*rows) : gradebook_csv(*rows)); rc != 0) return rc;
     bool all_passed = true;
     for (const auto& r : *rows) all_passed = all_passed && r.report && r.report->passed;
@@ -240,7 +249,8 @@ int main(int argc, char** argv) {
     auto ran = run_student(run, sandbox, *box);
     if (!ran) return could_not_run(ran.error().message);
     if (ran->survivors)
-      return could_not_run("a process the command started could not be stopped (it forks faster than it dies); not graded");
+      return could_not_run(
+          "a process the command started could not be stopped (it forks faster than it dies); not graded");
     // The files are graded where the program wrote them, in its box, and copied to --dir for
     // the student to read.
     graded_dir = box->out_host();
@@ -248,12 +258,13 @@ int main(int argc, char** argv) {
       if (auto copied = copy_lab_files(graded_dir, o.dir); !copied) return could_not_run(copied.error().message);
     server_used = ran->server_url;
     run_output = ran->output_tail;
-    program = ProgramRun{ran->seconds,
-                         ran->exit_code,
-                         ran->timed_out,
-                         std::chrono::duration<double>(*timeout).count(),
-                         ran->limit_hit == cb::sandbox::LimitHit::None ? "" : std::string(cb::sandbox::to_string(ran->limit_hit)),
-                         cb::sandbox::describe(ran->containment.limits, ran->limit_hit)};
+    program = ProgramRun{
+        ran->seconds,
+        ran->exit_code,
+        ran->timed_out,
+        std::chrono::duration<double>(*timeout).count(),
+        ran->limit_hit == cb::sandbox::LimitHit::None ? "" : std::string(cb::sandbox::to_string(ran->limit_hit)),
+        cb::sandbox::describe(ran->containment.limits, ran->limit_hit)};
     if (!ran->record) return could_not_run("reading the fresh server's record: " + ran->record.error().message);
     record = std::move(ran->record).value();
     grade_options.expected_epoch = 1;  // a fresh server, and nobody but the grader may reset it
@@ -272,13 +283,15 @@ int main(int argc, char** argv) {
       // The server was asked for by name, or step 1 (the server runs) is what is being checked.
       return could_not_run(fetched.error().message);
     } else {
-      no_record = "no flaky server at " + url + ", so checks on its record are skipped (start it, or use --server or --run)";
+      no_record =
+          "no flaky server at " + url + ", so checks on its record are skipped (start it, or use --server or --run)";
     }
   }
 
   if (!o.save_record.empty()) {
     if (!record) return could_not_run("--save-record: there is no server record to save (" + no_record + ")");
-    if (auto w = cb::write_file_atomically(o.save_record, to_json(*record)); !w) return could_not_run(w.error().message);
+    if (auto w = cb::write_file_atomically(o.save_record, to_json(*record)); !w)
+      return could_not_run(w.error().message);
   }
   auto dir = SubmissionDir::open(graded_dir, o.dir);
   if (!dir) {
@@ -293,8 +306,8 @@ int main(int argc, char** argv) {
   report.run_output = run_output;
   report.program = program;
   finish(report);
-  const bool colour = *format == Format::Text && o.output.empty() && ::isatty(STDOUT_FILENO) != 0 &&
-                      std::getenv("NO_COLOR") == nullptr;
+  const bool colour =
+      *format == Format::Text && o.output.empty() && ::isatty(STDOUT_FILENO) != 0 && std::getenv("NO_COLOR") == nullptr;
   if (const int rc = emit(o, render(report, *format, colour)); rc != 0) return rc;
   if (report.status == Status::Error && !report.evidence.problem.empty())
     std::cerr << "cb-grade: not graded: " << report.evidence.problem << '\n';

@@ -40,7 +40,8 @@ Result<sandbox::Policy> sandbox_policy(const SandboxFlags& f) {
   if (!file) return Error{"--limit-file-size: " + file.error().message};
   auto cpu = parse_duration(f.cpu);
   if (!cpu || cpu->count() < 1'000'000 || cpu->count() % 1'000'000 != 0)
-    return Error{"--limit-cpu: '" + f.cpu + "' is not a whole number of seconds like 30s (the kernel counts whole seconds)"};
+    return Error{"--limit-cpu: '" + f.cpu +
+                 "' is not a whole number of seconds like 30s (the kernel counts whole seconds)"};
   p.limits.memory_bytes = *memory;
   p.limits.file_bytes = *file;
   p.limits.processes = f.processes;
@@ -54,8 +55,7 @@ Result<sandbox::Policy> sandbox_policy(const SandboxFlags& f) {
                                   [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; });
     if (eq == std::string::npos || !word)
       return Error{"--program-env: '" + kv + "' is not NAME=VALUE (a name of letters, digits and _)"};
-    if (name == "CB_SERVER" || name == "CB_DIR")
-      return Error{"--program-env: " + name + " is the grader's to set"};
+    if (name == "CB_SERVER" || name == "CB_DIR") return Error{"--program-env: " + name + " is the grader's to set"};
     p.env.push_back(kv);
   }
   return p;

@@ -38,11 +38,12 @@ int main() {
     return pricing_up ? Quote{200, 10.0} : Quote{503, 0};
   };
   auto classify = [](const Quote& q) { return q.status >= 500 ? cb::Verdict::Failure : cb::Verdict::Success; };
-  auto fallback = cb::fallbacks{
-      [&](const cb::Refused&) -> cb::Reply<Quote> { return cb::Cached<Quote>{{200, last_price}, clock.now()}; },
-      [](const cb::Failed<Quote>& f) -> cb::Reply<Quote> {
-        return cb::FastError{"pricing answered " + std::to_string(f.value.status)};
-      }};
+  auto fallback = cb::fallbacks{[&](const cb::Refused&) -> cb::Reply<Quote> {
+                                  return cb::Cached<Quote>{{200, last_price}, clock.now()};
+                                },
+                                [](const cb::Failed<Quote>& f) -> cb::Reply<Quote> {
+                                  return cb::FastError{"pricing answered " + std::to_string(f.value.status)};
+                                }};
 
   std::string got;
   for (int i = 0; i < 12; ++i) {

@@ -25,7 +25,8 @@ Reply slow(const Request& req, const ServerOptions& options) {
   auto d = options.slow_default;
   if (const auto ms_text = req.param("ms")) {
     const auto ms = number(*ms_text);
-    if (!ms || *ms < 0 || *ms > 600'000) return text(400, "ms must be a whole number of milliseconds between 0 and 600000\n");
+    if (!ms || *ms < 0 || *ms > 600'000)
+      return text(400, "ms must be a whole number of milliseconds between 0 and 600000\n");
     d = std::chrono::milliseconds{*ms};
   }
   Reply r = text(200, "slow but fine\n");
@@ -54,9 +55,9 @@ Reply status_code(std::string_view code_text) {
 Reply serve_endpoint(const Request& req, const ServerOptions& options, const Moment& at) {
   const std::string_view path = req.path;
   const bool readable_method = req.method == "GET" || req.method == "HEAD";
-  const bool known = path == "/fast" || path == "/always500" || path == "/bad" || path == "/count" ||
-                     path == "/slow" || path == "/hang" || path == "/toggle" || path == "/reset" ||
-                     path == "/garbage" || path.rfind("/status/", 0) == 0;
+  const bool known = path == "/fast" || path == "/always500" || path == "/bad" || path == "/count" || path == "/slow" ||
+                     path == "/hang" || path == "/toggle" || path == "/reset" || path == "/garbage" ||
+                     path.rfind("/status/", 0) == 0;
   if (!known) return text(404, "no such endpoint\n");
   if (!readable_method) {
     Reply r = text(405, "only GET and HEAD\n");

@@ -56,7 +56,8 @@ Result<GetAnswer> http_get(const std::string& url, const std::string& target, st
     host = std::string(rest.substr(0, colon));
     port = std::string(rest.substr(colon + 1));
   }
-  if (host.empty() || port.empty() || !std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }))
+  if (host.empty() || port.empty() ||
+      !std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }))
     return Error{not_url};
 
   const std::string none = "no flaky server answers at " + url;
@@ -66,7 +67,8 @@ Result<GetAnswer> http_get(const std::string& url, const std::string& target, st
   hints.ai_flags = AI_NUMERICSERV;
   addrinfo* found = nullptr;
   // "localhost" by hand, so a statically linked grader needs no resolver (NSS) for it.
-  if (const int rc = ::getaddrinfo(host == "localhost" ? "127.0.0.1" : host.c_str(), port.c_str(), &hints, &found); rc != 0)
+  if (const int rc = ::getaddrinfo(host == "localhost" ? "127.0.0.1" : host.c_str(), port.c_str(), &hints, &found);
+      rc != 0)
     return Error{none + " (" + ::gai_strerror(rc) + ")"};
   Fd sock;
   sock.fd = ::socket(found->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);

@@ -564,8 +564,10 @@ std::string_view HttpServer::admin(const Request& req, Response& res, std::int64
     const auto epoch = record_.reset();
     res = json_response(200, {{"reset", true}, {"epoch", epoch}, {"count", 0}});
   } else if (req.path == "/admin/health" && read) {
-    res = json_response(200, {{"status", "ok"}, {"uptime_ms", static_cast<double>(mono_us()) / 1000.0},
-                              {"count", record_.count()}, {"epoch", record_.read(0, 1).epoch}});
+    res = json_response(200, {{"status", "ok"},
+                              {"uptime_ms", static_cast<double>(mono_us()) / 1000.0},
+                              {"count", record_.count()},
+                              {"epoch", record_.read(0, 1).epoch}});
   } else if (req.path == "/admin/record" || req.path == "/admin/reset" || req.path == "/admin/health") {
     res = json_response(405, {{"error", "method not allowed"}});
     res.headers.emplace_back("Allow", req.path == "/admin/reset" ? "POST" : "GET, HEAD");

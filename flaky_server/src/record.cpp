@@ -8,13 +8,20 @@ namespace cb::flaky {
 
 std::string_view to_string(Outcome o) noexcept {
   switch (o) {
-    case Outcome::Pending: return "pending";
-    case Outcome::Answered: return "answered";
-    case Outcome::Reset: return "reset";
-    case Outcome::Garbage: return "garbage";
-    case Outcome::ClientGone: return "client-gone";
-    case Outcome::HangLimit: return "hang-limit";
-    case Outcome::Cut: return "cut";
+    case Outcome::Pending:
+      return "pending";
+    case Outcome::Answered:
+      return "answered";
+    case Outcome::Reset:
+      return "reset";
+    case Outcome::Garbage:
+      return "garbage";
+    case Outcome::ClientGone:
+      return "client-gone";
+    case Outcome::HangLimit:
+      return "hang-limit";
+    case Outcome::Cut:
+      return "cut";
   }
   return "?";
 }
@@ -72,7 +79,8 @@ Page RequestRecord::read(std::uint64_t since, std::size_t limit) const {
   p.capacity = ring_.size();
   p.gap = since + 1 < p.first_seq;
   const std::uint64_t from = std::max(since + 1, p.first_seq);
-  for (std::uint64_t s = from; s < next_seq_ && p.entries.size() < limit; ++s) p.entries.push_back(ring_[s % ring_.size()]);
+  for (std::uint64_t s = from; s < next_seq_ && p.entries.size() < limit; ++s)
+    p.entries.push_back(ring_[s % ring_.size()]);
   return p;
 }
 
@@ -108,9 +116,8 @@ std::string to_json(const Page& page) {
     entries.push_back(std::move(j));
   }
   const nlohmann::json out{
-      {"epoch", page.epoch},     {"count", page.count},         {"next_seq", page.next_seq},
-      {"first_seq", page.first_seq}, {"dropped", page.dropped}, {"gap", page.gap},
-      {"capacity", page.capacity},   {"entries", std::move(entries)},
+      {"epoch", page.epoch},     {"count", page.count}, {"next_seq", page.next_seq}, {"first_seq", page.first_seq},
+      {"dropped", page.dropped}, {"gap", page.gap},     {"capacity", page.capacity}, {"entries", std::move(entries)},
   };
   return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

@@ -61,10 +61,13 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
     }
     server = ran->server_url;
     output = ran->output_tail;
-    program = ProgramRun{ran->seconds, ran->exit_code, ran->timed_out,
-                         std::chrono::duration<double>(o.timeout).count(),
-                         ran->limit_hit == sandbox::LimitHit::None ? "" : std::string(sandbox::to_string(ran->limit_hit)),
-                         sandbox::describe(ran->containment.limits, ran->limit_hit)};
+    program =
+        ProgramRun{ran->seconds,
+                   ran->exit_code,
+                   ran->timed_out,
+                   std::chrono::duration<double>(o.timeout).count(),
+                   ran->limit_hit == sandbox::LimitHit::None ? "" : std::string(sandbox::to_string(ran->limit_hit)),
+                   sandbox::describe(ran->containment.limits, ran->limit_hit)};
     sandbox_used = sandbox_info(ran->containment);
     record_private = ran->record_private;
     foreign_connections = ran->foreign_connections;
@@ -132,7 +135,8 @@ std::string gradebook_csv(const std::vector<BatchRow>& rows) {
       out += ",0,,false,,,,,,,,," + csv_field(r.error) + "\n";
       continue;
     }
-    out += "," + points(r.report->score) + "," + points(r.report->max_score) + "," + (r.report->passed ? "true" : "false");
+    out +=
+        "," + points(r.report->score) + "," + points(r.report->max_score) + "," + (r.report->passed ? "true" : "false");
     for (int s = 1; s <= 8; ++s) {
       std::string cell;
       for (const StepReport& step : r.report->steps)

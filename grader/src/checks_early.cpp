@@ -21,7 +21,11 @@ std::string upper(std::string s) {
 }  // namespace
 
 std::string nth(std::size_t n) {
-  const char* suffix = n % 100 >= 11 && n % 100 <= 13 ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+  const char* suffix = n % 100 >= 11 && n % 100 <= 13 ? "th"
+                       : n % 10 == 1                  ? "st"
+                       : n % 10 == 2                  ? "nd"
+                       : n % 10 == 3                  ? "rd"
+                                                      : "th";
   return std::to_string(n) + suffix;
 }
 
@@ -55,8 +59,8 @@ std::string seconds_text(double ms) {
   return buf;
 }
 
-void expect_state(StepBuilder& s, std::string_view id, const std::string& file, const StateFile& f, const std::string& want,
-                  const std::string& why_other) {
+void expect_state(StepBuilder& s, std::string_view id, const std::string& file, const StateFile& f,
+                  const std::string& want, const std::string& why_other) {
   std::string message = file + ": \"state\" is " + quoted(f.state);
   if (upper(f.state) == want) {
     message += "; states are upper case: \"" + want + "\"";
@@ -68,7 +72,8 @@ void expect_state(StepBuilder& s, std::string_view id, const std::string& file, 
   s.expect(f.state == want, id, message, want, f.state);
 }
 
-const TransitionLine* find_transition(const std::vector<TransitionLine>& log, std::string_view from, std::string_view to) {
+const TransitionLine* find_transition(const std::vector<TransitionLine>& log, std::string_view from,
+                                      std::string_view to) {
   for (const TransitionLine& l : log)
     if (l.from == from && l.to == to) return &l;
   return nullptr;
@@ -104,11 +109,12 @@ void step1(StepBuilder& s, const Inputs& in, bool just_after) {
     s.pass("s1.admin");
   } else {
     const RecordEntry& e = *run.admin.front();
-    s.fail("s1.admin",
-           std::to_string(run.admin.size()) + " request(s) to the server's admin endpoints, the first " + e.method + " " +
-               e.path + " at " + seconds_text(e.t_ms) +
-               ": the record is the grader's evidence, and a program being graded may not reset or read it (they were refused)",
-           0, static_cast<std::uint64_t>(run.admin.size()));
+    s.fail(
+        "s1.admin",
+        std::to_string(run.admin.size()) + " request(s) to the server's admin endpoints, the first " + e.method + " " +
+            e.path + " at " + seconds_text(e.t_ms) +
+            ": the record is the grader's evidence, and a program being graded may not reset or read it (they were refused)",
+        0, static_cast<std::uint64_t>(run.admin.size()));
   }
   if (just_after) return;
   const auto& counts = run.count_calls;
@@ -140,7 +146,8 @@ void step2(StepBuilder& s, const Inputs& in, bool just_after) {
   const LabRun& run = *in.run;
   const auto fast = run.fast_before_first_500;
   std::string message = std::to_string(fast) + " /fast answered 200 reached the server before the first /always500";
-  if (fast == 0 && run.lab.empty()) message = "the server saw no lab request at all: were the files written without calling it?";
+  if (fast == 0 && run.lab.empty())
+    message = "the server saw no lab request at all: were the files written without calling it?";
   if (run.other_before_first_500 > 0)
     message += "; and " + std::to_string(run.other_before_first_500) + " other request(s) before it";
   s.expect(fast == static_cast<std::size_t>(lab::kFast) && run.other_before_first_500 == 0, "s2.fast_first", message,
@@ -165,7 +172,8 @@ void step3(StepBuilder& s, const Inputs& in, bool just_after) {
       const auto failures = in.state.value->failures;
       s.expect(failures == lab::kTripAt || failures == 0, "s3.failures",
                "state.json: \"failures\" is " + std::to_string(failures) + " in OPEN: the window that opened it held " +
-                   std::to_string(lab::kTripAt) + " failures of 6 calls (report those, or 0 if opening empties the window); "
+                   std::to_string(lab::kTripAt) +
+                   " failures of 6 calls (report those, or 0 if opening empties the window); "
                    "a refused call is not a failure",
                nlohmann::json::array({0, lab::kTripAt}), failures);
     }
@@ -182,9 +190,12 @@ void step3(StepBuilder& s, const Inputs& in, bool just_after) {
     }
     std::string message = "transitions.log stamps CLOSED->OPEN after the server answered the " + nth(after) +
                           " /always500, expected the " + nth(want);
-    if (after == want + 1) message += ": compared with > instead of >= (3 of 6 is exactly 50%)";
-    else if (after > want) message += ": it opened late (a consecutive-failure rule, or no rate rule at all)";
-    else message += ": it opened before the window held the minimum of 5 calls (judging too early)";
+    if (after == want + 1)
+      message += ": compared with > instead of >= (3 of 6 is exactly 50%)";
+    else if (after > want)
+      message += ": it opened late (a consecutive-failure rule, or no rate rule at all)";
+    else
+      message += ": it opened before the window held the minimum of 5 calls (judging too early)";
     if (place->low <= want && want < after)
       message += ". (The stamp's last digit alone would allow the " + nth(want) + ", but then the " + nth(want + 1) +
                  " reached the server while OPEN and the next did not: the record reads the " + nth(after) + ".)";
@@ -194,14 +205,21 @@ void step3(StepBuilder& s, const Inputs& in, bool just_after) {
   std::string message = got + ", expected " + std::to_string(want) + " of the " + std::to_string(lab::kBurst);
   const std::string either = "; a stamped transitions.log would tell which";
   if (n == want + 1)
-    message += ": either it opened on the 4th (compared with > instead of >=; 3 of 6 is exactly 50%), or it opened on "
-               "the 3rd and let the 4th through while OPEN" + either;
+    message +=
+        ": either it opened on the 4th (compared with > instead of >=; 3 of 6 is exactly 50%), or it opened on "
+        "the 3rd and let the 4th through while OPEN" +
+        either;
   else if (n == static_cast<std::size_t>(lab::kBurst))
-    message += ": either it never opened (a 5-in-a-row rule, or no rate rule at all), or it opened and let calls "
-               "through while OPEN" + either;
-  else if (n > want) message += ": calls kept reaching the server after it should have opened";
-  else if (n > 0) message += ": it opened before the window held the minimum of 5 calls (judging too early)";
-  else message = "no /always500 reached the server";
+    message +=
+        ": either it never opened (a 5-in-a-row rule, or no rate rule at all), or it opened and let calls "
+        "through while OPEN" +
+        either;
+  else if (n > want)
+    message += ": calls kept reaching the server after it should have opened";
+  else if (n > 0)
+    message += ": it opened before the window held the minimum of 5 calls (judging too early)";
+  else
+    message = "no /always500 reached the server";
   s.expect(n == want, "s3.trip", message, lab::kTripAt, static_cast<std::uint64_t>(n));
 }
 
@@ -209,13 +227,14 @@ void step3(StepBuilder& s, const Inputs& in, bool just_after) {
 void step4(StepBuilder& s, const Inputs& in, bool just_after) {
   if (just_after) state_just_after(s, in, 4, "OPEN");
   if (const FastFail* f = s.file(in.fastfail, "s4.fastfail_contract")) {
-    s.expect(f->blocked == lab::kBlocked, "s4.blocked",
-             "blocked=" + std::to_string(f->blocked) + ": the lab makes 10 calls while OPEN, and all 10 must be refused",
-             lab::kBlocked, f->blocked);
+    s.expect(
+        f->blocked == lab::kBlocked, "s4.blocked",
+        "blocked=" + std::to_string(f->blocked) + ": the lab makes 10 calls while OPEN, and all 10 must be refused",
+        lab::kBlocked, f->blocked);
     const auto leaked = f->after - f->before;
     s.expect(leaked == 0, "s4.before_after",
-             "before=" + std::to_string(f->before) + " after=" + std::to_string(f->after) + ": " + std::to_string(leaked) +
-                 " call(s) reached the server while the breaker was OPEN",
+             "before=" + std::to_string(f->before) + " after=" + std::to_string(f->after) + ": " +
+                 std::to_string(leaked) + " call(s) reached the server while the breaker was OPEN",
              f->before, f->after);
     char ms[64];
     std::snprintf(ms, sizeof ms, "%g", f->max_ms);
@@ -230,11 +249,16 @@ void step4(StepBuilder& s, const Inputs& in, bool just_after) {
   // belongs anywhere else in the script).
   const std::size_t in_burst = in.trip ? run.first_burst_500 - in.trip->reading : 0;
   const std::size_t after_burst = run.always500 - run.first_burst_500;
-  std::string message = std::to_string(in_burst + after_burst) + " call(s) reached the server while the breaker was OPEN";
+  std::string message =
+      std::to_string(in_burst + after_burst) + " call(s) reached the server while the breaker was OPEN";
   if (in_burst > 0)
-    message += ": " + std::to_string(in_burst) + " /always500 after the one that opened it (transitions.log's CLOSED->OPEN)";
-  if (after_burst > 0) message += std::string(in_burst > 0 ? ", and " : ": ") + std::to_string(after_burst) + " of the calls meant to be refused";
-  s.expect(in_burst + after_burst == 0, "s4.none_reached", message, 0, static_cast<std::uint64_t>(in_burst + after_burst));
+    message +=
+        ": " + std::to_string(in_burst) + " /always500 after the one that opened it (transitions.log's CLOSED->OPEN)";
+  if (after_burst > 0)
+    message +=
+        std::string(in_burst > 0 ? ", and " : ": ") + std::to_string(after_burst) + " of the calls meant to be refused";
+  s.expect(in_burst + after_burst == 0, "s4.none_reached", message, 0,
+           static_cast<std::uint64_t>(in_burst + after_burst));
 
   if (!s.ready("s4.counts_real")) return;
   const FastFail& f = *in.fastfail.value;
@@ -257,8 +281,9 @@ void step4(StepBuilder& s, const Inputs& in, bool just_after) {
   // Taken after step 3: the count then is every lab request up to the end of the burst (3 /fast
   // and the 3 /always500 in a correct run). A breaker that never opened has no such moment.
   if (never_left_closed(in)) {
-    s.skip("s4.before_at_trip", std::string(kNeverOpened) + " (nor does transitions.log), so there was no moment it opened "
-                                                             "to take before at");
+    s.skip("s4.before_at_trip", std::string(kNeverOpened) +
+                                    " (nor does transitions.log), so there was no moment it opened "
+                                    "to take before at");
     return;
   }
   if (!run.trip) {

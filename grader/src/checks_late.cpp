@@ -13,11 +13,16 @@ std::string trials_text(std::size_t n) { return std::to_string(n) + (n == 1 ? " 
 
 std::string precision_text(std::int64_t resolution_us) {
   switch (resolution_us) {
-    case 1'000'000: return "whole seconds";
-    case 100'000: return "tenths of a second";
-    case 10'000: return "hundredths of a second";
-    case 1'000: return "milliseconds";
-    default: return std::to_string(resolution_us) + " us";
+    case 1'000'000:
+      return "whole seconds";
+    case 100'000:
+      return "tenths of a second";
+    case 10'000:
+      return "hundredths of a second";
+    case 1'000:
+      return "milliseconds";
+    default:
+      return std::to_string(resolution_us) + " us";
   }
 }
 
@@ -27,9 +32,10 @@ std::string stamp_problem(const std::vector<TransitionLine>& log) {
   for (const TransitionLine& l : log) {
     const std::string what = "line " + std::to_string(l.line) + " (" + l.from + "->" + l.to + ")";
     if (!l.at_us)
-      return what + " has no time stamp: every line is stamped, to the millisecond or finer "
-                    "(2026-01-01T10:00:03.012Z CLOSED->OPEN), since the stamps are what prove when the breaker opened "
-                    "and closed";
+      return what +
+             " has no time stamp: every line is stamped, to the millisecond or finer "
+             "(2026-01-01T10:00:03.012Z CLOSED->OPEN), since the stamps are what prove when the breaker opened "
+             "and closed";
     if (l.resolution_us > 1000)
       return what + " is stamped in " + precision_text(l.resolution_us) +
              ": stamp to the millisecond or finer (three digits after the second, or six), since a coarser stamp cannot "
@@ -49,8 +55,9 @@ void step5(StepBuilder& s, const Inputs& in, bool just_after) {
       s.expect(failures == 0, "s5.failures",
                "state.json: \"failures\" is " + std::to_string(failures) +
                    " in HALF_OPEN: HALF_OPEN counts only its trials, and the one made so far succeeded" +
-                   (failures == lab::kTripAt ? " (3 is the window that opened it, carried over: entering HALF_OPEN empties it)"
-                                             : ""),
+                   (failures == lab::kTripAt
+                        ? " (3 is the window that opened it, carried over: entering HALF_OPEN empties it)"
+                        : ""),
                0, failures);
     }
   } else if (s.ready("s5.log_wait")) {
@@ -58,10 +65,12 @@ void step5(StepBuilder& s, const Inputs& in, bool just_after) {
     const TransitionLine* opened = find_transition(log, "CLOSED", "OPEN");
     const TransitionLine* half = find_transition(log, "OPEN", "HALF_OPEN");
     if (!opened || !half) {
-      s.skip("s5.log_wait", "transitions.log has no CLOSED->OPEN and OPEN->HALF_OPEN to measure (step 8 judges its lines)");
+      s.skip("s5.log_wait",
+             "transitions.log has no CLOSED->OPEN and OPEN->HALF_OPEN to measure (step 8 judges its lines)");
     } else if (!opened->at_us || !half->at_us) {
-      s.skip("s5.log_wait", "cannot be measured from the log: its lines have no stamps (step 8 says they are required); "
-                            "the server's record measures the wait (s5.waited)");
+      s.skip("s5.log_wait",
+             "cannot be measured from the log: its lines have no stamps (step 8 says they are required); "
+             "the server's record measures the wait (s5.waited)");
     } else {
       const double ms = static_cast<double>(*half->at_us - *opened->at_us) / 1000.0;
       s.expect(ms >= lab::kWaitMs, "s5.log_wait",
@@ -80,7 +89,8 @@ void step5(StepBuilder& s, const Inputs& in, bool just_after) {
     return;
   }
   if (!run.gap_after_open_ms) {
-    s.fail("s5.waited", run.last_500 ? "no call reached the server after the breaker opened" : "the breaker never opened");
+    s.fail("s5.waited",
+           run.last_500 ? "no call reached the server after the breaker opened" : "the breaker never opened");
     return;
   }
   s.expect(*run.gap_after_open_ms >= lab::kWaitMs, "s5.waited",
@@ -98,8 +108,8 @@ void step6(StepBuilder& s, const Inputs& in, bool just_after) {
   // A breaker that never opened never left CLOSED: "CLOSED again" and its trials did not happen.
   if (never_left_closed(in)) {
     (void)s.file(in.state, "s6.state_contract");
-    const std::string why =
-        std::string(kNeverOpened) + " (nor does transitions.log), so it never had trials to close it (steps 3 and 4 say why)";
+    const std::string why = std::string(kNeverOpened) +
+                            " (nor does transitions.log), so it never had trials to close it (steps 3 and 4 say why)";
     for (const char* id : {"s6.state", "s6.permitted", "s6.trials"}) s.skip(id, why);
     return;
   }
@@ -112,7 +122,8 @@ void step6(StepBuilder& s, const Inputs& in, bool just_after) {
   }
   if (!s.ready("s6.trials")) return;
   const std::vector<const RecordEntry*> ok = successful_trials(*in.run);
-  std::string few = std::to_string(ok.size()) + " successful call(s) reached the server after the cool-down, expected 3 trials";
+  std::string few =
+      std::to_string(ok.size()) + " successful call(s) reached the server after the cool-down, expected 3 trials";
   // Why there were fewer, where the files say: a close stamped after them (the program stops
   // calling once CLOSED), or a failed trial that reopened it.
   if (ok.size() < static_cast<std::size_t>(lab::kTrials)) {
@@ -126,7 +137,8 @@ void step6(StepBuilder& s, const Inputs& in, bool just_after) {
     else
       few += ": the program must make at least 3 calls while HALF_OPEN, one at a time";
   }
-  s.expect(ok.size() >= static_cast<std::size_t>(lab::kTrials), "s6.trials", few, ">= 3", static_cast<std::uint64_t>(ok.size()));
+  s.expect(ok.size() >= static_cast<std::size_t>(lab::kTrials), "s6.trials", few, ">= 3",
+           static_cast<std::uint64_t>(ok.size()));
   // Ready only when s6.trials passed: there are at least 3 successful trials to place the close among.
   if (just_after || !s.ready("s6.closed_after_trials")) return;
 
@@ -135,18 +147,20 @@ void step6(StepBuilder& s, const Inputs& in, bool just_after) {
   for (const TransitionLine& l : log)
     if (l.from == "HALF_OPEN" && l.to == "CLOSED") closed = &l;
   if (closed == nullptr) {
-    s.skip("s6.closed_after_trials", "transitions.log has no HALF_OPEN->CLOSED to place among the trials (step 8 judges its lines)");
+    s.skip("s6.closed_after_trials",
+           "transitions.log has no HALF_OPEN->CLOSED to place among the trials (step 8 judges its lines)");
     return;
   }
   // Not proven is not passed: without a stamp that can place it, a breaker that closes on its
   // first lucky trial would pass step 6 on its files' word.
   if (!closed->at_us || closed->resolution_us > 1000) {
-    s.fail("s6.closed_after_trials",
-           "not proven: HALF_OPEN->CLOSED (line " + std::to_string(closed->line) + ") " +
-               (closed->at_us ? "is stamped in " + precision_text(closed->resolution_us) : std::string("has no stamp")) +
-               ", so nothing shows whether the breaker closed after the 3rd trial or after the 1st (state.json's "
-               "permitted_in_half_open is only a claim); stamp transitions.log to the millisecond or finer",
-           lab::kTrials, nullptr);
+    s.fail(
+        "s6.closed_after_trials",
+        "not proven: HALF_OPEN->CLOSED (line " + std::to_string(closed->line) + ") " +
+            (closed->at_us ? "is stamped in " + precision_text(closed->resolution_us) : std::string("has no stamp")) +
+            ", so nothing shows whether the breaker closed after the 3rd trial or after the 1st (state.json's "
+            "permitted_in_half_open is only a claim); stamp transitions.log to the millisecond or finer",
+        lab::kTrials, nullptr);
     return;
   }
   if (!in.close) {
@@ -158,21 +172,22 @@ void step6(StepBuilder& s, const Inputs& in, bool just_after) {
   const Placement& p = *in.close;
   const auto trials = static_cast<std::size_t>(lab::kTrials);
   std::string message = "HALF_OPEN->CLOSED (line " + std::to_string(closed->line) +
-                        ") is stamped before the server answered the 3rd trial: it closed after " + trials_text(p.reading);
+                        ") is stamped before the server answered the 3rd trial: it closed after " +
+                        trials_text(p.reading);
   if (p.high > p.reading)
     message += " (or " + std::to_string(p.high) +
                ", if the calls answered within the stamp's last digit came first: stamp to the microsecond to decide)";
   if (p.high >= trials && p.low < trials) {
     s.pass_noting("s6.closed_after_trials",
                   "passed on the benefit of the doubt: HALF_OPEN->CLOSED (line " + std::to_string(closed->line) +
-                      ") is stamped in " + precision_text(closed->resolution_us) + ", which allows the close after the " +
-                      nth(trials) + " trial but also after the " + nth(p.low) +
+                      ") is stamped in " + precision_text(closed->resolution_us) +
+                      ", which allows the close after the " + nth(trials) + " trial but also after the " + nth(p.low) +
                       " (answered within the stamp's last digit); stamp to the microsecond to decide",
                   lab::kTrials, static_cast<std::uint64_t>(p.reading));
     return;
   }
-  s.expect(p.high >= trials, "s6.closed_after_trials", message + ", so one lucky call can close it and it flaps", lab::kTrials,
-           static_cast<std::uint64_t>(p.reading));
+  s.expect(p.high >= trials, "s6.closed_after_trials", message + ", so one lucky call can close it and it flaps",
+           lab::kTrials, static_cast<std::uint64_t>(p.reading));
 }
 
 // ---- Step 7 ---------------------------------------------------------------------------------
@@ -180,7 +195,8 @@ void step7(StepBuilder& s, const Inputs& in, bool) {
   if (const StateFile* f = s.file(in.ignore, "s7.ignore_contract")) {
     expect_state(s, "s7.state", "ignore4xx.json", *f, "CLOSED");
     s.expect(f->failures == 0, "s7.failures",
-             "failures=" + std::to_string(f->failures) + ": a 400 is the caller's mistake, not the dependency's; 4xx must not count as failures",
+             "failures=" + std::to_string(f->failures) +
+                 ": a 400 is the caller's mistake, not the dependency's; 4xx must not count as failures",
              0, f->failures);
   }
   if (!s.ready("s7.bad_all")) return;
@@ -188,7 +204,8 @@ void step7(StepBuilder& s, const Inputs& in, bool) {
   std::string message = std::to_string(run.bad) + " /bad reached the server, expected all 10";
   if (run.bad < static_cast<std::size_t>(lab::kBad) && run.bad > 0)
     message += ": the breaker refused the rest, so it opened on 400s (4xx counted as failures)";
-  s.expect(run.bad == static_cast<std::size_t>(lab::kBad), "s7.bad_all", message, lab::kBad, static_cast<std::uint64_t>(run.bad));
+  s.expect(run.bad == static_cast<std::size_t>(lab::kBad), "s7.bad_all", message, lab::kBad,
+           static_cast<std::uint64_t>(run.bad));
 }
 
 // ---- Step 8 ---------------------------------------------------------------------------------
@@ -207,7 +224,8 @@ void step8(StepBuilder& s, const Inputs& in, bool) {
     message = std::to_string(got.size()) + " transition(s), expected 3";
   } else {
     for (std::size_t i = 0; i < want.size() && message.empty(); ++i)
-      if (got[i] != want[i]) message = "line " + std::to_string((*t)[i].line) + " is " + got[i] + ", expected " + want[i];
+      if (got[i] != want[i])
+        message = "line " + std::to_string((*t)[i].line) + " is " + got[i] + ", expected " + want[i];
   }
   s.expect(message.empty(), "s8.order", message, want, got);
   if (!s.ready("s8.increasing")) return;
@@ -220,7 +238,8 @@ void step8(StepBuilder& s, const Inputs& in, bool) {
   // The cool-down between the first two is step 5's rule, judged there; here only the log's own
   // consistency.
   const bool increasing = *l[0].at_us <= *l[1].at_us && *l[1].at_us <= *l[2].at_us;
-  s.expect(increasing, "s8.increasing", "the timestamps go backwards", "increasing", increasing ? "increasing" : "backwards");
+  s.expect(increasing, "s8.increasing", "the timestamps go backwards", "increasing",
+           increasing ? "increasing" : "backwards");
 
   if (!s.ready("s8.seen")) return;
   const LabRun& run = *in.run;
@@ -237,9 +256,10 @@ void step8(StepBuilder& s, const Inputs& in, bool) {
   const bool open_ok = *l[0].at_us >= trip - kSlackUs && *l[0].at_us <= trip + kSlackUs;
   const bool close_ok = *l[2].at_us + l[2].resolution_us >= first_trial && *l[2].at_us <= first_trial + 60 * kSlackUs;
   s.expect(open_ok && close_ok, "s8.seen",
-           !open_ok ? "CLOSED->OPEN is stamped " + seconds_text(static_cast<double>(*l[0].at_us - trip) / 1000.0) +
-                          " away from the /always500 that opened it: the log is not from the run the server saw"
-                    : "HALF_OPEN->CLOSED is stamped outside the trial calls the server saw: the log is not from this run");
+           !open_ok
+               ? "CLOSED->OPEN is stamped " + seconds_text(static_cast<double>(*l[0].at_us - trip) / 1000.0) +
+                     " away from the /always500 that opened it: the log is not from the run the server saw"
+               : "HALF_OPEN->CLOSED is stamped outside the trial calls the server saw: the log is not from this run");
 }
 
 }  // namespace cb::grade

@@ -31,13 +31,20 @@ std::optional<Answer> parse_answer(const std::string& line) {
   Answer a;
   const std::string decision = d->get<std::string>();
   const std::string state = s->get<std::string>();
-  if (decision == "permitted") a.decision = Decision::Permitted;
-  else if (decision == "rejected") a.decision = Decision::Rejected;
-  else return std::nullopt;
-  if (state == "CLOSED") a.state = State::Closed;
-  else if (state == "OPEN") a.state = State::Open;
-  else if (state == "HALF_OPEN") a.state = State::HalfOpen;
-  else return std::nullopt;
+  if (decision == "permitted")
+    a.decision = Decision::Permitted;
+  else if (decision == "rejected")
+    a.decision = Decision::Rejected;
+  else
+    return std::nullopt;
+  if (state == "CLOSED")
+    a.state = State::Closed;
+  else if (state == "OPEN")
+    a.state = State::Open;
+  else if (state == "HALF_OPEN")
+    a.state = State::HalfOpen;
+  else
+    return std::nullopt;
   return a;
 }
 
@@ -54,13 +61,14 @@ std::string ms_text(double t_ms) {
 
 std::string settings_line(const Settings& s) {
   return "{\"window\":" + std::to_string(s.window) + ",\"minimum_calls\":" + std::to_string(s.minimum_calls) +
-         ",\"failure_rate_percent\":" + std::to_string(s.failure_rate_percent) + ",\"wait_in_open_ms\":" +
-         ms_text(s.wait_in_open_ms) + ",\"permitted_in_half_open\":" + std::to_string(s.permitted_in_half_open) + "}";
+         ",\"failure_rate_percent\":" + std::to_string(s.failure_rate_percent) +
+         ",\"wait_in_open_ms\":" + ms_text(s.wait_in_open_ms) +
+         ",\"permitted_in_half_open\":" + std::to_string(s.permitted_in_half_open) + "}";
 }
 
 std::string call_line(const Call& c) {
-  return "{\"t_ms\":" + ms_text(c.t_ms) + ",\"result\":" + (c.timed_out ? std::string("\"timeout\"") : std::to_string(c.status)) +
-         "}";
+  return "{\"t_ms\":" + ms_text(c.t_ms) +
+         ",\"result\":" + (c.timed_out ? std::string("\"timeout\"") : std::to_string(c.status)) + "}";
 }
 
 namespace {
@@ -124,7 +132,8 @@ class Session {
       if (buffer_.size() > 4096) return fail("printed a line longer than 4 KiB"), std::nullopt;
       if (!io_open_) return fail("closed its output" + ended()), std::nullopt;
       const Pumped p = pump();
-      if (p == Pumped::Limit) return fail("gave no answer within " + limit() + ", the time limit of one trace"), std::nullopt;
+      if (p == Pumped::Limit)
+        return fail("gave no answer within " + limit() + ", the time limit of one trace"), std::nullopt;
       if (p == Pumped::Exited) return fail("exited without answering" + ended()), std::nullopt;
     }
   }
@@ -137,9 +146,12 @@ class Session {
     }
     while (pump(/*wait=*/false) == Pumped::Read) {
     }
-    if (!buffer_.empty()) fail("printed more lines than there were calls");
-    else if (!child_.reaped) fail("did not exit within " + limit() + ", the time limit of one trace");
-    else if (child_.exit_code() != 0) fail("exited with " + std::to_string(child_.exit_code()) + " at the end of its input");
+    if (!buffer_.empty())
+      fail("printed more lines than there were calls");
+    else if (!child_.reaped)
+      fail("did not exit within " + limit() + ", the time limit of one trace");
+    else if (child_.exit_code() != 0)
+      fail("exited with " + std::to_string(child_.exit_code()) + " at the end of its input");
   }
 
   void end() {
@@ -186,7 +198,9 @@ class Session {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until_ - Clock::now()).count();
     if (wait && left <= 0) return Pumped::Limit;
     // Without a pidfd (a kernel before 5.3) the exit is noticed by polling every 10 ms.
-    const int timeout = !wait ? 0 : pidfd_ >= 0 ? static_cast<int>(left) : static_cast<int>(std::min<long long>(left, 10));
+    const int timeout = !wait         ? 0
+                        : pidfd_ >= 0 ? static_cast<int>(left)
+                                      : static_cast<int>(std::min<long long>(left, 10));
     pollfd p[3] = {{io_open_ ? io_ : -1, POLLIN, 0}, {err_, POLLIN, 0}, {wait ? pidfd_ : -1, POLLIN, 0}};
     const int ready = ::poll(p, 3, timeout);
     if (ready < 0) return errno == EINTR ? Pumped::Read : Pumped::Limit;
@@ -194,12 +208,15 @@ class Session {
     char buf[4096];
     if ((p[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
       const ssize_t n = ::read(io_, buf, sizeof buf);
-      if (n > 0) buffer_.append(buf, static_cast<std::size_t>(n));
-      else if (n == 0 || errno != EINTR) io_open_ = false;
+      if (n > 0)
+        buffer_.append(buf, static_cast<std::size_t>(n));
+      else if (n == 0 || errno != EINTR)
+        io_open_ = false;
     }
     if ((p[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
       const ssize_t n = ::read(err_, buf, sizeof buf);
-      if (n > 0) tail_.add(buf, static_cast<std::size_t>(n));
+      if (n > 0)
+        tail_.add(buf, static_cast<std::size_t>(n));
       else if (n == 0 || errno != EINTR) {
         ::close(err_);
         err_ = -1;
@@ -244,9 +261,10 @@ Program process_program(const ProcessOptions& options) {
       const auto line = whole ? session.line() : std::nullopt;
       const auto a = line ? parse_answer(*line) : std::nullopt;
       if (line && !a) {
-        replies.problem = "answered " + quoted(*line) +
-                          ", which is not {\"decision\": \"permitted\" or \"rejected\", \"state\": \"CLOSED\", \"OPEN\" or "
-                          "\"HALF_OPEN\"}";
+        replies.problem =
+            "answered " + quoted(*line) +
+            ", which is not {\"decision\": \"permitted\" or \"rejected\", \"state\": \"CLOSED\", \"OPEN\" or "
+            "\"HALF_OPEN\"}";
       }
       whole = a.has_value();
       if (a) replies.answers.push_back(*a);

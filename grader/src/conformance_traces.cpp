@@ -21,8 +21,9 @@ class Rng {
 bool diverges(const Trace& t, const Program& p) { return compare(t, p(t).answers).has_value(); }
 
 bool same(const Settings& a, const Settings& b) {
-  return a.window == b.window && a.minimum_calls == b.minimum_calls && a.failure_rate_percent == b.failure_rate_percent &&
-         a.wait_in_open_ms == b.wait_in_open_ms && a.permitted_in_half_open == b.permitted_in_half_open;
+  return a.window == b.window && a.minimum_calls == b.minimum_calls &&
+         a.failure_rate_percent == b.failure_rate_percent && a.wait_in_open_ms == b.wait_in_open_ms &&
+         a.permitted_in_half_open == b.permitted_in_half_open;
 }
 
 std::string shown(const Settings& s) {
@@ -36,7 +37,8 @@ std::string shown(const Settings& s) {
 bool answered_as(const Trace& t, const Settings& settings, const std::vector<Answer>& answers, std::size_t last) {
   const std::vector<Answer> want = model_answers(settings, t.calls);
   for (std::size_t i = 0; i <= last && i < want.size(); ++i)
-    if (i >= answers.size() || answers[i].decision != want[i].decision || answers[i].state != want[i].state) return false;
+    if (i >= answers.size() || answers[i].decision != want[i].decision || answers[i].state != want[i].state)
+      return false;
   return true;
 }
 
@@ -48,8 +50,10 @@ std::vector<bool> counted_since_closed(const Trace& t, std::size_t last) {
   for (std::size_t i = 0; i <= last && i < t.calls.size(); ++i) {
     const State before = m.state();
     const Step s = m.call(t.calls[i]);
-    if (before != State::Closed) counted.clear();
-    else if (s.rule != Rule::NotCounted) counted.push_back(t.calls[i].timed_out || t.calls[i].status >= 500);
+    if (before != State::Closed)
+      counted.clear();
+    else if (s.rule != Rule::NotCounted)
+      counted.push_back(t.calls[i].timed_out || t.calls[i].status >= 500);
   }
   return counted;
 }
@@ -83,11 +87,16 @@ Trace generate(std::uint64_t seed, int index) {
     }
     Call c{now, 200, false};
     const int kind = r.between(0, 99);
-    if (m.state() == State::HalfOpen && kind < 20) c.status = 400 + r.between(0, 29);  // 4xx among trials
-    else if (kind < 45) c.status = 500 + r.between(0, 4);
-    else if (kind < 50) c.timed_out = true;
-    else if (kind < 58) c.status = 400 + r.between(0, 29);
-    else c.status = 200 + (r.chance(10) ? r.between(1, 99) : 0);
+    if (m.state() == State::HalfOpen && kind < 20)
+      c.status = 400 + r.between(0, 29);  // 4xx among trials
+    else if (kind < 45)
+      c.status = 500 + r.between(0, 4);
+    else if (kind < 50)
+      c.timed_out = true;
+    else if (kind < 58)
+      c.status = 400 + r.between(0, 29);
+    else
+      c.status = 200 + (r.chance(10) ? r.between(1, 99) : 0);
     const Step s = m.call(c);
     if (s.rule == Rule::Tripped || s.rule == Rule::ReopenedAfterTrials) opened_at = now;
     t.calls.push_back(c);
@@ -129,8 +138,8 @@ Explanation explain(const Divergence& d, const Trace& trace, const Replies& repl
   const bool trial = d.want.rule == Rule::FirstTrial || d.want.rule == Rule::TrialCounted;
   if (trial && d.got->decision == Decision::Permitted && d.got->state != State::HalfOpen)
     return {std::string(id(Rule::TrialCounted)), "judged the trials before all " +
-                                              std::to_string(trace.settings.permitted_in_half_open) +
-                                              " permitted ones were made (one lucky call can close it)"};
+                                                     std::to_string(trace.settings.permitted_in_half_open) +
+                                                     " permitted ones were made (one lucky call can close it)"};
   const bool judged = d.want.rule == Rule::BelowThreshold || d.want.rule == Rule::Tripped;
   const std::vector<bool> counted = judged ? counted_since_closed(trace, d.at) : std::vector<bool>{};
   if (static_cast<int>(counted.size()) > trace.settings.window)

@@ -20,12 +20,14 @@ Result<RecordEntry> entry_from(const json& e, std::size_t i) {
     const auto it = e.find(key);
     return it != e.end() && check(*it);
   };
-  if (!need("seq", [](const json& v) { return v.is_number_unsigned(); })) return Error{at + ".seq: expected a whole number"};
+  if (!need("seq", [](const json& v) { return v.is_number_unsigned(); }))
+    return Error{at + ".seq: expected a whole number"};
   if (!need("t_ms", [](const json& v) { return v.is_number(); })) return Error{at + ".t_ms: expected a number"};
   if (!need("method", [](const json& v) { return v.is_string(); })) return Error{at + ".method: expected a string"};
   if (!need("path", [](const json& v) { return v.is_string(); })) return Error{at + ".path: expected a string"};
   if (!need("outcome", [](const json& v) { return v.is_string(); })) return Error{at + ".outcome: expected a string"};
-  if (!need("counted", [](const json& v) { return v.is_boolean(); })) return Error{at + ".counted: expected true or false"};
+  if (!need("counted", [](const json& v) { return v.is_boolean(); }))
+    return Error{at + ".counted: expected true or false"};
   if (!need("status", [](const json& v) { return v.is_null() || v.is_number_integer(); }))
     return Error{at + ".status: expected a status code or null"};
   r.seq = e["seq"].get<std::uint64_t>();
@@ -68,8 +70,12 @@ Result<Record> parse_record(std::string_view text) {
 std::string to_json(const Record& r) {
   json entries = json::array();
   for (const RecordEntry& e : r.entries) {
-    json j{{"seq", e.seq},         {"t_ms", e.t_ms},   {"method", e.method}, {"path", e.path},
-           {"outcome", e.outcome}, {"counted", e.counted},
+    json j{{"seq", e.seq},
+           {"t_ms", e.t_ms},
+           {"method", e.method},
+           {"path", e.path},
+           {"outcome", e.outcome},
+           {"counted", e.counted},
            {"status", e.status ? json(*e.status) : json(nullptr)}};
     if (e.wall_us) j["wall"] = format_utc(*e.wall_us, 6);
     if (e.count) j["count"] = *e.count;
@@ -87,7 +93,8 @@ Result<Record> fetch_record(const std::string& server_url, std::chrono::millisec
   std::uint64_t since = 0;
   // Pages of 10000 until a short page; at most 100 pages, far beyond any ring the server keeps.
   for (int page = 0; page < 100; ++page) {
-    auto res = flaky::http_get(server_url, "/admin/record?since=" + std::to_string(since) + "&limit=10000", timeout, headers);
+    auto res =
+        flaky::http_get(server_url, "/admin/record?since=" + std::to_string(since) + "&limit=10000", timeout, headers);
     if (!res) return res.error();
     if (res->status != 200)
       return Error{server_url + "/admin/record answered " + std::to_string(res->status) + "; is this a flaky server?"};
@@ -172,7 +179,10 @@ LabRun analyse(const Record& record) {
       if (run.runs == 2) run.second_run_seq = e->seq;
       phase = Phase::Start;
     }
-    if (fast) phase = phase == Phase::Start || phase == Phase::Fast ? Phase::Fast : phase == Phase::Burst ? Phase::Trials : phase;
+    if (fast)
+      phase = phase == Phase::Start || phase == Phase::Fast ? Phase::Fast
+              : phase == Phase::Burst                       ? Phase::Trials
+                                                            : phase;
     if (fail) phase = Phase::Burst;
     if (bad) phase = Phase::Bad;
   }
@@ -200,7 +210,8 @@ LabRun analyse(const Record& record) {
     if (next < run.lab.size() && (!first_bad || next < *first_bad)) {
       run.gap_after_open_ms = run.lab[next]->t_ms - (opened.t_ms + opened.duration_ms.value_or(0.0));
     }
-    for (std::size_t i = next; i < run.lab.size() && (!first_bad || i < *first_bad); ++i) run.trials.push_back(run.lab[i]);
+    for (std::size_t i = next; i < run.lab.size() && (!first_bad || i < *first_bad); ++i)
+      run.trials.push_back(run.lab[i]);
   }
   return run;
 }

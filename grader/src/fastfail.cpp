@@ -85,7 +85,8 @@ Result<FastFail> parse_fastfail(std::string_view text) {
   FastFail out;
   for (std::size_t k = 0; k < 3; ++k) {
     const auto v = whole(*values[k]);
-    if (!v) return Error{std::string(kKeys[k]) + "=" + std::string(values[k]->substr(0, 30)) + " is not a whole number"};
+    if (!v)
+      return Error{std::string(kKeys[k]) + "=" + std::string(values[k]->substr(0, 30)) + " is not a whole number"};
     (k == 0 ? out.before : k == 1 ? out.after : out.blocked) = *v;
   }
   const auto ms = decimal(*values[3]);

@@ -87,7 +87,8 @@ FileRead SubmissionDir::read(const std::string& name, std::size_t limit) const {
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
     out.status = FileRead::Status::Refused;
-    out.reason = name + (S_ISDIR(st.st_mode) ? " is a directory" : " is not a regular file") + ", not a file the lab writes";
+    out.reason =
+        name + (S_ISDIR(st.st_mode) ? " is a directory" : " is not a regular file") + ", not a file the lab writes";
     return out;
   }
   // A hard link to a file outside the submission reads like one inside it; a file the lab wrote
@@ -186,7 +187,8 @@ std::string printable(std::string_view raw) {
     if (c == '\n' || c == '\t') {
       out += static_cast<char>(c);
     } else if (c < 0x20 || c == 0x7f) {
-      if (c == '\r') out += "\\r";
+      if (c == '\r')
+        out += "\\r";
       else {
         std::snprintf(buf, sizeof buf, "\\x%02x", c);
         out += buf;

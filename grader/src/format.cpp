@@ -16,11 +16,16 @@ std::optional<Format> parse_format(std::string_view name) {
 
 std::string render(const Report& report, Format format, bool colour) {
   switch (format) {
-    case Format::Text: return render_text(report, colour);
-    case Format::Json: return render_json(report);
-    case Format::Junit: return render_junit(report);
-    case Format::Gradescope: return render_gradescope(report);
-    case Format::Html: return render_html(report);
+    case Format::Text:
+      return render_text(report, colour);
+    case Format::Json:
+      return render_json(report);
+    case Format::Junit:
+      return render_junit(report);
+    case Format::Gradescope:
+      return render_gradescope(report);
+    case Format::Html:
+      return render_html(report);
   }
   return {};
 }
@@ -70,12 +75,14 @@ nlohmann::json to_json(const Report& r) {
   if (!r.run_output.empty()) out["run_output"] = r.run_output;
   if (r.conformance) out["conformance"] = conformance_json(*r.conformance);
   if (r.program) {
-    out["program"] = {{"seconds", r.program->seconds},
-                      {"exit_code", r.program->exit_code},
-                      {"timed_out", r.program->timed_out},
-                      {"limit_seconds", r.program->limit_seconds},
-                      {"limit_hit", r.program->limit_hit.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.program->limit_hit)},
-                      {"limit_text", r.program->limit_text.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.program->limit_text)}};
+    out["program"] = {
+        {"seconds", r.program->seconds},
+        {"exit_code", r.program->exit_code},
+        {"timed_out", r.program->timed_out},
+        {"limit_seconds", r.program->limit_seconds},
+        {"limit_hit", r.program->limit_hit.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.program->limit_hit)},
+        {"limit_text",
+         r.program->limit_text.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.program->limit_text)}};
   }
   if (r.sandbox) {
     nlohmann::json sandbox = r.sandbox->details;
@@ -123,12 +130,13 @@ std::string render_gradescope(const Report& r) {
   if (!r.evidence_note.empty()) summary += " " + r.evidence_note;
   for (const std::string& note : r.notes) summary += "\n" + note;
   if (r.status == Status::Error)
-    summary += "\nThis submission was NOT graded: the evidence failed, which is not the submission's fault. Ask for a regrade.";
+    summary +=
+        "\nThis submission was NOT graded: the evidence failed, which is not the submission's fault. Ask for a regrade.";
   if (r.program) summary += "\n" + program_line(*r.program);
   if (r.sandbox) summary += "\n" + sandbox_line(*r.sandbox);
   if (!r.run_output.empty()) summary += "\n\nYour program's output (the end of it):\n" + r.run_output;
-  nlohmann::json out{{"score", r.score},           {"max_score", r.max_score}, {"execution_time", r.seconds},
-                     {"output", summary},          {"stdout_visibility", "visible"}, {"tests", std::move(tests)}};
+  nlohmann::json out{{"score", r.score},  {"max_score", r.max_score},       {"execution_time", r.seconds},
+                     {"output", summary}, {"stdout_visibility", "visible"}, {"tests", std::move(tests)}};
   return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
@@ -147,11 +155,21 @@ std::string xml_escape(std::string_view raw) {
       continue;
     }
     switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
       default:
         // XML 1.0 cannot hold control characters other than tab, newline and return, escaped
         // or not.
@@ -173,7 +191,8 @@ std::string render_junit(const Report& r) {
     cases += "    <testcase name=\"" + xml_escape("Step " + std::to_string(s.step) + ": " + s.title) +
              "\" classname=\"cb-lab.step" + std::to_string(s.step) + "\" time=\"" + time + "\">\n";
     cases += "      <properties>\n        <property name=\"score\" value=\"" + points(s.score) +
-             "\"/>\n        <property name=\"max_score\" value=\"" + points(s.max_score) + "\"/>\n      </properties>\n";
+             "\"/>\n        <property name=\"max_score\" value=\"" + points(s.max_score) +
+             "\"/>\n      </properties>\n";
     std::string first;
     for (const Check& c : s.checks)
       if (first.empty() && c.status == s.status && s.status != Status::Pass)
@@ -196,10 +215,11 @@ std::string render_junit(const Report& r) {
     char time[32];
     std::snprintf(time, sizeof time, "%.6f", c.seconds);
     const std::string body = xml_escape(conformance_lines(c));
-    cases += "    <testcase name=\"Conformance: your breaker on generated traces\" classname=\"cb-lab.conformance\" time=\"" +
-             std::string(time) + "\">\n      <properties>\n        <property name=\"score\" value=\"" + points(c.score) +
-             "\"/>\n        <property name=\"max_score\" value=\"" + points(c.max_score) +
-             "\"/>\n        <property name=\"seed\" value=\"" + std::to_string(c.seed) + "\"/>\n      </properties>\n";
+    cases +=
+        "    <testcase name=\"Conformance: your breaker on generated traces\" classname=\"cb-lab.conformance\" time=\"" +
+        std::string(time) + "\">\n      <properties>\n        <property name=\"score\" value=\"" + points(c.score) +
+        "\"/>\n        <property name=\"max_score\" value=\"" + points(c.max_score) +
+        "\"/>\n        <property name=\"seed\" value=\"" + std::to_string(c.seed) + "\"/>\n      </properties>\n";
     if (c.status == Status::Error) {
       ++errors;
       cases += "      <error message=\"" + xml_escape(c.message) + "\" type=\"grader\">" + body + "</error>\n";
@@ -212,9 +232,9 @@ std::string render_junit(const Report& r) {
   }
   char time[32];
   std::snprintf(time, sizeof time, "%.6f", r.seconds);
-  const std::string counts = "tests=\"" + std::to_string(r.steps.size() + (r.conformance ? 1 : 0)) + "\" failures=\"" + std::to_string(failures) +
-                             "\" errors=\"" + std::to_string(errors) + "\" skipped=\"" + std::to_string(skipped) +
-                             "\" time=\"" + time + "\"";
+  const std::string counts = "tests=\"" + std::to_string(r.steps.size() + (r.conformance ? 1 : 0)) + "\" failures=\"" +
+                             std::to_string(failures) + "\" errors=\"" + std::to_string(errors) + "\" skipped=\"" +
+                             std::to_string(skipped) + "\" time=\"" + time + "\"";
   std::string program;
   if (r.program) {
     char seconds[32];
@@ -227,15 +247,16 @@ std::string render_junit(const Report& r) {
   if (r.sandbox)
     program += "      <property name=\"sandbox\" value=\"" + xml_escape(r.sandbox->containment) +
                "\"/>\n      <property name=\"sandbox_trusted\" value=\"" + (r.sandbox->trusted ? "true" : "false") +
-               "\"/>\n      <property name=\"sandbox_description\" value=\"" + xml_escape(r.sandbox->description) + "\"/>\n";
+               "\"/>\n      <property name=\"sandbox_description\" value=\"" + xml_escape(r.sandbox->description) +
+               "\"/>\n";
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"cb-grade\" " + counts +
          ">\n  <testsuite name=\"cb-lab\" " + counts + ">\n    <properties>\n      <property name=\"score\" value=\"" +
          points(r.score) + "\"/>\n      <property name=\"max_score\" value=\"" + points(r.max_score) +
-         "\"/>\n      <property name=\"dir\" value=\"" + xml_escape(r.dir) + "\"/>\n      <property name=\"server\" value=\"" +
-         xml_escape(r.server) + "\"/>\n      <property name=\"record_runs\" value=\"" + std::to_string(r.evidence.runs) +
+         "\"/>\n      <property name=\"dir\" value=\"" + xml_escape(r.dir) +
+         "\"/>\n      <property name=\"server\" value=\"" + xml_escape(r.server) +
+         "\"/>\n      <property name=\"record_runs\" value=\"" + std::to_string(r.evidence.runs) +
          "\"/>\n      <property name=\"status\" value=\"" + to_string(r.status) + "\"/>\n" + program +
-         "    </properties>\n" + cases +
-         "  </testsuite>\n</testsuites>\n";
+         "    </properties>\n" + cases + "  </testsuite>\n</testsuites>\n";
 }
 
 }  // namespace cb::grade

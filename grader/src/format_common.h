@@ -25,13 +25,13 @@ inline std::string shown(const nlohmann::json& v) {
 inline std::string program_line(const ProgramRun& p) {
   char buf[160];
   if (p.timed_out)
-    std::snprintf(buf, sizeof buf, "Your program ran for %.2f s and was killed at the time limit (%g s); it is graded as far as it got.",
+    std::snprintf(buf, sizeof buf,
+                  "Your program ran for %.2f s and was killed at the time limit (%g s); it is graded as far as it got.",
                   p.seconds, p.limit_seconds);
   else
     std::snprintf(buf, sizeof buf, "Your program ran for %.2f s and exited with %d.", p.seconds, p.exit_code);
   std::string line = buf;
-  if (!p.limit_text.empty())
-    line += " It ran into " + p.limit_text + " and is graded as far as it got.";
+  if (!p.limit_text.empty()) line += " It ran into " + p.limit_text + " and is graded as far as it got.";
   return line;
 }
 
@@ -51,8 +51,8 @@ inline std::string shell_quoted(const std::string& s) {
 inline std::string check_lines(const StepReport& s) {
   std::string out;
   for (const Check& c : s.checks) {
-    out += std::string(c.status == Status::Pass   ? "[ok]    "
-                       : c.status == Status::Fail ? "[FAIL]  "
+    out += std::string(c.status == Status::Pass    ? "[ok]    "
+                       : c.status == Status::Fail  ? "[FAIL]  "
                        : c.status == Status::Error ? "[ERROR] "
                                                    : "[skip]  ") +
            c.name + " (" + c.id + ")\n";

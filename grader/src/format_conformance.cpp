@@ -20,10 +20,12 @@ std::string conformance_lines(const ConformancePart& c) {
   if (c.status == Status::Pass)
     return "answered every call of " + std::to_string(c.traces) + " generated traces as the rules do (seed " +
            std::to_string(c.seed) + ")\n";
-  out += "seed " + std::to_string(c.seed) + ": " + std::to_string(c.agreed) + " trace(s) answered as the rules do, then trace " +
-         std::to_string(c.failing_trace + 1) + " (" + std::to_string(c.original_calls) + " calls) was not";
+  out += "seed " + std::to_string(c.seed) + ": " + std::to_string(c.agreed) +
+         " trace(s) answered as the rules do, then trace " + std::to_string(c.failing_trace + 1) + " (" +
+         std::to_string(c.original_calls) + " calls) was not";
   if (!c.rows.empty())
-    out += "; shrunk to " + std::to_string(c.rows.size()) + " call(s)" + (c.shrunk_fully ? "" : " (as far as the time allowed)");
+    out += "; shrunk to " + std::to_string(c.rows.size()) + " call(s)" +
+           (c.shrunk_fully ? "" : " (as far as the time allowed)");
   out += "\n";
   out += "what it got wrong [" + c.rule + "]: " + c.message + "\n";
   if (!c.rows.empty()) {
@@ -31,15 +33,18 @@ std::string conformance_lines(const ConformancePart& c) {
     out += "  call  t_ms        result   expected            your program\n";
     for (std::size_t i = 0; i < c.rows.size(); ++i) {
       const ConformanceRow& r = c.rows[i];
-      out += "  " + padded(std::to_string(i + 1), 6) + padded(conformance::ms_text(r.t_ms), 12) + padded(r.result, 9) + padded(r.expected, 20) +
-             (r.got.empty() ? "(no answer)" : r.got) + (r.differs ? "   <- differs" : "") + "\n";
+      out += "  " + padded(std::to_string(i + 1), 6) + padded(conformance::ms_text(r.t_ms), 12) + padded(r.result, 9) +
+             padded(r.expected, 20) + (r.got.empty() ? "(no answer)" : r.got) + (r.differs ? "   <- differs" : "") +
+             "\n";
     }
   }
   std::string input;
   for (const std::string& line : c.input) input += " " + shell_quoted(line);
   out += "to replay it: printf '%s\\n'" + input + " | " + c.command + "\n";
-  out += "to repeat the run: cb-grade --conformance " + shell_quoted(c.command) + " --seed " + std::to_string(c.seed) + "\n";
-  if (!c.stderr_tail.empty()) out += "its standard error (the end of it):\n" + c.stderr_tail + (c.stderr_tail.back() == '\n' ? "" : "\n");
+  out += "to repeat the run: cb-grade --conformance " + shell_quoted(c.command) + " --seed " + std::to_string(c.seed) +
+         "\n";
+  if (!c.stderr_tail.empty())
+    out += "its standard error (the end of it):\n" + c.stderr_tail + (c.stderr_tail.back() == '\n' ? "" : "\n");
   return out;
 }
 
@@ -51,9 +56,9 @@ nlohmann::json conformance_json(const ConformancePart& c) {
                     {"expected", r.expected},
                     {"got", r.got.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.got)},
                     {"differs", r.differs}});
-  nlohmann::json out{{"command", c.command},   {"seed", c.seed},       {"traces", c.traces},
-                     {"agreed", c.agreed},     {"status", to_string(c.status)},
-                     {"score", c.score},       {"max_score", c.max_score}, {"seconds", c.seconds}};
+  nlohmann::json out{
+      {"command", c.command},          {"seed", c.seed},   {"traces", c.traces},       {"agreed", c.agreed},
+      {"status", to_string(c.status)}, {"score", c.score}, {"max_score", c.max_score}, {"seconds", c.seconds}};
   if (c.status == Status::Fail) {
     out["failing_trace"] = c.failing_trace + 1;
     out["original_calls"] = c.original_calls;

@@ -20,24 +20,32 @@ std::string num(double v, int decimals = 1) { return html_number(v, decimals); }
 // "+1.25 s", "+3.062 s", "+2 min 05 s": offsets from the start of the axis, to `decimals`.
 std::string offset_text(double seconds, int decimals = 2) {
   char buf[48];
-  if (seconds < 60) std::snprintf(buf, sizeof buf, "+%.*f s", decimals, seconds);
-  else std::snprintf(buf, sizeof buf, "+%d min %02d s", static_cast<int>(seconds) / 60, static_cast<int>(seconds) % 60);
+  if (seconds < 60)
+    std::snprintf(buf, sizeof buf, "+%.*f s", decimals, seconds);
+  else
+    std::snprintf(buf, sizeof buf, "+%d min %02d s", static_cast<int>(seconds) / 60, static_cast<int>(seconds) % 60);
   return buf;
 }
 
 std::string span_text(double seconds) {
   char buf[48];
-  if (seconds < 120) std::snprintf(buf, sizeof buf, "%.*f s", seconds < 10 ? 2 : 1, seconds);
-  else std::snprintf(buf, sizeof buf, "%d min %02d s", static_cast<int>(seconds) / 60, static_cast<int>(seconds) % 60);
+  if (seconds < 120)
+    std::snprintf(buf, sizeof buf, "%.*f s", seconds < 10 ? 2 : 1, seconds);
+  else
+    std::snprintf(buf, sizeof buf, "%d min %02d s", static_cast<int>(seconds) / 60, static_cast<int>(seconds) % 60);
   return buf;
 }
 
 const char* verdict(Status s) {
   switch (s) {
-    case Status::Pass: return "PASS";
-    case Status::Fail: return "FAIL";
-    case Status::Error: return "ERROR";
-    case Status::Skip: return "SKIP";
+    case Status::Pass:
+      return "PASS";
+    case Status::Fail:
+      return "FAIL";
+    case Status::Error:
+      return "ERROR";
+    case Status::Skip:
+      return "SKIP";
   }
   return "?";
 }
@@ -75,8 +83,10 @@ class Axis {
     active = 0;
     int gaps = 0;
     for (const Segment& sg : segs) {
-      if (sg.gap) ++gaps;
-      else active += std::max(least, sg.to - sg.from);
+      if (sg.gap)
+        ++gaps;
+      else
+        active += std::max(least, sg.to - sg.from);
     }
     const double gap_width = gaps == 0 ? 0 : std::min(kGapWidth, (x1 - x0) / 2 / gaps);
     const double per_us = (x1 - x0 - gap_width * gaps) / static_cast<double>(std::max<std::int64_t>(active, 1));
@@ -127,8 +137,11 @@ struct Row {
 constexpr double kLeft = 150;
 constexpr double kRight = 1080;
 constexpr double kWidth = 1100;
-constexpr Row kRows[] = {{"q2", "answered 2xx/3xx", 96}, {"q5", "answered 5xx", 118}, {"q4", "answered 4xx", 140},
-                         {"qc", "/count", 162},          {"qn", "no answer", 184}};
+constexpr Row kRows[] = {{"q2", "answered 2xx/3xx", 96},
+                         {"q5", "answered 5xx", 118},
+                         {"q4", "answered 4xx", 140},
+                         {"qc", "/count", 162},
+                         {"qn", "no answer", 184}};
 constexpr double kRowHeight = 18;
 constexpr double kRefusedY = 206;
 constexpr double kBracketY = 236;
@@ -176,8 +189,8 @@ Picture picture(const Report& r) {
     times.push_back(q.at_us);
     times.push_back(q.at_us + static_cast<std::int64_t>(q.duration_ms * 1000));
   }
-  const bool stamped = !tl.transitions.empty() &&
-                       std::all_of(tl.transitions.begin(), tl.transitions.end(), [](const TimelineTransition& t) { return t.at_us; });
+  const bool stamped = !tl.transitions.empty() && std::all_of(tl.transitions.begin(), tl.transitions.end(),
+                                                              [](const TimelineTransition& t) { return t.at_us; });
   if (stamped)
     for (const TimelineTransition& t : tl.transitions) times.push_back(*t.at_us);
   times.insert(times.end(), tl.refused_us.begin(), tl.refused_us.end());
@@ -187,14 +200,16 @@ Picture picture(const Report& r) {
     return out;
   }
   const Axis axis(times, kLeft, kRight);
-  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " + num(kWidth, 0) + " " + num(kHeight, 0) +
-                  "\" role=\"img\" aria-labelledby=\"pic-title\"><title id=\"pic-title\">The run on one time axis: the breaker's "
-                  "states, every request the server saw, and the steps</title>" +
-                  defs();
+  std::string s =
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " + num(kWidth, 0) + " " + num(kHeight, 0) +
+      "\" role=\"img\" aria-labelledby=\"pic-title\"><title id=\"pic-title\">The run on one time axis: the breaker's "
+      "states, every request the server saw, and the steps</title>" +
+      defs();
 
   // Row labels.
   s += "<text class=\"rowlabel\" x=\"8\" y=\"" + num(68, 0) + "\">breaker state</text>";
-  for (const Row& row : kRows) s += "<text class=\"rowlabel\" x=\"8\" y=\"" + num(row.y + 13, 0) + "\">" + row.label + "</text>";
+  for (const Row& row : kRows)
+    s += "<text class=\"rowlabel\" x=\"8\" y=\"" + num(row.y + 13, 0) + "\">" + row.label + "</text>";
   if (!tl.refused_us.empty())
     s += "<text class=\"rowlabel\" x=\"8\" y=\"" + num(kRefusedY + 13, 0) + "\">refused (not sent)</text>";
 
@@ -203,13 +218,13 @@ Picture picture(const Report& r) {
     if (!sg.gap) continue;
     const double idle = static_cast<double>(sg.to - sg.from) / 1e6;
     const double inset = std::min(4.0, sg.width / 4);
-    s += "<rect class=\"gap\" data-idle-ms=\"" + num(idle * 1000, 3) + "\" x=\"" + num(sg.x + inset) + "\" y=\"90\" width=\"" +
-         num(sg.width - 2 * inset) + "\" height=\"" + num(kRefusedY + 18 - 90, 0) + "\"><title>nothing happened for " + span_text(idle) +
-         " (drawn shorter)</title></rect>";
+    s += "<rect class=\"gap\" data-idle-ms=\"" + num(idle * 1000, 3) + "\" x=\"" + num(sg.x + inset) +
+         "\" y=\"90\" width=\"" + num(sg.width - 2 * inset) + "\" height=\"" + num(kRefusedY + 18 - 90, 0) +
+         "\"><title>nothing happened for " + span_text(idle) + " (drawn shorter)</title></rect>";
     if (sg.width >= 40)  // narrower ones say it on hover
       s += "<text class=\"gaplabel\" x=\"" + num(sg.x + sg.width / 2) + "\" y=\"" + num(kRows[2].y + 4, 0) +
-           "\" text-anchor=\"middle\">" + span_text(idle) + "</text><text class=\"gaplabel\" x=\"" + num(sg.x + sg.width / 2) +
-           "\" y=\"" + num(kRows[2].y + 16, 0) + "\" text-anchor=\"middle\">idle</text>";
+           "\" text-anchor=\"middle\">" + span_text(idle) + "</text><text class=\"gaplabel\" x=\"" +
+           num(sg.x + sg.width / 2) + "\" y=\"" + num(kRows[2].y + 16, 0) + "\" text-anchor=\"middle\">idle</text>";
   }
 
   // The breaker's states, from transitions.log's stamps.
@@ -219,10 +234,11 @@ Picture picture(const Report& r) {
     auto band = [&](std::int64_t to) {
       const double x = axis.x(from);
       const double w = std::max(0.5, axis.x(to) - x);
-      s += "<rect class=\"band band-" + esc(state) + "\" data-state=\"" + esc(state) + "\" data-from-ms=\"" + num(axis.ms(from), 3) +
-           "\" data-to-ms=\"" + num(axis.ms(to), 3) + "\" x=\"" + num(x) + "\" y=\"52\" width=\"" + num(w) +
-           "\" height=\"26\"><title>" + esc(state) + " from " + offset_text(axis.ms(from) / 1000) + " to " +
-           offset_text(axis.ms(to) / 1000) + " (" + span_text(static_cast<double>(to - from) / 1e6) + ")</title></rect>";
+      s += "<rect class=\"band band-" + esc(state) + "\" data-state=\"" + esc(state) + "\" data-from-ms=\"" +
+           num(axis.ms(from), 3) + "\" data-to-ms=\"" + num(axis.ms(to), 3) + "\" x=\"" + num(x) +
+           "\" y=\"52\" width=\"" + num(w) + "\" height=\"26\"><title>" + esc(state) + " from " +
+           offset_text(axis.ms(from) / 1000) + " to " + offset_text(axis.ms(to) / 1000) + " (" +
+           span_text(static_cast<double>(to - from) / 1e6) + ")</title></rect>";
       if (w > 8.0 * static_cast<double>(state.size()))
         s += "<text class=\"bandlabel\" x=\"" + num(x + 4) + "\" y=\"69\">" + esc(state) + "</text>";
     };
@@ -234,8 +250,9 @@ Picture picture(const Report& r) {
     band(axis.end());
   } else {
     s += "<text class=\"rowlabel\" x=\"" + num(kLeft) + "\" y=\"69\">" +
-         std::string(tl.transitions.empty() ? "no transitions.log to draw the states from"
-                                            : "transitions.log has lines without a time stamp: the states cannot be placed") +
+         std::string(tl.transitions.empty()
+                         ? "no transitions.log to draw the states from"
+                         : "transitions.log has lines without a time stamp: the states cannot be placed") +
          "</text>";
   }
 
@@ -277,13 +294,14 @@ Picture picture(const Report& r) {
     const std::string what = paths + ": " + (q.status ? status : "no answer");
     const std::string step = q.step > 0 ? ", step " + std::to_string(q.step) : "";
     const std::string title =
-        m.seqs.size() == 1 ? "#" + seqs + " " + what + " at " + offset_text(axis.ms(q.at_us) / 1000) + step
-                           : std::to_string(m.seqs.size()) + " requests, #" + std::to_string(m.seqs.front()) + " to #" +
-                                 std::to_string(m.seqs.back()) + ", " + what + ", " + offset_text(axis.ms(q.at_us) / 1000) +
-                                 " to " + offset_text(axis.ms(m.last->at_us) / 1000) + (m.last->step == q.step ? step : "");
-    s += "<rect class=\"q " + std::string(row.cls) + "\" data-seq=\"" + seqs + "\" data-status=\"" + status + "\" x=\"" +
-         num(m.x0) + "\" y=\"" + num(row.y, 0) + "\" width=\"" + num(m.x1 - m.x0) + "\" height=\"" + num(kRowHeight, 0) +
-         "\"><title>" + title + "</title></rect>";
+        m.seqs.size() == 1
+            ? "#" + seqs + " " + what + " at " + offset_text(axis.ms(q.at_us) / 1000) + step
+            : std::to_string(m.seqs.size()) + " requests, #" + std::to_string(m.seqs.front()) + " to #" +
+                  std::to_string(m.seqs.back()) + ", " + what + ", " + offset_text(axis.ms(q.at_us) / 1000) + " to " +
+                  offset_text(axis.ms(m.last->at_us) / 1000) + (m.last->step == q.step ? step : "");
+    s += "<rect class=\"q " + std::string(row.cls) + "\" data-seq=\"" + seqs + "\" data-status=\"" + status +
+         "\" x=\"" + num(m.x0) + "\" y=\"" + num(row.y, 0) + "\" width=\"" + num(m.x1 - m.x0) + "\" height=\"" +
+         num(kRowHeight, 0) + "\"><title>" + title + "</title></rect>";
   }
   // Refusals a few microseconds apart would draw as one cross: each is its own mark (the hook
   // counts them), and a run of them is labelled with how many.
@@ -292,9 +310,9 @@ Picture picture(const Report& r) {
     while (j + 1 < tl.refused_us.size() && axis.x(tl.refused_us[j + 1]) - axis.x(tl.refused_us[i]) < 8) ++j;
     for (std::size_t k = i; k <= j; ++k) {
       const double x = axis.x(tl.refused_us[k]);
-      s += "<path class=\"refused\" data-refused-ms=\"" + num(axis.ms(tl.refused_us[k]), 3) + "\" d=\"M" + num(x - 4) + " " +
-           num(kRefusedY + 5, 0) + "l8 8m0 -8l-8 8\"><title>refused at " + offset_text(axis.ms(tl.refused_us[k]) / 1000, 4) +
-           ": it never reached the server</title></path>";
+      s += "<path class=\"refused\" data-refused-ms=\"" + num(axis.ms(tl.refused_us[k]), 3) + "\" d=\"M" + num(x - 4) +
+           " " + num(kRefusedY + 5, 0) + "l8 8m0 -8l-8 8\"><title>refused at " +
+           offset_text(axis.ms(tl.refused_us[k]) / 1000, 4) + ": it never reached the server</title></path>";
     }
     if (j > i)
       s += "<text x=\"" + num(axis.x(tl.refused_us[i]) + 7) + "\" y=\"" + num(kRefusedY + 13, 0) + "\">x" +
@@ -330,10 +348,10 @@ Picture picture(const Report& r) {
     const double a = axis.x(*opened);
     const double b = axis.x(*trial);
     const double waited = static_cast<double>(*trial - *opened) / 1e6;
-    s += "<path class=\"bracket\" data-cooldown-ms=\"" + num(waited * 1000, 3) + "\" d=\"M" + num(a) + " " + num(kBracketY - 6, 0) +
-         "v6H" + num(b) + "v-6\"/><text x=\"" + num((a + b) / 2) + "\" y=\"" + num(kBracketY + 14, 0) +
-         "\" text-anchor=\"middle\">cool-down " + span_text(waited) + " (the setting: " + span_text(tl.wait_ms / 1000) +
-         ")</text>";
+    s += "<path class=\"bracket\" data-cooldown-ms=\"" + num(waited * 1000, 3) + "\" d=\"M" + num(a) + " " +
+         num(kBracketY - 6, 0) + "v6H" + num(b) + "v-6\"/><text x=\"" + num((a + b) / 2) + "\" y=\"" +
+         num(kBracketY + 14, 0) + "\" text-anchor=\"middle\">cool-down " + span_text(waited) +
+         " (the setting: " + span_text(tl.wait_ms / 1000) + ")</text>";
   }
 
   // The trials: from the first (HALF_OPEN) to the breaker's next decision, with how many calls
@@ -357,9 +375,9 @@ Picture picture(const Report& r) {
       }
       const double a = axis.x(a_us);
       const double b = std::max(a + 2, axis.x(b_us));
-      s += "<path class=\"bracket\" data-trials=\"" + std::to_string(trials) + "\" d=\"M" + num(a) + " " + num(kBracketY - 6, 0) +
-           "v6H" + num(b) + "v-6\"/><text x=\"" + num(b + 4) + "\" y=\"" + num(kBracketY + 2, 0) + "\">" + count +
-           " trial(s), then " + esc(tl.transitions[i + 1].to) + "</text>";
+      s += "<path class=\"bracket\" data-trials=\"" + std::to_string(trials) + "\" d=\"M" + num(a) + " " +
+           num(kBracketY - 6, 0) + "v6H" + num(b) + "v-6\"/><text x=\"" + num(b + 4) + "\" y=\"" +
+           num(kBracketY + 2, 0) + "\">" + count + " trial(s), then " + esc(tl.transitions[i + 1].to) + "</text>";
       break;
     }
   }
@@ -370,7 +388,8 @@ Picture picture(const Report& r) {
   // Ticks: each burst's start, labelled with its offset, and inside a long burst ticks at a
   // round interval at least 90 px apart; each gap says how long it was.
   double step_us = 1000;
-  for (double candidate : {1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 3e7, 6e7, 1.2e8, 3e8, 6e8}) {
+  for (double candidate :
+       {1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 3e7, 6e7, 1.2e8, 3e8, 6e8}) {
     step_us = candidate;
     if (candidate * axis.per_us() >= 90) break;
   }
@@ -409,7 +428,8 @@ Picture picture(const Report& r) {
     std::string marks;
     for (const Check& c : st.checks) {
       if (c.status != Status::Fail && c.status != Status::Error) continue;
-      out.notes.push_back("Step " + std::to_string(st.step) + ", " + c.id + ": " + c.name + (c.message.empty() ? "" : ". " + c.message));
+      out.notes.push_back("Step " + std::to_string(st.step) + ", " + c.id + ": " + c.name +
+                          (c.message.empty() ? "" : ". " + c.message));
       marks += " [" + std::to_string(++note) + "]";
     }
     // Labels in three rows; each goes in the first row where it does not run into the last
@@ -426,23 +446,27 @@ Picture picture(const Report& r) {
     }
     row_end[row] = lx + width;
     const double y = 14 + 13.0 * static_cast<double>(row);
-    s += "<g class=\"step\" data-step=\"" + std::to_string(st.step) + "\" data-status=\"" + cls + "\"><line class=\"stepline\" x1=\"" +
-         num(x) + "\" y1=\"" + num(y + 3, 0) + "\" x2=\"" + num(x) + "\" y2=\"" + num(kAxisY, 0) + "\"/><text class=\"steplabel " +
-         cls + "\" x=\"" + num(lx) + "\" y=\"" + num(y, 0) + "\">" + text + "</text></g>";
+    s += "<g class=\"step\" data-step=\"" + std::to_string(st.step) + "\" data-status=\"" + cls +
+         "\"><line class=\"stepline\" x1=\"" + num(x) + "\" y1=\"" + num(y + 3, 0) + "\" x2=\"" + num(x) + "\" y2=\"" +
+         num(kAxisY, 0) + "\"/><text class=\"steplabel " + cls + "\" x=\"" + num(lx) + "\" y=\"" + num(y, 0) + "\">" +
+         text + "</text></g>";
   }
   s += "</svg>";
   out.svg = std::move(s);
   const double total = static_cast<double>(axis.end() - axis.start()) / 1e6;
-  const auto gaps = std::count_if(axis.segments().begin(), axis.segments().end(), [](const Axis::Segment& g) { return g.gap; });
-  out.caption = std::to_string(tl.requests.size()) + " request(s) the server saw over " + span_text(total) +
-                (gaps == 0 ? ", to scale." : ". The axis is cut at " + std::to_string(gaps) +
-                                                 " idle stretch(es), each drawn short and labelled with its length; the "
-                                                 "bursts between share one scale.") +
-                (tl.refused_us.empty() ? "" : " Refused calls are the lab's own count: a refusal never reaches the server.") +
-                (stamped && tl.transitions.front().resolution_us >= 1000
-                     ? " transitions.log's stamps are in whole milliseconds, so a state may seem to change up to 1 ms early."
-                     : "") +
-                " Hover a mark for its details.";
+  const auto gaps =
+      std::count_if(axis.segments().begin(), axis.segments().end(), [](const Axis::Segment& g) { return g.gap; });
+  out.caption =
+      std::to_string(tl.requests.size()) + " request(s) the server saw over " + span_text(total) +
+      (gaps == 0 ? ", to scale."
+                 : ". The axis is cut at " + std::to_string(gaps) +
+                       " idle stretch(es), each drawn short and labelled with its length; the "
+                       "bursts between share one scale.") +
+      (tl.refused_us.empty() ? "" : " Refused calls are the lab's own count: a refusal never reaches the server.") +
+      (stamped && tl.transitions.front().resolution_us >= 1000
+           ? " transitions.log's stamps are in whole milliseconds, so a state may seem to change up to 1 ms early."
+           : "") +
+      " Hover a mark for its details.";
   return out;
 }
 
@@ -467,13 +491,16 @@ std::string checklist(const Report& r) {
   std::string out;
   for (const StepReport& st : r.steps) {
     const std::string cls = to_string(st.status);
-    out += "<h3 class=\"step-head\" data-step=\"" + std::to_string(st.step) + "\">Step " + std::to_string(st.step) + ": " +
-           esc(st.title) + " <span class=\"verdict-" + cls + "\">" + verdict(st.status) + "</span> " + points(st.score) + "/" +
-           points(st.max_score) + "</h3><ul class=\"checks\">";
+    out += "<h3 class=\"step-head\" data-step=\"" + std::to_string(st.step) + "\">Step " + std::to_string(st.step) +
+           ": " + esc(st.title) + " <span class=\"verdict-" + cls + "\">" + verdict(st.status) + "</span> " +
+           points(st.score) + "/" + points(st.max_score) + "</h3><ul class=\"checks\">";
     for (const Check& c : st.checks) {
       const std::string cs = to_string(c.status);
       out += "<li data-check=\"" + esc(c.id) + "\" data-status=\"" + cs + "\"><span class=\"st st-" + cs + "\">" +
-             (c.status == Status::Pass ? "ok" : c.status == Status::Fail ? "FAIL" : c.status == Status::Error ? "ERR" : "skip") +
+             (c.status == Status::Pass    ? "ok"
+              : c.status == Status::Fail  ? "FAIL"
+              : c.status == Status::Error ? "ERR"
+                                          : "skip") +
              "</span>" + esc(c.name) + " <span class=\"tag\">[" + esc(c.id) + "]</span>";
       if (!c.message.empty()) out += "<div class=\"msg\">" + esc(c.message) + "</div>";  // a pass only notes a doubt
       if (c.status == Status::Fail && !c.expected.is_null())
@@ -494,7 +521,8 @@ std::string render_html(const Report& r) {
   const std::string cls = to_string(r.status);
   std::string out;
   out += "<h1>The circuit-breaker lab: " + esc(name) + "</h1>";
-  out += "<p class=\"meta\">Score <b>" + score + "</b>, <span class=\"verdict-" + cls + "\">" + verdict(r.status) + "</span>. ";
+  out += "<p class=\"meta\">Score <b>" + score + "</b>, <span class=\"verdict-" + cls + "\">" + verdict(r.status) +
+         "</span>. ";
   out += r.server.empty() ? esc("Files only: " + r.evidence_note) + "."
                           : "Evidence: " + esc(r.server) + ", record epoch " + std::to_string(r.evidence.epoch) + ", " +
                                 std::to_string(r.evidence.requests) + " request(s).";
@@ -514,10 +542,12 @@ std::string render_html(const Report& r) {
   }
   if (r.conformance) {
     const ConformancePart& c = *r.conformance;
-    out += "<h2>Conformance <span class=\"verdict-" + std::string(to_string(c.status)) + "\">" + verdict(c.status) + "</span> " +
-           points(c.score) + "/" + points(c.max_score) + "</h2><pre>" + esc(conformance_lines(c)) + "</pre>";
+    out += "<h2>Conformance <span class=\"verdict-" + std::string(to_string(c.status)) + "\">" + verdict(c.status) +
+           "</span> " + points(c.score) + "/" + points(c.max_score) + "</h2><pre>" + esc(conformance_lines(c)) +
+           "</pre>";
   }
-  if (!r.run_output.empty()) out += "<h2>Your program's output (the end of it)</h2><pre>" + esc(r.run_output) + "</pre>";
+  if (!r.run_output.empty())
+    out += "<h2>Your program's output (the end of it)</h2><pre>" + esc(r.run_output) + "</pre>";
   return html_page(title, out, css());
 }
 

@@ -15,10 +15,14 @@ struct Paint {
 
 std::string label(Status s, const Paint& paint) {
   switch (s) {
-    case Status::Pass: return paint("32", "ok  ");
-    case Status::Fail: return paint("1;31", "FAIL");
-    case Status::Skip: return paint("33", "skip");
-    case Status::Error: return paint("1;35", "ERR ");
+    case Status::Pass:
+      return paint("32", "ok  ");
+    case Status::Fail:
+      return paint("1;31", "FAIL");
+    case Status::Skip:
+      return paint("33", "skip");
+    case Status::Error:
+      return paint("1;35", "ERR ");
   }
   return "?";
 }
@@ -50,11 +54,14 @@ std::string render_text_raw(const Report& r, bool colour) {
   for (const StepReport& s : r.steps) {
     failed += s.status == Status::Fail ? 1 : 0;
     skipped += s.status == Status::Skip ? 1 : 0;
-    const char* verdict = s.status == Status::Pass   ? "PASS"
-                          : s.status == Status::Fail ? "FAIL"
+    const char* verdict = s.status == Status::Pass    ? "PASS"
+                          : s.status == Status::Fail  ? "FAIL"
                           : s.status == Status::Error ? "ERROR"
                                                       : "SKIP";
-    const char* code = s.status == Status::Pass ? "1;32" : s.status == Status::Fail ? "1;31" : s.status == Status::Error ? "1;35" : "1;33";
+    const char* code = s.status == Status::Pass    ? "1;32"
+                       : s.status == Status::Fail  ? "1;31"
+                       : s.status == Status::Error ? "1;35"
+                                                   : "1;33";
     out += "\nStep " + std::to_string(s.step) + "  " + s.title + "  " + paint(code, verdict) + "  " + points(s.score) +
            "/" + points(s.max_score) + "\n";
     for (const Check& c : s.checks) {
@@ -80,10 +87,14 @@ std::string render_text_raw(const Report& r, bool colour) {
     }
   }
   out += "\nScore " + points(r.score) + "/" + points(r.max_score);
-  if (r.status == Status::Error && r.evidence.problem.empty()) out += ": NOT GRADED, the grader could not run the program";
-  else if (r.status == Status::Error) out += ": NOT GRADED, the evidence failed (the grader's fault, not the submission's)";
-  else if (failed > 0) out += ": " + std::to_string(failed) + (r.conformance ? " part(s) failed" : " step(s) failed");
-  else if (r.passed) out += r.steps.empty() ? ": passed" : ": every step checked passed";
+  if (r.status == Status::Error && r.evidence.problem.empty())
+    out += ": NOT GRADED, the grader could not run the program";
+  else if (r.status == Status::Error)
+    out += ": NOT GRADED, the evidence failed (the grader's fault, not the submission's)";
+  else if (failed > 0)
+    out += ": " + std::to_string(failed) + (r.conformance ? " part(s) failed" : " step(s) failed");
+  else if (r.passed)
+    out += r.steps.empty() ? ": passed" : ": every step checked passed";
   out += ". " + std::to_string(r.checks_run) + " of " + std::to_string(r.checks_total) + " checks run";
   if (skipped > 0 || r.checks_run < r.checks_total) {
     out += " (" + std::to_string(r.checks_total - r.checks_run) + " skipped";
@@ -94,7 +105,8 @@ std::string render_text_raw(const Report& r, bool colour) {
   }
   out += ".\n";
   if (r.program) out += program_line(*r.program) + "\n";
-  if (r.sandbox) out += (r.sandbox->trusted ? sandbox_line(*r.sandbox) : paint("1;35", sandbox_line(*r.sandbox))) + "\n";
+  if (r.sandbox)
+    out += (r.sandbox->trusted ? sandbox_line(*r.sandbox) : paint("1;35", sandbox_line(*r.sandbox))) + "\n";
   if (!r.run_output.empty()) out += "\nYour program's output (the end of it):\n" + printable(r.run_output) + "\n";
   return out;
 }

@@ -52,8 +52,9 @@ std::string file_time_problem(const LabRun& run, std::int64_t newest_mtime, cons
   const auto last = run.lab.back()->wall_us;
   if (!first || !last) return {};
   if (newest_mtime >= *first - 60'000'000 && newest_mtime <= *last + 600'000'000) return {};
-  return "the record at " + (server.empty() ? std::string("the server") : server) + " is not this run's: its lab requests came " +
-         format_utc(*first) + " to " + format_utc(*last) + ", and the files were written " + format_utc(newest_mtime) +
+  return "the record at " + (server.empty() ? std::string("the server") : server) +
+         " is not this run's: its lab requests came " + format_utc(*first) + " to " + format_utc(*last) +
+         ", and the files were written " + format_utc(newest_mtime) +
          "; reset the server (POST /admin/reset) and run the lab again, or grade with --run";
 }
 
@@ -74,8 +75,8 @@ std::string evidence_problem(const std::optional<Record>& record, const std::opt
   if (!o.evidence_failure.empty()) return o.evidence_failure;
   if (!record) return {};
   if (o.expected_epoch && record->epoch != *o.expected_epoch)
-    return "the server's record was reset during the run (its epoch is " + std::to_string(record->epoch) + ", the run began in " +
-           std::to_string(*o.expected_epoch) + "): what it shows is not the whole run";
+    return "the server's record was reset during the run (its epoch is " + std::to_string(record->epoch) +
+           ", the run began in " + std::to_string(*o.expected_epoch) + "): what it shows is not the whole run";
   if (o.record_private && !program_record_problem(*record, *run).empty()) return {};
   if (auto defect = record_defect(*record); !defect.empty()) return defect;
   if (run->runs > 1 && o.expected_epoch)  // a server started or reset for this run, which others could reach
@@ -184,7 +185,10 @@ Report grade(const SubmissionDir& dir, const std::optional<Record>& record, cons
   };
   const bool erred = !problem.empty() || any(Status::Error);
   report.passed = !erred && !any(Status::Fail) && any(Status::Pass);
-  report.status = erred ? Status::Error : report.passed ? Status::Pass : any(Status::Fail) ? Status::Fail : Status::Skip;
+  report.status = erred               ? Status::Error
+                  : report.passed     ? Status::Pass
+                  : any(Status::Fail) ? Status::Fail
+                                      : Status::Skip;
   if (!problem.empty()) report.notes.push_back("The evidence failed: " + problem);
   report.timeline = make_timeline(record ? &*record : nullptr, in.run ? &*in.run : nullptr,
                                   in.transitions.ok ? &*in.transitions.value : nullptr);

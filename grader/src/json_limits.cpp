@@ -42,7 +42,8 @@ class DepthProbe final : public nlohmann::json_sax<nlohmann::json> {
   bool end_array() override { return leave(); }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& ex) override {
     syntax_error = ex.what();
-    if (const auto at = syntax_error.find(" at line "); at != std::string::npos) syntax_error = syntax_error.substr(at + 4);
+    if (const auto at = syntax_error.find(" at line "); at != std::string::npos)
+      syntax_error = syntax_error.substr(at + 4);
     // The library's own words are not a message for a student: "[json.exception...] number
     // overflow parsing '1e400'" says the number is out of range, so say that.
     if (const auto over = syntax_error.find("number overflow parsing "); over != std::string::npos)

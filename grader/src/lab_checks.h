@@ -64,8 +64,8 @@ void state_just_after(StepBuilder& s, const Inputs& in, int step, const std::str
 [[nodiscard]] std::string seconds_text(double ms);
 // "CLOSED", "state.json: \"state\" is \"closed\"; states are upper case: \"CLOSED\"", ...
 // `why_other` is added when the state is another one altogether (not a spelling).
-void expect_state(StepBuilder& s, std::string_view id, const std::string& file, const StateFile& f, const std::string& want,
-                  const std::string& why_other = {});
+void expect_state(StepBuilder& s, std::string_view id, const std::string& file, const StateFile& f,
+                  const std::string& want, const std::string& why_other = {});
 
 // The last step of the script the record shows requests of (1 when none but the server's).
 [[nodiscard]] int last_step_seen(const LabRun& run);

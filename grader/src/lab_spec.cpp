@@ -22,6 +22,8 @@ constexpr std::string_view kTitles[] = {
 // transitions.log in 8); other steps that read it skip what they cannot judge without it.
 std::vector<CheckSpec> make_checks() {
   using W = When;
+  // A table, one check a line.
+  // clang-format off
   return {
       {"s1.server", 1, W::Always, "the flaky server answers, with its record of every request", true, {"server"}},
       {"s1.once", 1, W::Always, "the record holds one whole run of the lab", true, {"s1.server"}},
@@ -78,6 +80,7 @@ std::vector<CheckSpec> make_checks() {
       {"s8.increasing", 8, W::Always, "transitions.log: the timestamps never go backwards", false, {"s8.order"}},
       {"s8.seen", 8, W::Always, "transitions.log: the server saw each transition happen", true, {"s8.order", "record"}},
   };
+  // clang-format on
 }
 
 }  // namespace

@@ -5,7 +5,8 @@
 namespace cb::grade {
 namespace {
 
-const TransitionLine* last_transition(const std::vector<TransitionLine>& log, std::string_view from, std::string_view to) {
+const TransitionLine* last_transition(const std::vector<TransitionLine>& log, std::string_view from,
+                                      std::string_view to) {
   const TransitionLine* found = nullptr;
   for (const TransitionLine& l : log)
     if (l.from == from && l.to == to) found = &l;

@@ -31,9 +31,9 @@
 namespace cb::grade {
 
 struct Placement {
-  std::size_t low = 0;     // the stamp alone allows after `low` ...
-  std::size_t high = 0;    // ... up to after `high` requests answered
-  std::size_t reading = 0; // what the whole record reads: after this many
+  std::size_t low = 0;      // the stamp alone allows after `low` ...
+  std::size_t high = 0;     // ... up to after `high` requests answered
+  std::size_t reading = 0;  // what the whole record reads: after this many
   const TransitionLine* line = nullptr;
   [[nodiscard]] bool ambiguous() const noexcept { return low != high; }
 };

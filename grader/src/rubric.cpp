@@ -21,7 +21,8 @@ Result<Rubric> Rubric::parse(std::string_view text) {
   for (const auto& [key, value] : (*j)["points"].items()) {
     const bool step = key.size() == 1 && key[0] >= '1' && key[0] <= '8';
     if (!step && key != "conformance")
-      return Error{"rubric: points.\"" + key.substr(0, 20) + "\": the parts are steps \"1\" to \"8\" and \"conformance\""};
+      return Error{"rubric: points.\"" + key.substr(0, 20) +
+                   "\": the parts are steps \"1\" to \"8\" and \"conformance\""};
     if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0)
       return Error{"rubric: points.\"" + key + "\": expected a number of points, 0 or more"};
     (step ? r.points[static_cast<std::size_t>(key[0] - '0')] : r.conformance) = value.get<double>();

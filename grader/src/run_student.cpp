@@ -64,7 +64,8 @@ SandboxInfo sandbox_info(const sandbox::Containment& c) {
                   {"landlock_abi", c.landlock_abi},
                   {"why", c.why.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.why)},
                   {"limits",
-                   {{"memory_bytes", l.memory_bytes == sandbox::kUnlimited ? nlohmann::json(nullptr) : nlohmann::json(l.memory_bytes)},
+                   {{"memory_bytes",
+                     l.memory_bytes == sandbox::kUnlimited ? nlohmann::json(nullptr) : nlohmann::json(l.memory_bytes)},
                     {"processes", l.processes},
                     {"open_files", l.open_files},
                     {"file_bytes", l.file_bytes},
@@ -124,15 +125,16 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
     // Its own network: the handout's address is always free there, so "any free port" is that one.
     const int port = o.port == 0 ? 8110 : o.port;
     out.server_url = url_of(o.host, port);
-    program.listen = sandbox::Program::Listen{o.host, port, [&](int fd) -> Result<void> {
-                                                 auto options = server_options;
-                                                 options.listen_fd = fd;
-                                                 auto started = flaky::FlakyServer::start(options);
-                                                 if (!started)
-                                                   return Error{"cannot start the flaky server: " + started.error().message};
-                                                 server = std::move(started).value();
-                                                 return {};
-                                               }};
+    program.listen =
+        sandbox::Program::Listen{o.host, port, [&](int fd) -> Result<void> {
+                                   auto options = server_options;
+                                   options.listen_fd = fd;
+                                   auto started = flaky::FlakyServer::start(options);
+                                   if (!started)
+                                     return Error{"cannot start the flaky server: " + started.error().message};
+                                   server = std::move(started).value();
+                                   return {};
+                                 }};
   } else {
     // The machine's network, which other programs share: with a uid of its own, the program's
     // connections are told from theirs by who owns the other end, and only its are served.

@@ -21,10 +21,12 @@ Result<std::int64_t> count_field(const nlohmann::json& o, const char* key, std::
   const auto it = o.find(key);
   if (it == o.end()) return Error{std::string("\"") + key + "\" is missing"};
   if (!it->is_number_integer())
-    return Error{std::string("\"") + key + "\" is " + clipped_dump(*it) + " (" + kind_of(*it) + "); expected a whole number"};
+    return Error{std::string("\"") + key + "\" is " + clipped_dump(*it) + " (" + kind_of(*it) +
+                 "); expected a whole number"};
   const auto v = it->get<std::int64_t>();
   if (v < minimum)
-    return Error{std::string("\"") + key + "\" is " + std::to_string(v) + "; expected " + std::to_string(minimum) + " or more"};
+    return Error{std::string("\"") + key + "\" is " + std::to_string(v) + "; expected " + std::to_string(minimum) +
+                 " or more"};
   return v;
 }
 
@@ -41,7 +43,8 @@ Result<StateFile> parse_state_file(std::string_view text) {
   if (!missing.empty()) return Error{missing_keys(missing)};
   StateFile out;
   const auto state = j.find("state");
-  if (!state->is_string()) return Error{"\"state\" is " + clipped_dump(*state) + "; expected a string such as \"CLOSED\""};
+  if (!state->is_string())
+    return Error{"\"state\" is " + clipped_dump(*state) + "; expected a string such as \"CLOSED\""};
   out.state = state->get<std::string>();
   auto failures = count_field(j, "failures", 0);
   if (!failures) return failures.error();

@@ -7,10 +7,14 @@ namespace cb::grade {
 
 const char* to_string(Status s) noexcept {
   switch (s) {
-    case Status::Pass: return "pass";
-    case Status::Fail: return "fail";
-    case Status::Skip: return "skip";
-    case Status::Error: return "error";
+    case Status::Pass:
+      return "pass";
+    case Status::Fail:
+      return "fail";
+    case Status::Skip:
+      return "skip";
+    case Status::Error:
+      return "error";
   }
   return "?";
 }
@@ -95,8 +99,8 @@ void StepBuilder::add(std::string_view id, Status status, std::string message, n
                       nlohmann::json actual) {
   const lab::CheckSpec& spec = spec_of(id);
   if (reported(id) != nullptr) throw std::logic_error("cb-grade: check " + std::string(id) + " reported twice");
-  step_.checks.push_back({std::string(spec.id), std::string(spec.title), status, std::move(message), std::move(expected),
-                          std::move(actual), spec.needs_server});
+  step_.checks.push_back({std::string(spec.id), std::string(spec.title), status, std::move(message),
+                          std::move(expected), std::move(actual), spec.needs_server});
 }
 
 void StepBuilder::pass(std::string_view id, nlohmann::json expected, nlohmann::json actual) {
@@ -111,7 +115,9 @@ void StepBuilder::fail(std::string_view id, std::string message, nlohmann::json 
   add(id, Status::Fail, std::move(message), std::move(expected), std::move(actual));
 }
 
-void StepBuilder::skip(std::string_view id, std::string reason) { add(id, Status::Skip, std::move(reason), nullptr, nullptr); }
+void StepBuilder::skip(std::string_view id, std::string reason) {
+  add(id, Status::Skip, std::move(reason), nullptr, nullptr);
+}
 
 void StepBuilder::expect(bool ok, std::string_view id, const std::string& message, nlohmann::json expected,
                          nlohmann::json actual) {

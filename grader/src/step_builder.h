@@ -49,7 +49,8 @@ class StepBuilder {
   // A pass that must say what it stood on (the benefit of a doubt the record cannot settle).
   void pass_noting(std::string_view id, std::string note, nlohmann::json expected = nullptr,
                    nlohmann::json actual = nullptr);
-  void fail(std::string_view id, std::string message, nlohmann::json expected = nullptr, nlohmann::json actual = nullptr);
+  void fail(std::string_view id, std::string message, nlohmann::json expected = nullptr,
+            nlohmann::json actual = nullptr);
   void skip(std::string_view id, std::string reason);
   // pass or fail on `ok`; `message` is only kept on failure.
   void expect(bool ok, std::string_view id, const std::string& message, nlohmann::json expected = nullptr,

@@ -11,7 +11,8 @@ namespace cb::grade {
 Timeline make_timeline(const Record* record, const LabRun* run, const std::vector<TransitionLine>* transitions) {
   Timeline t;
   if (transitions != nullptr)
-    for (const TransitionLine& l : *transitions) t.transitions.push_back({l.line, l.from, l.to, l.at_us, l.resolution_us});
+    for (const TransitionLine& l : *transitions)
+      t.transitions.push_back({l.line, l.from, l.to, l.at_us, l.resolution_us});
   if (record == nullptr) return t;
   // The lab's phases, as the record analysis found them: step 3's burst, the first trial (5),
   // the other trials (6); /fast before the burst is step 2, what comes between the burst and

@@ -54,7 +54,8 @@ Result<std::vector<TransitionLine>> parse_transitions(std::string_view text) {
         while (to_end < line.size() && !blank(line[to_end])) ++to_end;
         const std::string from(line.substr(from_start, std::min<std::size_t>(from_end - from_start, 20)));
         const std::string to(line.substr(to_start, std::min<std::size_t>(to_end - to_start, 20)));
-        return Error{where + "'" + std::string(line.substr(from_start, std::min<std::size_t>(to_end - from_start, 60))) +
+        return Error{where + "'" +
+                     std::string(line.substr(from_start, std::min<std::size_t>(to_end - from_start, 60))) +
                      "' has spaces round the arrow; write " + from + "->" + to};
       }
     }
@@ -71,7 +72,8 @@ Result<std::vector<TransitionLine>> parse_transitions(std::string_view text) {
       const std::string_view stamp = line.substr(0, space);
       std::size_t digits = 0;
       if (const auto dot = stamp.find('.'); dot != std::string_view::npos)
-        while (dot + 1 + digits < stamp.size() && stamp[dot + 1 + digits] >= '0' && stamp[dot + 1 + digits] <= '9') ++digits;
+        while (dot + 1 + digits < stamp.size() && stamp[dot + 1 + digits] >= '0' && stamp[dot + 1 + digits] <= '9')
+          ++digits;
       t.resolution_us = 1;
       for (std::size_t d = digits; d < 6; ++d) t.resolution_us *= 10;
       line = line.substr(line.find_first_not_of(' ', space));
@@ -83,7 +85,8 @@ Result<std::vector<TransitionLine>> parse_transitions(std::string_view text) {
     t.to = std::string(line.substr(arrow + 2));
     for (const std::string* s : {&t.from, &t.to}) {
       if (is_state(*s)) continue;
-      std::string hint = is_state(upper(*s)) ? "; states are upper case: " + upper(*s) : "; states are CLOSED, OPEN, HALF_OPEN";
+      std::string hint =
+          is_state(upper(*s)) ? "; states are upper case: " + upper(*s) : "; states are CLOSED, OPEN, HALF_OPEN";
       return Error{where + "'" + s->substr(0, 40) + "' is not a state" + hint};
     }
     out.push_back(std::move(t));

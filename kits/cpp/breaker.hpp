@@ -16,9 +16,7 @@ enum class Outcome { Success, Failure, Ignored };
 // How an answer counts. status is empty when no answer came (refused, reset, timed out).
 // YOUR PART (step 7): as shipped, everything but 200 is a failure. Which answers are the
 // server's fault, and which are the caller's?
-inline Outcome classify(std::optional<int> status) {
-  return status == 200 ? Outcome::Success : Outcome::Failure;
-}
+inline Outcome classify(std::optional<int> status) { return status == 200 ? Outcome::Success : Outcome::Failure; }
 
 // The lab's settings; replay.cpp gives other ones, so read them from `settings`, never write the numbers.
 struct Settings {

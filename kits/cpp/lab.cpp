@@ -40,7 +40,8 @@ struct Answer {
 Answer get(const std::string& path) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTimeoutMs);
   const auto left_ms = [&] {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     return static_cast<int>(std::max<long long>(0, left.count()));
   };
   addrinfo hints{};
@@ -128,7 +129,8 @@ int main(int argc, char** argv) {
   // --until N: stop after step N, leaving the files as they are then (check them with
   // cb-grade --step N). Without it, all eight steps.
   int last = 8;
-  if (argc == 3 && std::string(argv[1]) == "--until" && std::strlen(argv[2]) == 1 && argv[2][0] >= '1' && argv[2][0] <= '8') {
+  if (argc == 3 && std::string(argv[1]) == "--until" && std::strlen(argv[2]) == 1 && argv[2][0] >= '1' &&
+      argv[2][0] <= '8') {
     last = argv[2][0] - '0';
   } else if (argc != 1) {
     std::cerr << "lab: usage: lab [--until N], N a step from 1 to 8" << std::endl;
@@ -161,7 +163,8 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 10; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     if (call(b, "/always500") == "refused") ++blocked;
-    slowest_ms = std::max(slowest_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    slowest_ms =
+        std::max(slowest_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   const long long after = count();
   char line[160];

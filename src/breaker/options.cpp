@@ -18,9 +18,7 @@ std::string number(double x) {
   return buf;
 }
 
-std::string seconds(Duration d) {
-  return number(static_cast<double>(d.count()) / 1e6) + " s";
-}
+std::string seconds(Duration d) { return number(static_cast<double>(d.count()) / 1e6) + " s"; }
 
 Error field_error(const char* field, const std::string& rule, const std::string& got) {
   return Error{std::string(field) + ": " + rule + ", got " + got};
@@ -31,7 +29,8 @@ bool valid_percent(const std::optional<double>& p) { return !p || (std::isfinite
 Result<void> check_trip(const TripOptions& t) {
   const auto& w = t.window;
   if (w.size < 1 || w.size > kMaxWindow)
-    return field_error("trip.window.size", "must be between 1 and " + std::to_string(kMaxWindow), std::to_string(w.size));
+    return field_error("trip.window.size", "must be between 1 and " + std::to_string(kMaxWindow),
+                       std::to_string(w.size));
   if (w.minimum_calls < 1)
     return field_error("trip.window.minimum_calls", "must be >= 1", std::to_string(w.minimum_calls));
   if (w.kind == WindowOptions::Kind::Count && w.minimum_calls > w.size)
@@ -52,8 +51,9 @@ Result<void> check_trip(const TripOptions& t) {
     return field_error("trip.slow_call_duration", "must be > 0 when trip.slow_call_rate_percent is set",
                        seconds(t.slow_call_duration));
   if (t.consecutive_failures == 0 && !t.failure_rate_percent && !t.slow_call_rate_percent)
-    return Error{"trip: no rule is set (consecutive_failures, failure_rate_percent or slow_call_rate_percent), "
-                 "so the breaker could never open; use Mode::ForcedClosed for that"};
+    return Error{
+        "trip: no rule is set (consecutive_failures, failure_rate_percent or slow_call_rate_percent), "
+        "so the breaker could never open; use Mode::ForcedClosed for that"};
   return {};
 }
 
@@ -95,8 +95,9 @@ Result<void> check_half_open(const HalfOpenOptions& h, const TripOptions& t) {
                            "must be >= 1 when trials are judged together (half_open.decide = after-all-trials)",
                            std::to_string(h.permitted_calls));
       if (!t.failure_rate_percent && !t.slow_call_rate_percent)
-        return Error{"half_open.decide: after-all-trials judges the trials by trip.failure_rate_percent or "
-                     "trip.slow_call_rate_percent, and neither is set"};
+        return Error{
+            "half_open.decide: after-all-trials judges the trials by trip.failure_rate_percent or "
+            "trip.slow_call_rate_percent, and neither is set"};
       break;
   }
   return {};

@@ -187,7 +187,8 @@ void StateMachine::record_half_open(bool failure, bool slow, LazyNow& now) {
   const auto decided = static_cast<std::uint32_t>(trial_successes_ + trial_failures_);
   if (decided < static_cast<std::uint32_t>(h.permitted_calls)) return;
   const TripOptions& t = o_.trip;
-  if (t.failure_rate_percent && reaches(static_cast<std::uint32_t>(trial_failures_), decided, *t.failure_rate_percent)) {
+  if (t.failure_rate_percent &&
+      reaches(static_cast<std::uint32_t>(trial_failures_), decided, *t.failure_rate_percent)) {
     trip(now(), Reason::TrialFailureRate, true);
   } else if (t.slow_call_rate_percent &&
              reaches(static_cast<std::uint32_t>(trial_slow_), decided, *t.slow_call_rate_percent)) {
@@ -235,7 +236,8 @@ void StateMachine::begin(State to, TimePoint at, Reason why) {
 // their caches even when the value is the same.
 void StateMachine::publish() noexcept {
   Duration::rep before = kNoRefusal;
-  if (state_ == State::Open) before = mode_ == Mode::ForcedOpen ? kRefuseForever : (since_ + cooldown_).time_since_epoch().count();
+  if (state_ == State::Open)
+    before = mode_ == Mode::ForcedOpen ? kRefuseForever : (since_ + cooldown_).time_since_epoch().count();
   if (refuse_before_.load(std::memory_order_relaxed) != before) refuse_before_.store(before, std::memory_order_release);
   std::uint64_t word = 0;
   if (state_ == State::Closed && mode_ == Mode::Normal) word = generation_ | (quiet() ? kQuiet : 0);
@@ -252,7 +254,8 @@ bool StateMachine::quiet() const noexcept {
   if (consecutive_failures_ != 0) return false;
   if (!uses_window_) return true;
   const WindowTotals& w = window_.totals();
-  return !window_.uses_time() && w.calls == static_cast<std::uint32_t>(o_.trip.window.size) && w.failures == 0 && w.slow == 0;
+  return !window_.uses_time() && w.calls == static_cast<std::uint32_t>(o_.trip.window.size) && w.failures == 0 &&
+         w.slow == 0;
 }
 
 Counters StateMachine::counters() const noexcept {

@@ -136,8 +136,8 @@ class alignas(64) StateMachine {
   // Read by every thread on every call; written only when a locked operation changes them, so
   // the line stays shared between the cores while nothing changes.
   alignas(64) std::atomic<std::uint64_t> closed_word_{0};  // CLOSED's generation, | kQuiet; 0: take the lock
-  std::atomic<Duration::rep> refuse_before_{kNoRefusal};  // refused without the lock before this
-  StripedCounters fast_counts_;                           // added to counters_
+  std::atomic<Duration::rep> refuse_before_{kNoRefusal};   // refused without the lock before this
+  StripedCounters fast_counts_;                            // added to counters_
 };
 
 }  // namespace cb

@@ -113,9 +113,7 @@ std::vector<WindowBucket> SlidingWindow::buckets() const {
 }
 
 Result<void> SlidingWindow::restore(const std::vector<WindowBucket>& buckets) {
-  auto bad = [](std::size_t i, const std::string& why) {
-    return Error{"window[" + std::to_string(i) + "]: " + why};
-  };
+  auto bad = [](std::size_t i, const std::string& why) { return Error{"window[" + std::to_string(i) + "]: " + why}; };
   if (buckets.size() > ring_.size())
     return Error{"window: holds " + std::to_string(buckets.size()) + " buckets, more than its size " +
                  std::to_string(ring_.size())};

@@ -48,7 +48,8 @@ Result<BreakerOptions> settings(const std::string& line) {
   const auto wait = j.find("wait_in_open_ms");
   if (wait == j.end() || !wait->is_number() || wait->get<double>() < 0 || wait->get<double>() > 86'400'000)
     return Error{"line 1: \"wait_in_open_ms\": expected milliseconds from 0 to 86400000"};
-  BreakerOptions o = profiles::lab(std::chrono::microseconds(static_cast<long long>(wait->get<double>() * 1000.0 + 0.5)));
+  BreakerOptions o =
+      profiles::lab(std::chrono::microseconds(static_cast<long long>(wait->get<double>() * 1000.0 + 0.5)));
   o.trip.window.size = *window;
   o.trip.window.minimum_calls = *minimum;
   o.trip.failure_rate_percent = *rate;
@@ -82,7 +83,8 @@ ExitCode run_conform(const ConformOptions&) {
   for (long n = 2; std::getline(std::cin, line); ++n) {
     const std::string at = "line " + std::to_string(n) + ": ";
     const json j = json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) return fail(at + "expected {\"t_ms\": T, \"result\": STATUS or \"timeout\"}");
+    if (j.is_discarded() || !j.is_object())
+      return fail(at + "expected {\"t_ms\": T, \"result\": STATUS or \"timeout\"}");
     const auto t = j.find("t_ms");
     if (t == j.end() || !t->is_number() || t->get<double>() < last_t)
       return fail(at + "\"t_ms\": expected milliseconds, never less than the call before");
@@ -91,7 +93,8 @@ ExitCode run_conform(const ConformOptions&) {
     Verdict verdict = Verdict::Failure;
     if (result != j.end() && result->is_string() && result->get<std::string>() == "timeout") {
       verdict = Verdict::Failure;
-    } else if (result != j.end() && result->is_number_integer() && result->get<int>() >= 100 && result->get<int>() <= 599) {
+    } else if (result != j.end() && result->is_number_integer() && result->get<int>() >= 100 &&
+               result->get<int>() <= 599) {
       const int status = result->get<int>();
       verdict = status >= 500 ? Verdict::Failure : status >= 400 ? Verdict::Ignored : Verdict::Success;
     } else {

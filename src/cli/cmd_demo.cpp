@@ -81,8 +81,8 @@ ExitCode run_demo(const DemoOptions& options) {
   CircuitBreaker& b = **created;
   std::vector<std::string> log;
   b.subscribe([&](const Transition& t) {
-    log.push_back("t=" + cb::format_seconds(t.at.time_since_epoch()) + " s  " + std::string(to_string(t.from)) +
-                  "->" + std::string(to_string(t.to)) + "  (" + std::string(to_string(t.reason)) + ")");
+    log.push_back("t=" + cb::format_seconds(t.at.time_since_epoch()) + " s  " + std::string(to_string(t.from)) + "->" +
+                  std::string(to_string(t.to)) + "  (" + std::string(to_string(t.reason)) + ")");
   });
 
   std::cout << "The lab's breaker (profile lab: window 10, minimum 5, failure rate >= 50%, 3 trials), "
@@ -106,7 +106,8 @@ ExitCode run_demo(const DemoOptions& options) {
   step("step 7", "new breaker, 10 x /bad (400)", **fresh, "/bad", 10);
   std::cout << "\n  step 8  transitions:\n";
   for (const auto& l : log) std::cout << "          " << l << '\n';
-  std::cout << "\nRun `cb-lab script` and `cb-lab replay` for the trace and replay exercises; --help lists everything.\n";
+  std::cout
+      << "\nRun `cb-lab script` and `cb-lab replay` for the trace and replay exercises; --help lists everything.\n";
   return ExitCode::Ok;
 }
 

@@ -31,10 +31,12 @@ const char* rules_file(const std::string& lang) {
 }  // namespace
 
 CLI::App* setup_init(CLI::App& app, InitOptions& options) {
-  auto* cmd = app.add_subcommand("init", "Write a starter for the lab into DIR: the steps done, the breaker's rules yours");
+  auto* cmd =
+      app.add_subcommand("init", "Write a starter for the lab into DIR: the steps done, the breaker's rules yours");
   cmd->add_option("DIR", options.dir, "A new (or empty) directory")->required();
   cmd->add_option("--lang", options.lang, "python, node or cpp")->required();
-  cmd->add_flag("--force", options.force, "Write into DIR even if it is not empty (kit files of the same name are replaced)");
+  cmd->add_flag("--force", options.force,
+                "Write into DIR even if it is not empty (kit files of the same name are replaced)");
   cmd->footer(
       "Then: cd DIR && cb-grade --run \"sh run.sh\" --dir out\n"
       "As written, the starter runs to the end and passes steps 1 and 2; the rest is yours.");

@@ -24,8 +24,7 @@ ExitCode fail(const std::string& message) {
 CLI::App* setup_replay(CLI::App& app, ReplayOptions& options) {
   auto* cmd = app.add_subcommand("replay", "The replay exercise: [[t, ok], ...] through a probe breaker");
   cmd->add_option("--threshold", options.threshold, "Failures in a row that open the breaker")->required();
-  cmd->add_option("--cooldown", options.cooldown, "Seconds in OPEN before one probe (decimals are exact)")
-      ->required();
+  cmd->add_option("--cooldown", options.cooldown, "Seconds in OPEN before one probe (decimals are exact)")->required();
   cmd->add_option("FILE", options.input, "JSON trace, or - for standard input (the default)");
   cmd->footer("Prints a JSON array with \"ok\", \"fail\" or \"rejected\" for each call.");
   return cmd;

@@ -109,9 +109,12 @@ ExitCode run_run(const RunOptions& o) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   console.checklist(final_report, seconds);
   if (o.json) {
-    nlohmann::json out{{"passed", final_report.passed}, {"score", final_report.score},
-                       {"max_score", final_report.max_score}, {"seconds", seconds},
-                       {"dir", o.lab.dir},        {"server", url.text()},
+    nlohmann::json out{{"passed", final_report.passed},
+                       {"score", final_report.score},
+                       {"max_score", final_report.max_score},
+                       {"seconds", seconds},
+                       {"dir", o.lab.dir},
+                       {"server", url.text()},
                        {"steps", steps_json},
                        {"report", grade::to_json(final_report)}};
     std::cout << out.dump(2) << '\n';

@@ -40,7 +40,8 @@ CLI::App* setup_scene(CLI::App& app, SceneOptions& options) {
   cmd->add_option("--scale", options.scale, "--live: real seconds per scene second (default: about 13 s in all)")
       ->check(CLI::Range(0.001, 10.0));
   cmd->add_option("--duration", options.duration, "toggle: how long to send traffic (default: the scene's, 20s)");
-  cmd->add_option("--server", options.server, "--live: use this flaky server (default: CB_SERVER, else one of cb-lab's own)");
+  cmd->add_option("--server", options.server,
+                  "--live: use this flaky server (default: CB_SERVER, else one of cb-lab's own)");
   cmd->add_option("--seed", options.seed, "fleet: the random source's seed (the jitter)");
   cmd->add_option("--html", options.html, "Also draw the scene as one self-contained page of pictures here");
   return cmd;
@@ -51,8 +52,9 @@ ExitCode run_scene(const SceneOptions& o) {
     std::cerr << "cb-lab scene: " << m << '\n';
     return ExitCode::Usage;
   };
-  const std::string path =
-      o.name.find('/') != std::string::npos || o.name.find(".json") != std::string::npos ? o.name : lab::scenarios_dir() + "/" + o.name + ".json";
+  const std::string path = o.name.find('/') != std::string::npos || o.name.find(".json") != std::string::npos
+                               ? o.name
+                               : lab::scenarios_dir() + "/" + o.name + ".json";
   auto scenario = lab::load_scenario(path);
   if (!scenario) return fail(scenario.error().message);
   lab::SceneRun how;
@@ -80,18 +82,22 @@ ExitCode run_scene(const SceneOptions& o) {
     for (const auto& step : scenario->steps)
       for (const auto& a : step.actions)
         if (a.scene)
-          if (const auto* t = std::get_if<lab::TrafficSpec>(a.scene.get())) wish.options.toggle_period = t->toggle_period;
+          if (const auto* t = std::get_if<lab::TrafficSpec>(a.scene.get()))
+            wish.options.toggle_period = t->toggle_period;
     auto server = lab::use_server(wish);
     if (!server) return fail(server.error().message);
     if (server->probe.kind != lab::Probe::Kind::Flaky)
-      return fail("the server at " + server->url.text() + " is not answering as a flaky server (" + server->probe.detail + ")");
+      return fail("the server at " + server->url.text() + " is not answering as a flaky server (" +
+                  server->probe.detail + ")");
     own = std::move(server->own);
     how.server = server->url.text();
     Micros total{0};
     for (const auto& step : scenario->steps)
       for (const auto& a : step.actions)
         if (a.scene) total += span(*a.scene);
-    how.scale = o.scale > 0 ? o.scale : total.count() > 0 ? std::min(1.0, 13e6 / static_cast<double>(total.count())) : 1.0;
+    how.scale = o.scale > 0         ? o.scale
+                : total.count() > 0 ? std::min(1.0, 13e6 / static_cast<double>(total.count()))
+                                    : 1.0;
   }
   if (!o.json) {
     std::cout << scenario->title << (o.live ? " -- live against " + how.server : " -- simulated") << "\n";
@@ -103,7 +109,9 @@ ExitCode run_scene(const SceneOptions& o) {
     if (!o.json) std::cout << "\n" << step.title << "\n";
     nlohmann::json actions = nlohmann::json::array();
     for (const lab::Action& a : step.actions) {
-      if (!a.scene) return fail(path + ": steps[" + std::to_string(n) + "]: a scene holds scene actions (charges, pool, traffic, fleet)");
+      if (!a.scene)
+        return fail(path + ": steps[" + std::to_string(n) +
+                    "]: a scene holds scene actions (charges, pool, traffic, fleet)");
       std::optional<BreakerOptions> breaker;
       if (a.breaker != "none") breaker = scenario->breakers.at(a.breaker).options;
       Result<lab::SceneOutput> out = std::visit(

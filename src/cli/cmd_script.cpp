@@ -14,7 +14,8 @@
 namespace cb::cli {
 
 CLI::App* setup_script(CLI::App& app, ScriptOptions& options) {
-  auto* cmd = app.add_subcommand("script", "The trace exercise: POOL/NOW/CALL/STATUS commands through balancer breakers");
+  auto* cmd =
+      app.add_subcommand("script", "The trace exercise: POOL/NOW/CALL/STATUS commands through balancer breakers");
   cmd->add_option("FILE", options.input, "Command file, or - for standard input (the default)");
   cmd->footer(
       "Commands, one per line:\n"

@@ -51,7 +51,9 @@ ExitCode run_status(const StatusOptions& o) {
     return ExitCode::Usage;
   }
   std::cout << "Steps run in " << o.dir << ": 1-" << last << " of " << scenario->steps.size() << "; server "
-            << session->server << (session->server_pid ? " (started in the background, pid " + std::to_string(*session->server_pid) + ")" : "")
+            << session->server
+            << (session->server_pid ? " (started in the background, pid " + std::to_string(*session->server_pid) + ")"
+                                    : "")
             << "\n";
   for (const std::string& name : lab::breakers_in_use(*scenario, last)) {
     if (state.breakers.count(name) == 0) continue;
@@ -59,8 +61,8 @@ ExitCode run_status(const StatusOptions& o) {
     const Metrics& m = s.metrics;
     std::printf("\n%s: %s\n", name.c_str(), std::string(to_string(s.state)).c_str());
     if (s.state == State::HalfOpen) {
-      std::printf("  trials: %d admitted, %d succeeded, %d failed (of %d permitted)\n", m.trials_admitted, m.trial_successes,
-                  m.trial_failures, runner.breaker(name).options().half_open.permitted_calls);
+      std::printf("  trials: %d admitted, %d succeeded, %d failed (of %d permitted)\n", m.trials_admitted,
+                  m.trial_successes, m.trial_failures, runner.breaker(name).options().half_open.permitted_calls);
     } else {
       std::printf("  window: %u calls, %u failed, %u slow", m.window.calls, m.window.failures, m.window.slow);
       if (m.failure_rate_percent) {
@@ -74,10 +76,12 @@ ExitCode run_status(const StatusOptions& o) {
       const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(*s.open_remaining);
       std::printf("  OPEN for %s s more (of %s s)\n", format_seconds(ms).c_str(), format_seconds(s.cooldown).c_str());
     }
-    std::printf("  since the start: %llu calls let through, %llu refused; %llu successes, %llu failures, %llu ignored\n",
-                static_cast<unsigned long long>(m.counters.permitted), static_cast<unsigned long long>(m.counters.not_permitted),
-                static_cast<unsigned long long>(m.counters.successes), static_cast<unsigned long long>(m.counters.failures),
-                static_cast<unsigned long long>(m.counters.ignored));
+    std::printf(
+        "  since the start: %llu calls let through, %llu refused; %llu successes, %llu failures, %llu ignored\n",
+        static_cast<unsigned long long>(m.counters.permitted),
+        static_cast<unsigned long long>(m.counters.not_permitted),
+        static_cast<unsigned long long>(m.counters.successes), static_cast<unsigned long long>(m.counters.failures),
+        static_cast<unsigned long long>(m.counters.ignored));
   }
   return ExitCode::Ok;
 }

@@ -36,8 +36,9 @@ ExitCode run_step(const StepOptions& o) {
   auto session = lab::load_session(o.lab.dir);
   if (!session) return fail(session.error().message);
   // The scenario a session began with stays its scenario, unless one is named.
-  const std::string scenario_path =
-      !o.lab.scenario.empty() ? o.lab.scenario : !session->scenario.empty() ? session->scenario : default_scenario_path();
+  const std::string scenario_path = !o.lab.scenario.empty()      ? o.lab.scenario
+                                    : !session->scenario.empty() ? session->scenario
+                                                                 : default_scenario_path();
   auto scenario = lab::load_scenario(scenario_path);
   if (!scenario) return fail(scenario.error().message);
   const int n = o.step;
@@ -62,7 +63,8 @@ ExitCode run_step(const StepOptions& o) {
   wish.preferred = *preferred;
   wish.background = true;  // the server and its record must outlive this step for the next ones
   wish.log_path = o.lab.dir + "/.cb-lab/server.log";
-  const auto session_server = session->server.empty() ? Result<lab::ServerUrl>(Error{""}) : lab::parse_url(session->server);
+  const auto session_server =
+      session->server.empty() ? Result<lab::ServerUrl>(Error{""}) : lab::parse_url(session->server);
   if (n > 1) {
     // The record of steps 1..n-1 is on the server they ran against; another server (or a new
     // one there) would grade this step on a record without them.
@@ -85,7 +87,8 @@ ExitCode run_step(const StepOptions& o) {
   if (server->background_pid) {
     session->server_pid = *server->background_pid;
     console.note("cb-lab: started a flaky server at " + url.text() + " in the background (pid " +
-                 std::to_string(*server->background_pid) + "); it keeps running for the next steps. Stop it with: kill " +
+                 std::to_string(*server->background_pid) +
+                 "); it keeps running for the next steps. Stop it with: kill " +
                  std::to_string(*server->background_pid));
   }
   if (found.kind != lab::Probe::Kind::Flaky)
@@ -94,7 +97,8 @@ ExitCode run_step(const StepOptions& o) {
   const std::atomic<bool>& interrupted = install_interrupt_flag();
   lab::Runner runner(*scenario, o.lab.dir, url, *timeout, console, interrupted);
   if (n > 1) {
-    if (auto r = runner.restore(session->after.at(n - 1)); !r) return fail(lab::session_path(o.lab.dir) + ": " + r.error().message);
+    if (auto r = runner.restore(session->after.at(n - 1)); !r)
+      return fail(lab::session_path(o.lab.dir) + ": " + r.error().message);
   } else {
     session->after.clear();
   }
@@ -106,7 +110,8 @@ ExitCode run_step(const StepOptions& o) {
     return fail(r.error().message);
   }
   // Later steps were built on the state this step replaces: they must run again.
-  for (auto it = session->after.begin(); it != session->after.end();) it = it->first > n ? session->after.erase(it) : ++it;
+  for (auto it = session->after.begin(); it != session->after.end();)
+    it = it->first > n ? session->after.erase(it) : ++it;
   session->after[n] = runner.capture();
   if (auto saved = lab::save_session(o.lab.dir, *session); !saved) return fail(saved.error().message);
   const grade::Report report = grade_now(o.lab.dir, url, found, {n});

@@ -25,7 +25,8 @@ Result<void> prepare_dir(const std::string& dir) {
   if (auto made = make_directories(dir); !made) return Error{"the output directory: " + made.error().message};
   // Proven by writing, not by access(2): root passes access() on a read-only mount.
   const std::string probe = dir + "/.cb-lab-write-test";
-  if (auto w = write_file_atomically(probe, "ok\n"); !w) return Error{dir + ": cannot write the lab's files here: " + w.error().message};
+  if (auto w = write_file_atomically(probe, "ok\n"); !w)
+    return Error{dir + ": cannot write the lab's files here: " + w.error().message};
   ::unlink(probe.c_str());
   return {};
 }
@@ -33,7 +34,8 @@ Result<void> prepare_dir(const std::string& dir) {
 Result<std::chrono::milliseconds> call_timeout(const LabArgs& a, const lab::Scenario& s) {
   if (a.call_timeout.empty()) return s.call_timeout;
   auto d = parse_duration(a.call_timeout);
-  if (!d || d->count() < 1000) return Error{"--call-timeout: '" + a.call_timeout + "' is not a duration of at least 1ms"};
+  if (!d || d->count() < 1000)
+    return Error{"--call-timeout: '" + a.call_timeout + "' is not a duration of at least 1ms"};
   return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
 }
 
@@ -51,13 +53,14 @@ Result<std::optional<lab::ServerUrl>> named_server(const LabArgs& a) {
   return std::optional<lab::ServerUrl>{*url};
 }
 
-grade::Report grade_now(const std::string& dir, const lab::ServerUrl& server, const lab::Probe& probe, std::set<int> steps,
-                        std::optional<std::uint64_t> epoch) {
+grade::Report grade_now(const std::string& dir, const lab::ServerUrl& server, const lab::Probe& probe,
+                        std::set<int> steps, std::optional<std::uint64_t> epoch) {
   grade::GradeOptions o;
   o.steps = std::move(steps);
   o.expected_epoch = epoch;
   const bool flaky = probe.kind == lab::Probe::Kind::Flaky;
-  o.probe = grade::ServerProbe{flaky, flaky ? std::string() : "the server at " + server.text() + " is not a flaky server: " + probe.detail};
+  o.probe = grade::ServerProbe{
+      flaky, flaky ? std::string() : "the server at " + server.text() + " is not a flaky server: " + probe.detail};
   std::optional<grade::Record> record;
   std::string why;
   if (flaky) {
@@ -91,9 +94,10 @@ grade::StepReport step_verdict(const grade::Report& report, int n) {
   grade::StepReport none;
   none.step = n;
   none.status = grade::Status::Skip;
-  none.checks.push_back({"", "not graded", grade::Status::Skip,
-                         "the grader knows the lab's 8 steps; this scenario's step " + std::to_string(n) + " is not one of them",
-                         nullptr, nullptr, false});
+  none.checks.push_back(
+      {"", "not graded", grade::Status::Skip,
+       "the grader knows the lab's 8 steps; this scenario's step " + std::to_string(n) + " is not one of them", nullptr,
+       nullptr, false});
   return none;
 }
 

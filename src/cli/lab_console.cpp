@@ -77,8 +77,14 @@ void LabConsole::verdict(const grade::StepReport& r) {
   if (quiet_) return;
   clear_countdown();
   const bool error = r.status == grade::Status::Error;
-  const char* word = r.status == grade::Status::Pass ? "PASS" : r.status == grade::Status::Fail ? "FAIL" : error ? "NOT GRADED" : "SKIP";
-  const char* code = r.status == grade::Status::Pass ? "1;32" : r.status == grade::Status::Fail ? "1;31" : error ? "1;35" : "1;33";
+  const char* word = r.status == grade::Status::Pass   ? "PASS"
+                     : r.status == grade::Status::Fail ? "FAIL"
+                     : error                           ? "NOT GRADED"
+                                                       : "SKIP";
+  const char* code = r.status == grade::Status::Pass   ? "1;32"
+                     : r.status == grade::Status::Fail ? "1;31"
+                     : error                           ? "1;35"
+                                                       : "1;33";
   std::printf("        %s", paint(code, word).c_str());
   bool first = true;
   for (const grade::Check& c : r.checks) {
@@ -97,11 +103,18 @@ void LabConsole::checklist(const grade::Report& r, double seconds) {
   std::printf("\n%s\n", paint("1", "Checklist (the grader, on the server's record)").c_str());
   for (const std::string& note : r.notes) std::printf("  %s\n", paint("1;35", "! " + note).c_str());
   for (const grade::StepReport& s : r.steps) {
-    const char* mark = s.status == grade::Status::Pass ? "[x]" : s.status == grade::Status::Fail ? "[ ]" : s.status == grade::Status::Error ? "[?]" : "[-]";
-    const char* code = s.status == grade::Status::Pass ? "32" : s.status == grade::Status::Fail ? "31" : s.status == grade::Status::Error ? "35" : "33";
+    const char* mark = s.status == grade::Status::Pass    ? "[x]"
+                       : s.status == grade::Status::Fail  ? "[ ]"
+                       : s.status == grade::Status::Error ? "[?]"
+                                                          : "[-]";
+    const char* code = s.status == grade::Status::Pass    ? "32"
+                       : s.status == grade::Status::Fail  ? "31"
+                       : s.status == grade::Status::Error ? "35"
+                                                          : "33";
     std::printf("  %s %d  %s\n", paint(code, mark).c_str(), s.step, s.title.c_str());
     for (const grade::Check& c : s.checks) {
-      if (c.status == grade::Status::Fail || (c.status == grade::Status::Error && r.notes.empty())) std::printf("          %s: %s\n", c.name.c_str(), c.message.c_str());
+      if (c.status == grade::Status::Fail || (c.status == grade::Status::Error && r.notes.empty()))
+        std::printf("          %s: %s\n", c.name.c_str(), c.message.c_str());
       if (s.status == grade::Status::Skip && c.status == grade::Status::Skip) {
         std::printf("          not checked: %s\n", c.message.c_str());
         break;
@@ -112,8 +125,9 @@ void LabConsole::checklist(const grade::Report& r, double seconds) {
   std::snprintf(secs, sizeof secs, "%.2f s", seconds);
   std::printf("\nScore %s/%s in %s%s\n", points(r.score).c_str(), points(r.max_score).c_str(), secs,
               r.passed ? paint("1;32", ": every step passed").c_str()
-              : r.status == grade::Status::Error ? paint("1;35", ": NOT GRADED, the evidence failed (not the breaker's fault)").c_str()
-                                                 : "");
+              : r.status == grade::Status::Error
+                  ? paint("1;35", ": NOT GRADED, the evidence failed (not the breaker's fault)").c_str()
+                  : "");
   std::fflush(stdout);
 }
 

@@ -12,8 +12,8 @@
 namespace cb::cli {
 namespace {
 
-using nlohmann::json;
 using grade::html_escape;
+using nlohmann::json;
 
 std::string num(double v, int decimals = 1) { return grade::html_number(v, decimals); }
 
@@ -39,22 +39,23 @@ double nice_step(double span) {
 }
 
 std::string axes(const Plot& p, const std::string& xlabel, const std::string& ylabel, bool y_axis = true) {
-  std::string s = "<line class=\"axis\" x1=\"" + num(p.x0) + "\" y1=\"" + num(p.y1) + "\" x2=\"" + num(p.x1) + "\" y2=\"" +
-                  num(p.y1) + "\"/>";
+  std::string s = "<line class=\"axis\" x1=\"" + num(p.x0) + "\" y1=\"" + num(p.y1) + "\" x2=\"" + num(p.x1) +
+                  "\" y2=\"" + num(p.y1) + "\"/>";
   const double xs = nice_step(p.xmax);
   for (double v = 0; v <= p.xmax + 1e-9; v += xs)
     s += "<line class=\"tick\" x1=\"" + num(p.x(v)) + "\" y1=\"" + num(p.y1) + "\" x2=\"" + num(p.x(v)) + "\" y2=\"" +
          num(p.y1 + 4) + "\"/><text x=\"" + num(p.x(v)) + "\" y=\"" + num(p.y1 + 16) + "\" text-anchor=\"middle\">" +
          num(v, xs < 1 ? 1 : 0) + "</text>";
-  s += "<text x=\"" + num((p.x0 + p.x1) / 2) + "\" y=\"" + num(p.y1 + 32) + "\" text-anchor=\"middle\">" + html_escape(xlabel) +
-       "</text>";
+  s += "<text x=\"" + num((p.x0 + p.x1) / 2) + "\" y=\"" + num(p.y1 + 32) + "\" text-anchor=\"middle\">" +
+       html_escape(xlabel) + "</text>";
   if (!y_axis) return s;
-  s += "<line class=\"axis\" x1=\"" + num(p.x0) + "\" y1=\"" + num(p.y0) + "\" x2=\"" + num(p.x0) + "\" y2=\"" + num(p.y1) + "\"/>";
+  s += "<line class=\"axis\" x1=\"" + num(p.x0) + "\" y1=\"" + num(p.y0) + "\" x2=\"" + num(p.x0) + "\" y2=\"" +
+       num(p.y1) + "\"/>";
   const double ys = nice_step(p.ymax);
   for (double v = 0; v <= p.ymax + 1e-9; v += ys)
-    s += "<line class=\"grid\" x1=\"" + num(p.x0) + "\" y1=\"" + num(p.y(v)) + "\" x2=\"" + num(p.x1) + "\" y2=\"" + num(p.y(v)) +
-         "\"/><text x=\"" + num(p.x0 - 6) + "\" y=\"" + num(p.y(v) + 4) + "\" text-anchor=\"end\">" + num(v, ys < 1 ? 1 : 0) +
-         "</text>";
+    s += "<line class=\"grid\" x1=\"" + num(p.x0) + "\" y1=\"" + num(p.y(v)) + "\" x2=\"" + num(p.x1) + "\" y2=\"" +
+         num(p.y(v)) + "\"/><text x=\"" + num(p.x0 - 6) + "\" y=\"" + num(p.y(v) + 4) + "\" text-anchor=\"end\">" +
+         num(v, ys < 1 ? 1 : 0) + "</text>";
   s += "<text x=\"14\" y=\"" + num((p.y0 + p.y1) / 2) + "\" transform=\"rotate(-90 14 " + num((p.y0 + p.y1) / 2) +
        ")\" text-anchor=\"middle\">" + html_escape(ylabel) + "</text>";
   return s;
@@ -62,7 +63,8 @@ std::string axes(const Plot& p, const std::string& xlabel, const std::string& yl
 
 std::string svg(double height, const std::string& title, const std::string& inner) {
   return "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1100 " + num(height, 0) + "\" role=\"img\"><title>" +
-         html_escape(title) + "</title><defs><pattern id=\"dots\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\">"
+         html_escape(title) +
+         "</title><defs><pattern id=\"dots\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\">"
          "<rect width=\"6\" height=\"6\" fill=\"#e0e0e0\"/><circle cx=\"3\" cy=\"3\" r=\"1.2\" fill=\"#555\"/></pattern>"
          "<pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
          "<rect width=\"6\" height=\"6\" fill=\"#f6cfcb\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#b71c1c\" "
@@ -94,22 +96,24 @@ std::string charges(const json& r) {
     const double x = p.x(sent);
     const std::string cls = waited ? "waited" : refused ? "refused" : happened == "answered" ? "answered" : "other";
     const std::string n = std::to_string(c["charge"].get<int>());
-    const std::string tip = "charge " + n + " at " + num(sent, 1) + " s: " + happened + (c["trial"].get<bool>() ? " (a trial)" : "") +
-                            "; breaker then " + c["state_after"].get<std::string>() + "; the caller got: " + c["reply"].get<std::string>();
-    s += "<g class=\"charge " + cls + "\" data-charge=\"" + n + "\" data-happened=\"" + html_escape(happened) + "\" data-sent-s=\"" +
-         num(sent, 3) + "\"><title>" + html_escape(tip) + "</title>";
+    const std::string tip = "charge " + n + " at " + num(sent, 1) + " s: " + happened +
+                            (c["trial"].get<bool>() ? " (a trial)" : "") + "; breaker then " +
+                            c["state_after"].get<std::string>() + "; the caller got: " + c["reply"].get<std::string>();
+    s += "<g class=\"charge " + cls + "\" data-charge=\"" + n + "\" data-happened=\"" + html_escape(happened) +
+         "\" data-sent-s=\"" + num(sent, 3) + "\"><title>" + html_escape(tip) + "</title>";
     if (refused)
       s += "<path class=\"cross\" d=\"M" + num(x - 5) + " 62l10 10m0 -10l-10 10\"/>";
     else
       s += "<rect x=\"" + num(x) + "\" y=\"60\" width=\"" + num(std::max(3.0, waited ? p.x(sent + timeout) - x : 3.0)) +
            "\" height=\"14\"/>";
-    s += "<text x=\"" + num(x) + "\" y=\"54\" text-anchor=\"middle\">" + n + (c["trial"].get<bool>() ? "t" : "") + "</text>";
+    s += "<text x=\"" + num(x) + "\" y=\"54\" text-anchor=\"middle\">" + n + (c["trial"].get<bool>() ? "t" : "") +
+         "</text>";
     const std::string state = c["state_after"].get<std::string>();
     // Staggered, so the states of charges a second apart do not run into each other.
     const int row = c["charge"].get<int>() % 2;
     if (state != "-")
-      s += "<text class=\"small\" x=\"" + num(x) + "\" y=\"" + num(88 + 11 * row) + "\" text-anchor=\"middle\">" + html_escape(state) +
-           "</text>";
+      s += "<text class=\"small\" x=\"" + num(x) + "\" y=\"" + num(88 + 11 * row) + "\" text-anchor=\"middle\">" +
+           html_escape(state) + "</text>";
     s += "</g>";
   }
   return svg(160, "charges over time", s);
@@ -126,21 +130,24 @@ std::string pool(const json& r) {
   p.ymax = std::max(peak * 1.1, 10.0);
   std::string s = axes(p, "seconds", "workers busy");
   std::string line;
-  for (const json& smp : r["samples"]) line += (line.empty() ? "M" : "L") + num(p.x(smp["t_s"].get<double>())) + " " + num(p.y(smp["in_use"].get<double>()));
+  for (const json& smp : r["samples"])
+    line +=
+        (line.empty() ? "M" : "L") + num(p.x(smp["t_s"].get<double>())) + " " + num(p.y(smp["in_use"].get<double>()));
   s += "<path class=\"series\" d=\"" + line + "\"/>";
   for (const json& smp : r["samples"]) {
     const double t = smp["t_s"].get<double>();
     const int busy = smp["in_use"].get<int>();
-    s += "<circle class=\"sample\" data-t-s=\"" + num(t, 3) + "\" data-in-use=\"" + std::to_string(busy) + "\" cx=\"" + num(p.x(t)) +
-         "\" cy=\"" + num(p.y(busy)) + "\" r=\"3\"><title>" + num(t, 2) + " s: " + std::to_string(busy) + " workers busy</title></circle>";
+    s += "<circle class=\"sample\" data-t-s=\"" + num(t, 3) + "\" data-in-use=\"" + std::to_string(busy) + "\" cx=\"" +
+         num(p.x(t)) + "\" cy=\"" + num(p.y(busy)) + "\" r=\"3\"><title>" + num(t, 2) + " s: " + std::to_string(busy) +
+         " workers busy</title></circle>";
   }
   auto marker = [&](const char* key, const char* what) {
     if (!r.contains(key) || r[key].is_null()) return;
     const double t = r[key].get<double>();
     if (t > p.xmax) return;
-    s += "<g class=\"marker\" data-" + std::string(key) + "=\"" + num(t, 3) + "\"><line x1=\"" + num(p.x(t)) + "\" y1=\"" + num(p.y0) +
-         "\" x2=\"" + num(p.x(t)) + "\" y2=\"" + num(p.y1) + "\"/><text x=\"" + num(p.x(t) + 4) + "\" y=\"" + num(p.y0 + 10) + "\">" +
-         what + " (" + num(t, 2) + " s)</text></g>";
+    s += "<g class=\"marker\" data-" + std::string(key) + "=\"" + num(t, 3) + "\"><line x1=\"" + num(p.x(t)) +
+         "\" y1=\"" + num(p.y0) + "\" x2=\"" + num(p.x(t)) + "\" y2=\"" + num(p.y1) + "\"/><text x=\"" +
+         num(p.x(t) + 4) + "\" y=\"" + num(p.y0 + 10) + "\">" + what + " (" + num(t, 2) + " s)</text></g>";
   };
   marker("first_timeout_s", "first timeout");
   marker("exhausted_s", "pool full");
@@ -160,7 +167,8 @@ std::string traffic(const json& r) {
   }
   p.ymax = most * 1.1;
   std::string s = axes(p, "second", "calls");
-  s += "<text class=\"rowlabel\" x=\"8\" y=\"24\">server</text><text class=\"rowlabel\" x=\"8\" y=\"50\">breaker</text>";
+  s +=
+      "<text class=\"rowlabel\" x=\"8\" y=\"24\">server</text><text class=\"rowlabel\" x=\"8\" y=\"50\">breaker</text>";
   for (const json& sec : r["per_second"]) {
     const double t = sec["second"].get<double>();
     const double x = p.x(t);
@@ -169,18 +177,23 @@ std::string traffic(const json& r) {
     const int fallback = sec["fallback"].get<int>();
     const std::string state = sec["state"].get<std::string>();
     const std::string server = sec.value("server", "");
-    s += "<g class=\"second\" data-second=\"" + num(t, 0) + "\" data-answered=\"" + std::to_string(answered) + "\" data-fallback=\"" +
-         std::to_string(fallback) + "\" data-state=\"" + html_escape(state) + "\" data-server=\"" + html_escape(server) + "\"><title>second " +
-         num(t, 0) + ": server " + html_escape(server) + ", breaker " + html_escape(state) + "; " + std::to_string(answered) +
-         " answered, " + std::to_string(fallback) + " got the default action</title>";
-    s += "<rect class=\"health " + html_escape(server) + "\" x=\"" + num(x) + "\" y=\"12\" width=\"" + num(w) + "\" height=\"16\"/>";
-    s += "<rect class=\"state " + html_escape(state) + "\" x=\"" + num(x) + "\" y=\"38\" width=\"" + num(w) + "\" height=\"16\"/>";
+    s += "<g class=\"second\" data-second=\"" + num(t, 0) + "\" data-answered=\"" + std::to_string(answered) +
+         "\" data-fallback=\"" + std::to_string(fallback) + "\" data-state=\"" + html_escape(state) +
+         "\" data-server=\"" + html_escape(server) + "\"><title>second " + num(t, 0) + ": server " +
+         html_escape(server) + ", breaker " + html_escape(state) + "; " + std::to_string(answered) + " answered, " +
+         std::to_string(fallback) + " got the default action</title>";
+    s += "<rect class=\"health " + html_escape(server) + "\" x=\"" + num(x) + "\" y=\"12\" width=\"" + num(w) +
+         "\" height=\"16\"/>";
+    s += "<rect class=\"state " + html_escape(state) + "\" x=\"" + num(x) + "\" y=\"38\" width=\"" + num(w) +
+         "\" height=\"16\"/>";
     if (w > 24) {
-      s += "<text class=\"small\" x=\"" + num(x + 2) + "\" y=\"24\">" + (server == "healthy" ? "up" : "down") + "</text>";
-      s += "<text class=\"small\" x=\"" + num(x + 2) + "\" y=\"50\">" + (state == "HALF_OPEN" ? "HALF" : html_escape(state)) + "</text>";
+      s += "<text class=\"small\" x=\"" + num(x + 2) + "\" y=\"24\">" + (server == "healthy" ? "up" : "down") +
+           "</text>";
+      s += "<text class=\"small\" x=\"" + num(x + 2) + "\" y=\"50\">" +
+           (state == "HALF_OPEN" ? "HALF" : html_escape(state)) + "</text>";
     }
-    s += "<rect class=\"answered\" x=\"" + num(x) + "\" y=\"" + num(p.y(answered)) + "\" width=\"" + num(w) + "\" height=\"" +
-         num(p.y1 - p.y(answered)) + "\"/>";
+    s += "<rect class=\"answered\" x=\"" + num(x) + "\" y=\"" + num(p.y(answered)) + "\" width=\"" + num(w) +
+         "\" height=\"" + num(p.y1 - p.y(answered)) + "\"/>";
     s += "<rect class=\"fallback\" x=\"" + num(x) + "\" y=\"" + num(p.y(answered + fallback)) + "\" width=\"" + num(w) +
          "\" height=\"" + num(p.y(answered) - p.y(answered + fallback)) + "\"/></g>";
   }
@@ -204,9 +217,10 @@ std::string fleet(const json& r, const json& run) {
     const int n = counts[i].get<int>();
     if (n == 0) continue;  // most seconds have none; drawing them would be 600 empty elements
     const auto at = static_cast<double>(i);
-    s += "<rect class=\"trials\" data-second=\"" + std::to_string(i) + "\" data-trials=\"" + std::to_string(n) + "\" x=\"" +
-         num(p.x(at)) + "\" y=\"" + num(p.y(n)) + "\" width=\"" + num(w) + "\" height=\"" + num(p.y1 - p.y(n)) + "\"><title>second " +
-         std::to_string(i) + ": " + std::to_string(n) + (n == 1 ? " trial" : " trials") + "</title></rect>";
+    s += "<rect class=\"trials\" data-second=\"" + std::to_string(i) + "\" data-trials=\"" + std::to_string(n) +
+         "\" x=\"" + num(p.x(at)) + "\" y=\"" + num(p.y(n)) + "\" width=\"" + num(w) + "\" height=\"" +
+         num(p.y1 - p.y(n)) + "\"><title>second " + std::to_string(i) + ": " + std::to_string(n) +
+         (n == 1 ? " trial" : " trials") + "</title></rect>";
   }
   return svg(240, "trials reaching payments per second", s);
 }
@@ -225,48 +239,54 @@ std::string scene_css() {
 std::string scene_page(const json& scene) {
   const std::string name = scene.value("scene", "scene");
   std::string body = "<h1>cb-lab scene " + html_escape(name) + "</h1><p class=\"meta\">" +
-                     (scene.value("live", false) ? "Live against the flaky server, time scaled." : "Simulated on the engine, exactly.") +
+                     (scene.value("live", false) ? "Live against the flaky server, time scaled."
+                                                 : "Simulated on the engine, exactly.") +
                      " Hover a mark for its numbers.</p>";
   int n = 0;
   for (const json& step : scene["steps"]) {
-    body += "<section class=\"scene-step\" data-step=\"" + std::to_string(++n) + "\"><h2>" + html_escape(step["title"].get<std::string>()) +
-            "</h2>";
+    body += "<section class=\"scene-step\" data-step=\"" + std::to_string(++n) + "\"><h2>" +
+            html_escape(step["title"].get<std::string>()) + "</h2>";
     for (const json& r : step["results"]) {
       if (r.contains("charges")) {
         body += charges(r) +
                 legend({{"background:#2e7d32", "answered"},
-                        {"background:repeating-linear-gradient(45deg,#b71c1c 0 2px,#f6cfcb 2px 6px)", "waited out the timeout"},
+                        {"background:repeating-linear-gradient(45deg,#b71c1c 0 2px,#f6cfcb 2px 6px)",
+                         "waited out the timeout"},
                         {"border-color:#b71c1c;background:#fff", "× refused at once"}}) +
                 "<p>Numbers are the charges (t: a trial); under each, the breaker's state after it. " +
                 (r["breaker"].is_null() ? std::string("No breaker: every charge in the outage waits.")
-                                        : "Refused: " + std::to_string(r["refused"].size()) + ", waited: " + std::to_string(r["waited"].size()) +
-                                              ".") +
+                                        : "Refused: " + std::to_string(r["refused"].size()) +
+                                              ", waited: " + std::to_string(r["waited"].size()) + ".") +
                 "</p>";
       } else if (r.contains("samples")) {
-        body += pool(r) + "<p>" + std::to_string(r["requests"].get<int>()) + " requests; peak " + std::to_string(r["peak"].get<int>()) +
-                " workers busy; " + std::to_string(r["turned_away"].get<int>()) + " turned away for want of a worker; " +
-                std::to_string(r["refused_by_breaker"].get<int>()) + " refused by the breaker.</p>";
+        body += pool(r) + "<p>" + std::to_string(r["requests"].get<int>()) + " requests; peak " +
+                std::to_string(r["peak"].get<int>()) + " workers busy; " + std::to_string(r["turned_away"].get<int>()) +
+                " turned away for want of a worker; " + std::to_string(r["refused_by_breaker"].get<int>()) +
+                " refused by the breaker.</p>";
       } else if (r.contains("per_second")) {
         body += traffic(r) +
                 legend({{"background:#a5d6a7", "server healthy (up)"},
                         {"background:#2e7d32", "answered"},
-                        {"background:repeating-linear-gradient(45deg,#b71c1c 0 2px,#f6cfcb 2px 6px)", "server failing (down) / OPEN"},
+                        {"background:repeating-linear-gradient(45deg,#b71c1c 0 2px,#f6cfcb 2px 6px)",
+                         "server failing (down) / OPEN"},
                         {"background:#d9f0d9", "CLOSED"},
                         {"background:#fdebbd", "HALF_OPEN"},
                         {"background:radial-gradient(#555 1px,#e0e0e0 1.5px) 0 0/6px 6px", "default action (dotted)"}});
-        body += "<table class=\"retry\"><tr><th></th><th>calls to the server</th><th>answered</th><th>most calls at once from one request</th></tr>"
-                "<tr><th>this client (retries outside the breaker)</th><td>" +
-                std::to_string(r["simulated_plain_backend_calls"].get<long long>()) + "</td><td>" +
-                std::to_string(r["simulated_plain_answered"].get<long long>()) + "</td><td>" +
-                std::to_string(r["simulated_plain_largest_burst"].get<int>()) +
-                "</td></tr><tr><th>with the recursive retry inside</th><td>" +
-                std::to_string(r["simulated_recursive_backend_calls"].get<long long>()) + "</td><td>" +
-                std::to_string(r["simulated_recursive_answered"].get<long long>()) + "</td><td>" +
-                std::to_string(r["simulated_recursive_largest_burst"].get<int>()) + "</td></tr></table>";
+        body +=
+            "<table class=\"retry\"><tr><th></th><th>calls to the server</th><th>answered</th><th>most calls at once from one request</th></tr>"
+            "<tr><th>this client (retries outside the breaker)</th><td>" +
+            std::to_string(r["simulated_plain_backend_calls"].get<long long>()) + "</td><td>" +
+            std::to_string(r["simulated_plain_answered"].get<long long>()) + "</td><td>" +
+            std::to_string(r["simulated_plain_largest_burst"].get<int>()) +
+            "</td></tr><tr><th>with the recursive retry inside</th><td>" +
+            std::to_string(r["simulated_recursive_backend_calls"].get<long long>()) + "</td><td>" +
+            std::to_string(r["simulated_recursive_answered"].get<long long>()) + "</td><td>" +
+            std::to_string(r["simulated_recursive_largest_burst"].get<int>()) + "</td></tr></table>";
       } else if (r.contains("runs")) {
         for (const json& run : r["runs"])
-          body += "<h3>jitter " + num(run["jitter"].get<double>(), 2) + ": " + std::to_string(run["trials"].get<int>()) +
-                  " trials, at most " + std::to_string(run["max_in_one_second"].get<int>()) + " in one second</h3>" + fleet(r, run);
+          body += "<h3>jitter " + num(run["jitter"].get<double>(), 2) + ": " +
+                  std::to_string(run["trials"].get<int>()) + " trials, at most " +
+                  std::to_string(run["max_in_one_second"].get<int>()) + " in one second</h3>" + fleet(r, run);
       }
     }
     body += "</section>";

@@ -8,7 +8,8 @@ namespace cb::lab {
 namespace {
 
 std::int64_t wall_now_us() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 }  // namespace
@@ -28,9 +29,7 @@ TimePoint AnchoredClock::now() const noexcept {
   return TimePoint{Duration{lab0_us_} + since};
 }
 
-TimePoint AnchoredClock::to_wall(TimePoint lab_time) const noexcept {
-  return lab_time + Duration{wall_minus_lab_us_};
-}
+TimePoint AnchoredClock::to_wall(TimePoint lab_time) const noexcept { return lab_time + Duration{wall_minus_lab_us_}; }
 
 std::string iso8601_ms(TimePoint t) { return format_utc(t.time_since_epoch().count()); }
 std::string iso8601_us(TimePoint t) { return format_utc(t.time_since_epoch().count(), 6); }

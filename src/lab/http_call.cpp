@@ -88,7 +88,8 @@ HttpAnswer attempt(const ServerUrl& server, const std::string& method, const std
     int err = 0;
     socklen_t len = sizeof err;
     ::getsockopt(s.fd, SOL_SOCKET, SO_ERROR, &err, &len);
-    if (err != 0) return failed(err == ECONNREFUSED ? Origin::ConnectRefused : Origin::ConnectionReset, std::strerror(err));
+    if (err != 0)
+      return failed(err == ECONNREFUSED ? Origin::ConnectRefused : Origin::ConnectionReset, std::strerror(err));
   }
   int yes = 1;
   ::setsockopt(s.fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
@@ -179,7 +180,10 @@ std::optional<std::string> request_path_problem(std::string_view path) {
   for (std::size_t i = 0; i < path.size(); ++i) {
     const auto c = static_cast<unsigned char>(path[i]);
     if (c <= 0x20 || c == 0x7f) {
-      const char* what = c == '\r' ? "a carriage return (CR)" : c == '\n' ? "a line feed (LF)" : c == ' ' ? "a space" : "a control character";
+      const char* what = c == '\r'   ? "a carriage return (CR)"
+                         : c == '\n' ? "a line feed (LF)"
+                         : c == ' '  ? "a space"
+                                     : "a control character";
       return "has " + std::string(what) + " at byte " + std::to_string(i) +
              ", which would end the request line; write it percent-encoded (%20, %0D, %0A)";
     }
@@ -197,11 +201,16 @@ HttpAnswer http_request(const ServerUrl& server, const std::string& method, cons
 
 std::string outcome_word(const HttpAnswer& a) {
   switch (a.observation.origin) {
-    case Origin::Response: return std::to_string(a.observation.status);
-    case Origin::Timeout: return "timeout";
-    case Origin::ConnectRefused: return "refused-conn";
-    case Origin::ConnectionReset: return "reset";
-    case Origin::MalformedResponse: return "garbage";
+    case Origin::Response:
+      return std::to_string(a.observation.status);
+    case Origin::Timeout:
+      return "timeout";
+    case Origin::ConnectRefused:
+      return "refused-conn";
+    case Origin::ConnectionReset:
+      return "reset";
+    case Origin::MalformedResponse:
+      return "garbage";
   }
   return "?";
 }

@@ -34,8 +34,8 @@ std::string fastfail_file(long long before, long long after, long long blocked, 
   char ms[64];
   // Enough digits that a sub-microsecond refusal does not print as 0.
   std::snprintf(ms, sizeof ms, "%.4f", max_ms);
-  return "before=" + std::to_string(before) + " after=" + std::to_string(after) + " blocked=" + std::to_string(blocked) +
-         " max_ms=" + ms + "\n";
+  return "before=" + std::to_string(before) + " after=" + std::to_string(after) +
+         " blocked=" + std::to_string(blocked) + " max_ms=" + ms + "\n";
 }
 
 std::string transitions_file(const std::vector<Transition>& transitions) {

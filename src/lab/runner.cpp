@@ -94,7 +94,8 @@ Result<void> Runner::restore(const StepState& state) {
   for (const auto& [name, snapshot] : state.breakers) {
     const auto it = breakers_.find(name);
     if (it == breakers_.end()) return Error{"the saved session has a breaker '" + name + "' this scenario does not"};
-    if (auto r = it->second->breaker->restore(snapshot); !r) return Error{"breaker '" + name + "': " + r.error().message};
+    if (auto r = it->second->breaker->restore(snapshot); !r)
+      return Error{"breaker '" + name + "': " + r.error().message};
   }
   for (const auto& [name, list] : state.transitions)
     if (const auto it = breakers_.find(name); it != breakers_.end()) it->second->transitions = list;
@@ -137,9 +138,9 @@ Result<void> Runner::call(const Action& a) {
       const double ms = std::chrono::duration<double, std::milli>(SteadyClock::now() - t0).count();
       slowest_ms = std::max(slowest_ms, ms);
       ++refused;
-      refused_at_.push_back(std::chrono::duration_cast<std::chrono::microseconds>(
-                                std::chrono::system_clock::now().time_since_epoch())
-                                .count());
+      refused_at_.push_back(
+          std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+              .count());
       words.emplace_back("refused");
       continue;
     }
@@ -233,8 +234,9 @@ Result<void> Runner::run_step(int n) {
             return {};
           }
         }
-        const std::string text = fastfail_file(static_cast<long long>(values_["before"]), static_cast<long long>(values_["after"]),
-                                               static_cast<long long>(values_["blocked"]), values_["max_ms"]);
+        const std::string text =
+            fastfail_file(static_cast<long long>(values_["before"]), static_cast<long long>(values_["after"]),
+                          static_cast<long long>(values_["blocked"]), values_["max_ms"]);
         if (auto w = write(a.file, text); !w) return w;
         say("wrote " + a.file + ": " + text.substr(0, text.size() - 1));
         break;
@@ -245,7 +247,8 @@ Result<void> Runner::run_step(int n) {
         const auto& list = breakers_.at(a.breaker)->transitions;
         if (auto w = write(a.file, transitions_file(list)); !w) return w;
         std::string path;
-        for (const Transition& t : list) path += (path.empty() ? "" : ", ") + std::string(to_string(t.from)) + "->" + std::string(to_string(t.to));
+        for (const Transition& t : list)
+          path += (path.empty() ? "" : ", ") + std::string(to_string(t.from)) + "->" + std::string(to_string(t.to));
         say("wrote " + a.file + ": " + (path.empty() ? "no transitions" : path));
         break;
       }

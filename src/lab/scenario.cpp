@@ -194,7 +194,8 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& name
     step.title = title->value_or("step " + std::to_string(i + 1));
     sf.use("do");
     const auto actions = sj.find("do");
-    if (actions == sj.end() || !actions->is_array()) return Error{name + ": " + path + ".do: expected an array of actions"};
+    if (actions == sj.end() || !actions->is_array())
+      return Error{name + ": " + path + ".do: expected an array of actions"};
     for (std::size_t k = 0; k < actions->size(); ++k) {
       auto a = action((*actions)[k], path + ".do[" + std::to_string(k) + "]", s);
       if (!a) return in_file(a.error());

@@ -8,7 +8,8 @@ namespace {
 
 Result<std::vector<Micros>> durations(const json& j, const std::string& key, const std::string& at) {
   const auto it = j.find(key);
-  if (it == j.end() || !it->is_array() || it->empty()) return Error{at + "." + key + ": expected a non-empty array of durations"};
+  if (it == j.end() || !it->is_array() || it->empty())
+    return Error{at + "." + key + ": expected a non-empty array of durations"};
   std::vector<Micros> out;
   for (std::size_t i = 0; i < it->size(); ++i) {
     const std::string here = at + "." + key + "[" + std::to_string(i) + "]";
@@ -35,10 +36,14 @@ Result<std::vector<BackendPhase>> backend(const json& j, const std::string& at) 
     p.from = **from;
     CB_TRY(answer, f.text("answer"));
     const std::string a = answer->value_or("ok");
-    if (a == "ok") p.answer = BackendPhase::Answer::Ok;
-    else if (a == "hang") p.answer = BackendPhase::Answer::Hang;
-    else if (a == "error") p.answer = BackendPhase::Answer::Error;
-    else return Error{f.at("answer") + ": expected ok, hang or error"};
+    if (a == "ok")
+      p.answer = BackendPhase::Answer::Ok;
+    else if (a == "hang")
+      p.answer = BackendPhase::Answer::Hang;
+    else if (a == "error")
+      p.answer = BackendPhase::Answer::Error;
+    else
+      return Error{f.at("answer") + ": expected ok, hang or error"};
     CB_TRY(latency, f.duration("latency"));
     if (*latency) p.latency = **latency;
     if (auto others = f.no_others(); !others) return others.error();
@@ -52,7 +57,8 @@ Result<std::vector<BackendPhase>> backend(const json& j, const std::string& at) 
 template <class T>
 Result<T> with_breaker(Fields& f, T spec, bool none_allowed) {
   CB_TRY(b, f.text("breaker"));
-  if (!*b) return Error{f.at("breaker") + ": missing (a name under \"breakers\"" + (none_allowed ? ", or \"none\")" : ")")};
+  if (!*b)
+    return Error{f.at("breaker") + ": missing (a name under \"breakers\"" + (none_allowed ? ", or \"none\")" : ")")};
   if (!none_allowed && **b == "none") return Error{f.at("breaker") + ": this scene needs a breaker"};
   spec.breaker = **b;
   return spec;
@@ -142,7 +148,8 @@ Result<SceneSpec> parse_scene_action(const std::string& kind, const json& j, con
     if (*spread) s.start_spread = **spread;
     CB_TRY(bucket, f.duration("bucket"));
     if (*bucket) s.bucket = **bucket;
-    if (s.request_every <= Micros{0} || s.bucket <= Micros{0}) return Error{at + ": request_every and bucket must be above 0"};
+    if (s.request_every <= Micros{0} || s.bucket <= Micros{0})
+      return Error{at + ": request_every and bucket must be above 0"};
     f.use("jitters");
     if (const auto it = j.find("jitters"); it != j.end()) {
       if (!it->is_array() || it->empty()) return Error{f.at("jitters") + ": expected an array of numbers from 0 to 1"};

@@ -24,15 +24,19 @@ using namespace std::chrono_literals;
 Probe probe(const ServerUrl& server, std::chrono::milliseconds timeout) {
   const HttpAnswer a = http_request(server, "GET", "/admin/health", timeout);
   switch (a.observation.origin) {
-    case classify::Origin::ConnectRefused: return {Probe::Kind::NothingListens, a.detail};
-    case classify::Origin::Timeout: return {Probe::Kind::NoAnswer, a.detail};
+    case classify::Origin::ConnectRefused:
+      return {Probe::Kind::NothingListens, a.detail};
+    case classify::Origin::Timeout:
+      return {Probe::Kind::NoAnswer, a.detail};
     case classify::Origin::Response: {
       const auto j = nlohmann::json::parse(a.body, nullptr, false);
-      if (a.observation.status == 200 && j.is_object() && j.value("status", "") == "ok") return {Probe::Kind::Flaky, {}};
+      if (a.observation.status == 200 && j.is_object() && j.value("status", "") == "ok")
+        return {Probe::Kind::Flaky, {}};
       return {Probe::Kind::NotFlaky, "GET /admin/health answered " + std::to_string(a.observation.status)};
     }
     case classify::Origin::ConnectionReset:
-    case classify::Origin::MalformedResponse: return {Probe::Kind::NotFlaky, a.detail};
+    case classify::Origin::MalformedResponse:
+      return {Probe::Kind::NotFlaky, a.detail};
   }
   return {Probe::Kind::NoAnswer, a.detail};
 }
@@ -80,7 +84,7 @@ Result<BackgroundServer> start_in_background(const flaky::ServerOptions& options
     auto started = flaky::FlakyServer::start(o);
     // "y PORT\n" when serving, else "n WHY\n".
     const std::string line = started && stop ? "y " + std::to_string((*started)->port()) + "\n"
-                                              : "n " + (stop ? started.error().message : stop.error().message) + "\n";
+                                             : "n " + (stop ? started.error().message : stop.error().message) + "\n";
     (void)!::write(ready[1], line.data(), line.size());
     if (line[0] != 'y') ::_exit(2);
     ::close(ready[1]);
@@ -105,7 +109,8 @@ Result<BackgroundServer> start_in_background(const flaky::ServerOptions& options
     ::kill(pid, SIGKILL);
     ::waitpid(pid, nullptr, 0);
     const auto end = line.find('\n');
-    return Error{line.size() > 2 && end != std::string::npos ? line.substr(2, end - 2) : "the background flaky server did not start"};
+    return Error{line.size() > 2 && end != std::string::npos ? line.substr(2, end - 2)
+                                                             : "the background flaky server did not start"};
   }
   return BackgroundServer{static_cast<int>(pid), std::atoi(line.c_str() + 2)};
 }
@@ -130,7 +135,8 @@ Result<ServerInUse> use_server(const ServerWish& wish) {
     use.probe = wait_until_ready(use.url);
     return {};
   };
-  const char* started = wish.background ? "the bundled server, started in the background" : "the bundled server, started for this run";
+  const char* started =
+      wish.background ? "the bundled server, started in the background" : "the bundled server, started for this run";
   if (wish.named) {
     use.url = *wish.named;
     use.probe = probe(use.url);
@@ -141,7 +147,8 @@ Result<ServerInUse> use_server(const ServerWish& wish) {
     if (!flaky::is_loopback(use.url.host))
       return Error{"nothing listens at " + use.url.text() + ", and cb-lab starts a server only on this machine"};
     if (auto s = start_at(use.url); !s)
-      return Error{"nothing listens at " + use.url.text() + ", and the bundled server cannot start there: " + s.error().message};
+      return Error{"nothing listens at " + use.url.text() +
+                   ", and the bundled server cannot start there: " + s.error().message};
     use.how = std::string(started) + " where named";
     return use;
   }
@@ -158,7 +165,8 @@ Result<ServerInUse> use_server(const ServerWish& wish) {
   }
   const int taken = at.port;
   at.port = 0;
-  if (auto s = start_at(at); !s) return Error{"the bundled server cannot start on " + at.host + ": " + s.error().message};
+  if (auto s = start_at(at); !s)
+    return Error{"the bundled server cannot start on " + at.host + ": " + s.error().message};
   use.how = std::string(started) + ", on a free port: " + std::to_string(taken) + " is in use";
   return use;
 }

@@ -15,9 +15,15 @@ namespace {
 using json = nlohmann::json;
 
 json counters_json(const Counters& c) {
-  return {{"permitted", c.permitted}, {"not_permitted", c.not_permitted}, {"successes", c.successes},
-          {"failures", c.failures},   {"ignored", c.ignored},             {"slow", c.slow},
-          {"late", c.late},           {"released", c.released},           {"transitions", c.transitions}};
+  return {{"permitted", c.permitted},
+          {"not_permitted", c.not_permitted},
+          {"successes", c.successes},
+          {"failures", c.failures},
+          {"ignored", c.ignored},
+          {"slow", c.slow},
+          {"late", c.late},
+          {"released", c.released},
+          {"transitions", c.transitions}};
 }
 
 json snapshot_json(const Snapshot& s) {
@@ -102,8 +108,8 @@ Result<Snapshot> snapshot_from(const json& j, const std::string& path) {
     if (!b.is_array() || b.size() != 4 || !b[0].is_number_integer() || !b[1].is_number_unsigned() ||
         !b[2].is_number_unsigned() || !b[3].is_number_unsigned())
       return Error{path + ".window[" + std::to_string(i) + "]: expected [second, calls, failures, slow]"};
-    s.window.push_back({b[0].get<std::int64_t>(), b[1].get<std::uint32_t>(), b[2].get<std::uint32_t>(),
-                        b[3].get<std::uint32_t>()});
+    s.window.push_back(
+        {b[0].get<std::int64_t>(), b[1].get<std::uint32_t>(), b[2].get<std::uint32_t>(), b[3].get<std::uint32_t>()});
   }
   const auto counters = j.find("counters");
   if (counters == j.end() || !counters->is_object()) return Error{path + ".counters: expected an object"};
@@ -111,7 +117,7 @@ Result<Snapshot> snapshot_from(const json& j, const std::string& path) {
   std::uint64_t* fields[] = {&s.counters.permitted, &s.counters.not_permitted, &s.counters.successes,
                              &s.counters.failures,  &s.counters.ignored,       &s.counters.slow,
                              &s.counters.late,      &s.counters.released,      &s.counters.transitions};
-  const char* names[] = {"permitted", "not_permitted", "successes", "failures", "ignored",
+  const char* names[] = {"permitted", "not_permitted", "successes", "failures",   "ignored",
                          "slow",      "late",          "released",  "transitions"};
   for (std::size_t i = 0; i < 9; ++i) {
     auto v = c.get<std::uint64_t>(names[i]);

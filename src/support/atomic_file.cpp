@@ -67,7 +67,8 @@ Result<void> make_directories(const std::string& dir) {
   for (std::size_t i = 1; i <= dir.size(); ++i) {
     if (i != dir.size() && dir[i] != '/') continue;
     const std::string part = dir.substr(0, i);
-    if (::mkdir(part.c_str(), 0755) != 0 && errno != EEXIST) return Error{part + ": cannot create: " + std::strerror(errno)};
+    if (::mkdir(part.c_str(), 0755) != 0 && errno != EEXIST)
+      return Error{part + ": cannot create: " + std::strerror(errno)};
   }
   struct stat st {};
   if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return Error{dir + ": not a directory"};

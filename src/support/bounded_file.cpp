@@ -51,7 +51,8 @@ Result<std::string> read_bounded_file(const std::string& path, std::size_t limit
     return Error{path + ": cannot open the " + what + " file: " + std::strerror(e)};
   }
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return Error{path + ": cannot inspect the " + what + " file: " + std::strerror(errno)};
+  if (::fstat(fd.get(), &st) != 0)
+    return Error{path + ": cannot inspect the " + what + " file: " + std::strerror(errno)};
   if (!S_ISREG(st.st_mode))
     return Error{path + ": is " + kind_of(st.st_mode) + ", not a " + what + " file; give a regular file"};
   const auto too_large = [&] {

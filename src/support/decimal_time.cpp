@@ -73,8 +73,10 @@ Result<std::chrono::microseconds> parse_seconds(std::string_view text) {
 Result<std::chrono::microseconds> parse_duration(std::string_view text) {
   // Longest suffixes first, so "ms" is not read as "m" and "s" is not read out of "us".
   static constexpr std::array kUnits{
-      std::pair{std::string_view{"us"}, 1LL},          std::pair{std::string_view{"ms"}, 1'000LL},
-      std::pair{std::string_view{"s"}, 1'000'000LL},   std::pair{std::string_view{"m"}, 60'000'000LL},
+      std::pair{std::string_view{"us"}, 1LL},
+      std::pair{std::string_view{"ms"}, 1'000LL},
+      std::pair{std::string_view{"s"}, 1'000'000LL},
+      std::pair{std::string_view{"m"}, 60'000'000LL},
       std::pair{std::string_view{"h"}, 3'600'000'000LL},
   };
   long long scale = 1'000'000;

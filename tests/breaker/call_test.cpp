@@ -17,7 +17,9 @@ struct Answer {
   std::string body;
 };
 
-Verdict by_status(const Answer& a) { return a.status >= 500 ? Verdict::Failure : a.status >= 400 ? Verdict::Ignored : Verdict::Success; }
+Verdict by_status(const Answer& a) {
+  return a.status >= 500 ? Verdict::Failure : a.status >= 400 ? Verdict::Ignored : Verdict::Success;
+}
 
 const auto degrade = [](const Refused& r) -> Reply<Answer> {
   return Degraded<Answer>{{0, "default"}, std::string(to_string(r.decision))};
@@ -74,9 +76,16 @@ TEST_CASE("call: a failed answer") {
 
 TEST_CASE("call: failures through call trip the breaker like any others") {
   Harness h(profiles::balancer());  // 5 in a row
-  for (int i = 0; i < 5; ++i) (void)call(*h.breaker, [] { return Answer{500, ""}; }, by_status, degrade);
+  for (int i = 0; i < 5; ++i)
+    (void)call(
+        *h.breaker,
+        [] {
+          return Answer{500, ""};
+        },
+        by_status, degrade);
   CHECK(h.state() == State::Open);
-  const Reply<Answer> r = call(*h.breaker, [] { return Answer{}; }, by_status, degrade);
+  const Reply<Answer> r = call(
+      *h.breaker, [] { return Answer{}; }, by_status, degrade);
   CHECK(is_fallback(r));
 }
 
@@ -91,15 +100,15 @@ TEST_CASE("call: an exception from the callable is a failure") {
   }
   SUBCASE("taken by a fallback that takes Threw") {
     Duration took{};
-    const Reply<Answer> r = call(*h.breaker, throws, by_status,
-                                 fallbacks{degrade, [&](const Threw& t) -> Reply<Answer> {
-                                             took = t.elapsed;
-                                             try {
-                                               std::rethrow_exception(t.error);
-                                             } catch (const std::runtime_error& e) {
-                                               return Cached<Answer>{{200, e.what()}, TimePoint{}};
-                                             }
-                                           }});
+    const Reply<Answer> r =
+        call(*h.breaker, throws, by_status, fallbacks{degrade, [&](const Threw& t) -> Reply<Answer> {
+                                                        took = t.elapsed;
+                                                        try {
+                                                          std::rethrow_exception(t.error);
+                                                        } catch (const std::runtime_error& e) {
+                                                          return Cached<Answer>{{200, e.what()}, TimePoint{}};
+                                                        }
+                                                      }});
     REQUIRE(std::holds_alternative<Cached<Answer>>(r));
     CHECK(std::get<Cached<Answer>>(r).value.body == "connection reset");
     CHECK(took == 2s);
@@ -112,7 +121,10 @@ TEST_CASE("call: a classify that throws gives the permit back") {
   CHECK(h.calls("FFFFF") == "FFFFF");
   h.at(3);  // HALF_OPEN: 3 trial slots
   auto bad_classify = [](const Answer&) -> Verdict { throw std::logic_error("unknown status"); };
-  for (int i = 0; i < 5; ++i) CHECK_THROWS_AS((void)call(*h.breaker, [] { return Answer{}; }, bad_classify, degrade), std::logic_error);
+  for (int i = 0; i < 5; ++i)
+    CHECK_THROWS_AS((void)call(
+                        *h.breaker, [] { return Answer{}; }, bad_classify, degrade),
+                    std::logic_error);
   // Each took a slot and gave it back: all three are still free.
   CHECK(h.calls("SSS") == "SSS");
   CHECK(h.state() == State::Closed);

@@ -116,10 +116,10 @@ TEST_CASE("concurrency: stress with random outcomes - the transcript is a valid 
   };
   BreakerOptions timed = profiles::lab(3s);
   timed.trip.window = {WindowOptions::Kind::Time, 2, 5};
-  for (const Profile& p : {Profile{"lab (count window, 3 trials judged together)", profiles::lab(3s)},
-                           Profile{"balancer (consecutive, every call a trial)", profiles::balancer()},
-                           Profile{"lesson (consecutive, one trial)", profiles::lesson()},
-                           Profile{"time window", timed}}) {
+  for (const Profile& p :
+       {Profile{"lab (count window, 3 trials judged together)", profiles::lab(3s)},
+        Profile{"balancer (consecutive, every call a trial)", profiles::balancer()},
+        Profile{"lesson (consecutive, one trial)", profiles::lesson()}, Profile{"time window", timed}}) {
     const std::string name = p.name;
     CAPTURE(name);
     Harness h(p.options);
@@ -143,11 +143,13 @@ TEST_CASE("concurrency: stress with random outcomes - the transcript is a valid 
             std::lock_guard lock(mu);
             ++trials_by_generation[a.ticket.generation];
           }
-          const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(h.clock.now().time_since_epoch()).count();
+          const auto ms =
+              std::chrono::duration_cast<std::chrono::milliseconds>(h.clock.now().time_since_epoch()).count();
           const unsigned odds = (ms / 5000) % 2 == 0 ? 85 : 3;  // percent failing
           const unsigned roll = static_cast<unsigned>((x >> 20U) % 100);
           const Verdict v = roll < odds ? Verdict::Failure : roll < 97 ? Verdict::Success : Verdict::Ignored;
-          if (h.breaker->record(a.ticket, {v, 1ms}) == RecordEffect::Ignored && a.ticket.admitted_in == State::HalfOpen) {
+          if (h.breaker->record(a.ticket, {v, 1ms}) == RecordEffect::Ignored &&
+              a.ticket.admitted_in == State::HalfOpen) {
             std::lock_guard lock(mu);  // an ignored trial told nothing: its slot went to the next call
             --trials_by_generation[a.ticket.generation];
           }
@@ -161,7 +163,8 @@ TEST_CASE("concurrency: stress with random outcomes - the transcript is a valid 
     for (std::size_t k = 0; k < heard.size(); ++k) {
       CAPTURE(k);
       const Transition& t = heard[k];
-      const bool edge = (t.from == State::Closed && t.to == State::Open) || (t.from == State::Open && t.to == State::HalfOpen) ||
+      const bool edge = (t.from == State::Closed && t.to == State::Open) ||
+                        (t.from == State::Open && t.to == State::HalfOpen) ||
                         (t.from == State::HalfOpen && (t.to == State::Open || t.to == State::Closed));
       CHECK(edge);
       if (k == 0) continue;

@@ -95,8 +95,8 @@ class Reference {
     for (;;) {
       if (state_ == State::Open && now >= since_ + cooldown_) {
         go(State::HalfOpen, since_ + cooldown_, Reason::CooldownElapsed);
-      } else if (state_ == State::HalfOpen && o_.half_open.max_wait > Duration::zero() &&
-                 admitted_ - ok_ - bad_ > 0 && now >= first_out_ + o_.half_open.max_wait) {
+      } else if (state_ == State::HalfOpen && o_.half_open.max_wait > Duration::zero() && admitted_ - ok_ - bad_ > 0 &&
+                 now >= first_out_ + o_.half_open.max_wait) {
         open(first_out_ + o_.half_open.max_wait, Reason::HalfOpenTimeout, true);
       } else {
         return;
@@ -277,7 +277,9 @@ TEST_CASE("differential: the engine agrees with the reference model on random tr
         if (pick % 25 == 0) failure_odds = static_cast<double>(rng() % 11) / 10.0;
         if (pick % 25 == 1) slow_one_in = 1U + static_cast<unsigned>(rng() % 8);
         const double roll = static_cast<double>(rng() % 1000) / 1000.0;
-        const Verdict v = roll < failure_odds * 0.9 ? Verdict::Failure : roll < 0.95 ? Verdict::Success : Verdict::Ignored;
+        const Verdict v = roll < failure_odds * 0.9 ? Verdict::Failure
+                          : roll < 0.95             ? Verdict::Success
+                                                    : Verdict::Ignored;
         const Duration elapsed = (rng() % slow_one_in == 0) ? 3s + 1us : 20ms;
         const int slot = static_cast<int>(rng() % 4);
 

@@ -540,7 +540,7 @@ TEST_CASE("time-based window: only the calls of the last N seconds are judged") 
   Harness h(o);
   h.at(0);
   CHECK(h.calls("FFFF") == "FFFF");  // 4 failures at t=0
-  h.at(10);                           // t=0's second has left a 10 s window
+  h.at(10);                          // t=0's second has left a 10 s window
   CHECK(h.calls("S") == "S");
   CHECK(h.breaker->status().metrics.window.calls == 1);
   CHECK(h.calls("SSSS") == "SSSS");
@@ -566,7 +566,7 @@ TEST_CASE("time is lazy: only a rule that needs the time reads the clock") {
     (void)b->record(a.ticket, {Verdict::Success, 1ms});
   }
   CHECK(clock.reads == at_creation);  // CLOSED, count window, successes: no time needed
-  for (int i = 0; i < 5; ++i) {  // 5 of the last 10 failed: 50% trips on the 5th
+  for (int i = 0; i < 5; ++i) {       // 5 of the last 10 failed: 50% trips on the 5th
     const Admission a = b->try_acquire();
     (void)b->record(a.ticket, {Verdict::Failure, 1ms});
   }

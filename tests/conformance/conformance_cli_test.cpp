@@ -48,7 +48,8 @@ std::vector<std::string> graded(std::vector<std::string> argv) {
 const std::string kTraces = std::to_string(CB_CONFORMANCE_TRACES);
 
 json conformance(const std::string& command, const std::vector<std::string>& more, int want_exit) {
-  std::vector<std::string> argv = graded({kGrade, "--conformance", command, "--submission", programs(), "--format", "json"});
+  std::vector<std::string> argv =
+      graded({kGrade, "--conformance", command, "--submission", programs(), "--format", "json"});
   argv.insert(argv.end(), more.begin(), more.end());
   if (std::find(more.begin(), more.end(), "--traces") == more.end()) argv.insert(argv.end(), {"--traces", kTraces});
   const Ran r = run(argv);
@@ -117,9 +118,9 @@ TEST_CASE("conformance: each mistake is caught with a minimal counterexample nam
       const Ran replay = run({"/bin/sh", "-c", kBent + " --mistake " + m.flag}, input);
       const auto last = json::parse(replay.out.substr(replay.out.rfind('\n', replay.out.size() - 2) + 1));
       CHECK(last["decision"].get<std::string>() + " " + last["state"].get<std::string>() == c["rows"].back()["got"]);
-      MESSAGE(std::string(m.flag) << ": trace of " << c["original_calls"] << " calls shrunk to " << c["rows"].size() << " in "
-                     << c["shrink_runs"] << " runs: [" << c["rule"].get<std::string>() << "] "
-                     << c["message"].get<std::string>());
+      MESSAGE(std::string(m.flag) << ": trace of " << c["original_calls"] << " calls shrunk to " << c["rows"].size()
+                                  << " in " << c["shrink_runs"] << " runs: [" << c["rule"].get<std::string>() << "] "
+                                  << c["message"].get<std::string>());
     }
   }
 }
@@ -135,7 +136,8 @@ TEST_CASE("conformance: what a broken program did is said, never a grader crash"
   SUBCASE("what it wrote to standard error after closing its output is in the report") {
     // It closes the protocol's socket at once, so the grader stops reading that, then writes its
     // last words and exits: they are read at the trace's end, not lost with the socket.
-    const json c = conformance("exec 0<&- 1>&-; sleep 0.1; echo 'last words' >&2; exit 3", {"--seed", "1"}, 1)["conformance"];
+    const json c =
+        conformance("exec 0<&- 1>&-; sleep 0.1; echo 'last words' >&2; exit 3", {"--seed", "1"}, 1)["conformance"];
     CHECK(c["rule"] == "no_answer");
     REQUIRE(c.contains("stderr_tail"));
     CHECK(c["stderr_tail"].get<std::string>().find("last words") != std::string::npos);
@@ -151,10 +153,12 @@ TEST_CASE("conformance: what a broken program did is said, never a grader crash"
     // What it builds stays in its box for the later traces of the same grading, as a C++ kit's
     // build does; each grading starts from the submission as it was.
     const std::string command = "[ -e built ] || { sleep 4; touch built; }; exec " + kBentHere;
-    const json ok = conformance(command, {"--seed", "1", "--traces", "4", "--trace-timeout", "3s", "--warm-up", "20s"}, 0);
+    const json ok =
+        conformance(command, {"--seed", "1", "--traces", "4", "--trace-timeout", "3s", "--warm-up", "20s"}, 0);
     CHECK(ok["conformance"]["agreed"] == 4);
     CHECK_FALSE(std::filesystem::exists(programs() + "/built"));
-    const json cold = conformance(command, {"--seed", "1", "--traces", "4", "--trace-timeout", "3s", "--warm-up", "0s"}, 1);
+    const json cold =
+        conformance(command, {"--seed", "1", "--traces", "4", "--trace-timeout", "3s", "--warm-up", "0s"}, 1);
     CHECK(cold["conformance"]["rule"] == "no_answer");
   }
   SUBCASE("a line that is not the protocol is quoted") {
@@ -169,14 +173,15 @@ TEST_CASE("conformance: what a broken program did is said, never a grader crash"
   // A background child with a sleep no other process has: the moment cb-grade returns, it must
   // be gone (a check that does not depend on how long the trace took).
   SUBCASE("what it leaves running is not left behind") {
-    const json c = conformance("sleep 61.2345 & exec " + kLabHere + " conform", {"--seed", "1", "--traces", "1"}, 0)["conformance"];
+    const json c = conformance("sleep 61.2345 & exec " + kLabHere + " conform", {"--seed", "1", "--traces", "1"},
+                               0)["conformance"];
     CHECK(c["status"] == "pass");
     CHECK_FALSE(running("sleep 61.2345"));
   }
   SUBCASE("in the fallback too (no PID namespace), and a child holding its output open does not stall the trace") {
     const Ran r = run(graded({kGrade, "--conformance", "sleep 61.5432 & exec " + kLabHere + " conform", "--submission",
-                              programs(), "--sandbox", "fallback", "--seed", "1", "--traces", "3", "--trace-timeout", "20s",
-                              "--format", "json"}));
+                              programs(), "--sandbox", "fallback", "--seed", "1", "--traces", "3", "--trace-timeout",
+                              "20s", "--format", "json"}));
     INFO(r.out, r.err);
     // Passed: each trace ended at the program's exit, though the sleep held its output open
     // (waiting for that would have hit the 20 s limit: "did not exit").
@@ -197,7 +202,8 @@ TEST_CASE("conformance: its part in every format, and its points in the rubric")
   REQUIRE(run({"/bin/sh", "-c", "echo '{\"points\": {\"conformance\": 20}}' > '" + rubric + "'"}).exit_code == 0);
   const std::string bent = kBentHere + " --mistake minimum-ignored";
   SUBCASE("text: the table and how to repeat it") {
-    const Ran r = run(graded({kGrade, "--conformance", bent, "--submission", programs(), "--seed", "3", "--rubric", rubric}));
+    const Ran r =
+        run(graded({kGrade, "--conformance", bent, "--submission", programs(), "--seed", "3", "--rubric", rubric}));
     CHECK(r.exit_code == 1);
     CHECK(r.out.find("Conformance  your breaker, call by call, on generated traces  FAIL  0/20") != std::string::npos);
     CHECK(r.out.find("[minimum_calls]") != std::string::npos);
@@ -206,7 +212,8 @@ TEST_CASE("conformance: its part in every format, and its points in the rubric")
     CHECK(r.out.find("Score 0/20") != std::string::npos);
   }
   SUBCASE("junit: a failing testcase of its own") {
-    const Ran r = run(graded({kGrade, "--conformance", bent, "--submission", programs(), "--seed", "3", "--format", "junit"}));
+    const Ran r =
+        run(graded({kGrade, "--conformance", bent, "--submission", programs(), "--seed", "3", "--format", "junit"}));
     CHECK(r.out.find("classname=\"cb-lab.conformance\"") != std::string::npos);
     CHECK(r.out.find("<failure message=\"minimum_calls: ") != std::string::npos);
   }

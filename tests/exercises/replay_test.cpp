@@ -11,7 +11,8 @@ using namespace std::chrono_literals;
 std::string run(int threshold, std::string_view cooldown_seconds, std::string_view trace) {
   auto calls = parse_trace(trace);
   REQUIRE_MESSAGE(calls.ok(), (calls.ok() ? "" : calls.error().message));
-  auto cooldown = std::chrono::duration_cast<Duration>(std::chrono::duration<double>(std::stod(std::string(cooldown_seconds))));
+  auto cooldown =
+      std::chrono::duration_cast<Duration>(std::chrono::duration<double>(std::stod(std::string(cooldown_seconds))));
   auto out = replay(threshold, cooldown, *calls);
   REQUIRE(out.ok());
   return to_json(*out);
@@ -37,7 +38,8 @@ TEST_CASE("replay exercise: edge cases") {
     CHECK(run(2, "10", "[[0, false], [1, true], [2, false], [3, true]]") == R"(["fail","ok","fail","ok"])");
   }
   SUBCASE("rejections change nothing") {
-    CHECK(run(1, "100", "[[0, false], [50, true], [99, true], [100, true]]") == R"(["fail","rejected","rejected","ok"])");
+    CHECK(run(1, "100", "[[0, false], [50, true], [99, true], [100, true]]") ==
+          R"(["fail","rejected","rejected","ok"])");
   }
   SUBCASE("a cool-down of 0 makes the very next call the probe") {
     CHECK(run(1, "0", "[[0, false], [0, true], [0, true]]") == R"(["fail","ok","ok"])");
@@ -72,7 +74,8 @@ TEST_CASE("a malformed trace is an error naming the position") {
   CHECK(error("[[0, 1]]") == "[0][1]: ok must be true or false, got the number 1");
   CHECK(error("[[0, null]]") == "[0][1]: ok must be true or false, got null");
   CHECK(error("[[true, 0]]") == "[0][0]: t must be a number of seconds, got true");
-  CHECK(error("[[0.0000001, true]]") == "[0][0]: t '0.0000001' is finer than a microsecond; times are exact to 0.000001 s");
+  CHECK(error("[[0.0000001, true]]") ==
+        "[0][0]: t '0.0000001' is finer than a microsecond; times are exact to 0.000001 s");
   CHECK(error("[[0, [true]]]") == "[0][1]: ok must be true or false, got an array");
   CHECK(error("[[0, true]] x").rfind("line 1, column 13: syntax error", 0) == 0);
   CHECK(error("[[0, true],\n [1, tru]]").rfind("line 2, column", 0) == 0);

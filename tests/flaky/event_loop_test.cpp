@@ -81,11 +81,12 @@ TEST_CASE("event loop: pipelined requests are answered in order, on one connecti
   std::vector<std::unique_ptr<RawSocket>> idle;  // others waiting must not shorten the pipeline
   for (int i = 0; i < 10; ++i) idle.push_back(std::make_unique<RawSocket>(s->port()));
   RawSocket raw(s->port());
-  REQUIRE(raw.send("GET /fast HTTP/1.1\r\nHost: x\r\n\r\n"
-                   "GET /bad HTTP/1.1\r\nHost: x\r\n\r\n"
-                   "GET /slow?ms=50 HTTP/1.1\r\nHost: x\r\n\r\n"
-                   "HEAD /always500 HTTP/1.1\r\nHost: x\r\n\r\n"
-                   "GET /count HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+  REQUIRE(
+      raw.send("GET /fast HTTP/1.1\r\nHost: x\r\n\r\n"
+               "GET /bad HTTP/1.1\r\nHost: x\r\n\r\n"
+               "GET /slow?ms=50 HTTP/1.1\r\nHost: x\r\n\r\n"
+               "HEAD /always500 HTTP/1.1\r\nHost: x\r\n\r\n"
+               "GET /count HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
   const std::string replies = raw.receive_all(5000);
   const auto at = [&](const char* what) { return replies.find(what); };
   REQUIRE(at("HTTP/1.1 200 OK\r\n") != std::string::npos);
@@ -94,7 +95,7 @@ TEST_CASE("event loop: pipelined requests are answered in order, on one connecti
   CHECK(at("HTTP/1.1 500") > at("slow but fine"));
   CHECK(at("{\"count\": 4}") > at("HTTP/1.1 500"));
   CHECK(occurrences(replies, "HTTP/1.1 ") == 5);
-  CHECK(occurrences(replies, "Connection: close") == 1);  // only where the client asked for it
+  CHECK(occurrences(replies, "Connection: close") == 1);   // only where the client asked for it
   CHECK(replies.find("always 500") == std::string::npos);  // HEAD: no body
 }
 

@@ -38,15 +38,20 @@ TEST_CASE("http_get: an answer, its status and its whole body") {
   SUBCASE("no answer in time") {
     const auto hang = http_get(s->url(), "/hang", 100ms);
     REQUIRE_FALSE(hang);
-    CHECK(hang.error().message == "no flaky server answers at " + s->url() + " (no whole answer within the time limit)");
+    CHECK(hang.error().message ==
+          "no flaky server answers at " + s->url() + " (no whole answer within the time limit)");
   }
 }
 
 TEST_CASE("http_get: what is not a server URL, and where nothing listens") {
-  CHECK(http_get("127.0.0.1:8110", "/", 1s).error().message == "'127.0.0.1:8110' is not a server URL like http://127.0.0.1:8110");
-  CHECK(http_get("http://127.0.0.1", "/", 1s).error().message == "'http://127.0.0.1' is not a server URL like http://127.0.0.1:8110");
-  CHECK(http_get("http://[::1", "/", 1s).error().message == "'http://[::1' is not a server URL like http://127.0.0.1:8110");
-  CHECK(http_get("http://127.0.0.1:1", "/", 1s).error().message == "no flaky server answers at http://127.0.0.1:1 (Connection refused)");
+  CHECK(http_get("127.0.0.1:8110", "/", 1s).error().message ==
+        "'127.0.0.1:8110' is not a server URL like http://127.0.0.1:8110");
+  CHECK(http_get("http://127.0.0.1", "/", 1s).error().message ==
+        "'http://127.0.0.1' is not a server URL like http://127.0.0.1:8110");
+  CHECK(http_get("http://[::1", "/", 1s).error().message ==
+        "'http://[::1' is not a server URL like http://127.0.0.1:8110");
+  CHECK(http_get("http://127.0.0.1:1", "/", 1s).error().message ==
+        "no flaky server answers at http://127.0.0.1:1 (Connection refused)");
 }
 
 }  // namespace

@@ -113,8 +113,8 @@ TEST_CASE("flaky-server process: a port in use is a one-line error and exit 2") 
   auto first = start_server();
   const Ran second = run({FLAKY_SERVER_BIN, "--port", std::to_string(first.port)});
   CHECK(second.exit_code == 2);
-  CHECK(second.err == "flaky-server: cannot listen on 127.0.0.1:" + std::to_string(first.port) +
-                          ": address already in use\n");
+  CHECK(second.err ==
+        "flaky-server: cannot listen on 127.0.0.1:" + std::to_string(first.port) + ": address already in use\n");
   CHECK(second.out.empty());
 }
 

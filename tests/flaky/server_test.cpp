@@ -372,7 +372,8 @@ TEST_CASE("flaky server: a port already in use is an error naming it") {
   o.port = first.port();
   auto second = FlakyServer::start(o);
   REQUIRE_FALSE(second.ok());
-  CHECK(second.error().message == "cannot listen on 127.0.0.1:" + std::to_string(first.port()) + ": address already in use");
+  CHECK(second.error().message ==
+        "cannot listen on 127.0.0.1:" + std::to_string(first.port()) + ": address already in use");
 }
 
 TEST_CASE("flaky server: options are checked - and only loopback unless asked") {

@@ -50,7 +50,7 @@ TEST_CASE("conformance model: the window slides old failures out") {
   s.minimum_calls = 4;
   Model m(s);
   (void)run(m, {err(0), ok(1), ok(2), ok(3)});  // 1 of 4: 25%
-  const Step slid = m.call(ok(4));                 // the failure slides out: 0 of 4
+  const Step slid = m.call(ok(4));              // the failure slides out: 0 of 4
   CHECK(slid.rule == Rule::BelowThreshold);
   (void)m.call(err(5));
   CHECK(m.call(err(6)).state == State::Open);  // 2 of the last 4: 50%
@@ -92,7 +92,8 @@ TEST_CASE("conformance model: OPEN, the wait, and the trials") {
     CHECK(again.call(ok(6006)).state == State::HalfOpen);
   }
   SUBCASE("a 4xx among the trials gives its slot back") {
-    CHECK(run(m, {ok(3004), bad(3005), ok(3006)}) == std::vector<std::string>{"p:HALF_OPEN", "p:HALF_OPEN", "p:HALF_OPEN"});
+    CHECK(run(m, {ok(3004), bad(3005), ok(3006)}) ==
+          std::vector<std::string>{"p:HALF_OPEN", "p:HALF_OPEN", "p:HALF_OPEN"});
     CHECK(m.call(ok(3007)).rule == Rule::ClosedAfterTrials);
   }
 }

@@ -58,14 +58,21 @@ TEST_CASE("conformance traces: each mistake is found, shrunk, and named by its r
     const char* words;        // what the explanation must say
   };
   const std::vector<Mistake> mistakes{
-      {"minimum calls ignored", [](Settings& s) { s.minimum_calls = 1; }, {Rule::NotJudgedYet}, "before the window held the minimum"},
-      {"one trial decides", [](Settings& s) { s.permitted_in_half_open = 1; }, {Rule::FirstTrial, Rule::TrialCounted}, "judged the trials before all"},
-      {"> instead of >= at the wait's end", [](Settings& s) { s.wait_in_open_ms += 0.0005; }, {Rule::FirstTrial,
-                                                                                              Rule::ClosedAfterTrials,
-                                                                                              Rule::ReopenedAfterTrials},
+      {"minimum calls ignored",
+       [](Settings& s) { s.minimum_calls = 1; },
+       {Rule::NotJudgedYet},
+       "before the window held the minimum"},
+      {"one trial decides",
+       [](Settings& s) { s.permitted_in_half_open = 1; },
+       {Rule::FirstTrial, Rule::TrialCounted},
+       "judged the trials before all"},
+      {"> instead of >= at the wait's end",
+       [](Settings& s) { s.wait_in_open_ms += 0.0005; },
+       {Rule::FirstTrial, Rule::ClosedAfterTrials, Rule::ReopenedAfterTrials},
        "> instead of >="},
-      {"> instead of >= at the threshold", [](Settings& s) { s.failure_rate_percent += 1; }, {Rule::Tripped,
-                                                                                             Rule::ReopenedAfterTrials},
+      {"> instead of >= at the threshold",
+       [](Settings& s) { s.failure_rate_percent += 1; },
+       {Rule::Tripped, Rule::ReopenedAfterTrials},
        "threshold"},
   };
   for (const Mistake& m : mistakes) {
@@ -123,7 +130,8 @@ TEST_CASE("conformance traces: the project's engine, as a process on the protoco
   }
   SUBCASE("and a program that stops answering is named at the call it stopped on") {
     // Answers the first call, then exits on reading the second: the end of its output, not a wait.
-    options.command = "read settings; read call; echo '{\"decision\":\"permitted\",\"state\":\"CLOSED\"}'; read call; exit 3";
+    options.command =
+        "read settings; read call; echo '{\"decision\":\"permitted\",\"state\":\"CLOSED\"}'; read call; exit 3";
     const Program quits = process_program(options);
     const Trace t{Settings{}, {{0, 200, false}, {1, 200, false}, {2, 200, false}}};
     const Replies replies = quits(t);

@@ -50,11 +50,15 @@ TEST_CASE("cb-grade --run: nothing the program started outlives the grader") {
       // Each survivor says it is alive (a file) before the command ends, so the grader surely
       // had something to kill; their sleeps carry a marker no other process has.
       const std::string marker = "1007." + std::to_string(::getpid()) + (mode == "auto" ? "1" : "2");
-      const std::string command =
-          "setsid sleep " + marker + " & "
-          "(setsid sh -c 'touch \"$CB_DIR/second\"; exec sleep " + marker + "' &) ; "
-          "( ( sleep " + marker + " & ) & ) ; "
-          "while [ ! -e \"$CB_DIR/second\" ]; do :; done; python3 good_breaker.py";
+      const std::string command = "setsid sleep " + marker +
+                                  " & "
+                                  "(setsid sh -c 'touch \"$CB_DIR/second\"; exec sleep " +
+                                  marker +
+                                  "' &) ; "
+                                  "( ( sleep " +
+                                  marker +
+                                  " & ) & ) ; "
+                                  "while [ ! -e \"$CB_DIR/second\" ]; do :; done; python3 good_breaker.py";
       const Ran r = run({kGrade, "--run", command, "--submission", kStudents, "--sandbox", mode, "--dir", out.path(),
                          "--any-port", "--format", "json", "-o", out / "report.json"});
       // Graded (0 or 1: under a loaded sanitizer build the busy loop above can slow the lab's
@@ -71,17 +75,18 @@ TEST_CASE("cb-grade --run: a program cannot reset the record it is graded on") {
   TempDir out;
   TempDir submission;
   std::filesystem::copy_file(kStudents + "/good_breaker.py", submission / "good_breaker.py");
-  submission.write("reset.py",
-            "import os, urllib.request, urllib.error\n"
-            "for method, path in (('POST', '/admin/reset'), ('GET', '/admin/record')):\n"
-            "    try:\n"
-            "        urllib.request.urlopen(urllib.request.Request(os.environ['CB_SERVER'] + path, method=method), timeout=2)\n"
-            "        print('admin', path, 'answered')\n"
-            "    except urllib.error.HTTPError as e:\n"
-            "        print('admin', path, e.code)\n");
+  submission.write(
+      "reset.py",
+      "import os, urllib.request, urllib.error\n"
+      "for method, path in (('POST', '/admin/reset'), ('GET', '/admin/record')):\n"
+      "    try:\n"
+      "        urllib.request.urlopen(urllib.request.Request(os.environ['CB_SERVER'] + path, method=method), timeout=2)\n"
+      "        print('admin', path, 'answered')\n"
+      "    except urllib.error.HTTPError as e:\n"
+      "        print('admin', path, e.code)\n");
   // Calls leak through OPEN, then the program tries to erase them; the record keeps them.
-  const Ran r = run({kGrade, "--run", "python3 good_breaker.py leak; python3 reset.py", "--submission", submission.path(),
-                     "--dir", out.path(), "--any-port", "--format", "json"});
+  const Ran r = run({kGrade, "--run", "python3 good_breaker.py leak; python3 reset.py", "--submission",
+                     submission.path(), "--dir", out.path(), "--any-port", "--format", "json"});
   CHECK(r.exit_code == 1);
   const json report = json::parse(r.out);
   CHECK(report["status"] == "fail");
@@ -112,7 +117,8 @@ TEST_CASE("cb-grade --run: a program that runs the lab twice is graded, and fail
   CHECK(report["evidence"]["problem"].is_null());
   const json once = checks_by_id(report)["s1.once"];
   CHECK(once["status"] == "fail");
-  CHECK(once["message"].get<std::string>().find("the record holds 2 runs of the lab (the 2nd begins at request #") == 0);
+  CHECK(once["message"].get<std::string>().find("the record holds 2 runs of the lab (the 2nd begins at request #") ==
+        0);
   CHECK(once["message"].get<std::string>().find("run it once") != std::string::npos);
   CHECK(report["steps"][0]["status"] == "fail");
   // What stood on the record is not judged on it, and says why; the files are still judged.
@@ -132,7 +138,8 @@ TEST_CASE("cb-grade --run: a program that runs the lab twice is graded, and fail
   CHECK(report["score"] == 0);
 }
 
-TEST_CASE("cb-grade --run: two runs in the fallback, where only the program's uid is served, and with no sandbox not graded") {
+TEST_CASE(
+    "cb-grade --run: two runs in the fallback, where only the program's uid is served, and with no sandbox not graded") {
   TempDir submission;
   // The shortest record of two runs: a /fast after the /bad of the first.
   submission.write("twice.py",

@@ -24,8 +24,8 @@ const std::string kStudent = "good_breaker.py";
 const std::string kGood = std::string(CB_FIXTURES) + "/submissions/good";
 
 Ran grade_run(const TempDir& out, const std::string& command, std::vector<std::string> extra = {}) {
-  std::vector<std::string> argv{kGrade, "--run", command, "--submission", kStudents, "--dir", out.path(), "--any-port",
-                                "--format", "json"};
+  std::vector<std::string> argv{kGrade,  "--run",    command,      "--submission", kStudents,
+                                "--dir", out.path(), "--any-port", "--format",     "json"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   return run(argv);
 }
@@ -78,8 +78,8 @@ TEST_CASE("cb-grade --run: claiming before==after while calling through OPEN fai
 TEST_CASE("cb-grade --run: the time limit kills the whole process group - and grades what is there") {
   TempDir out;
   const auto t0 = std::chrono::steady_clock::now();
-  const Ran r = run({kGrade, "--run", "sleep 30 & sleep 30", "--submission", kStudents, "--dir", out.path(), "--any-port",
-                     "--timeout", "500ms"});
+  const Ran r = run({kGrade, "--run", "sleep 30 & sleep 30", "--submission", kStudents, "--dir", out.path(),
+                     "--any-port", "--timeout", "500ms"});
   CHECK(std::chrono::steady_clock::now() - t0 < 10s);  // a bound far from 30 s; not a speed check
   CHECK(r.exit_code == 1);
   CHECK(r.out.find("was killed at the time limit (0.5 s)") != std::string::npos);
@@ -125,7 +125,8 @@ TEST_CASE("cb-grade --step 1 needs no directory - a student asks it before writi
   o.port = 0;
   const auto server = flaky::FlakyServer::start(o).value();
   SUBCASE("step 1 alone: graded on the server") {
-    const Ran r = run({kGrade, "--step", "1", "--server", server->url(), "--dir", "/nonexistent/cb", "--format", "json"});
+    const Ran r =
+        run({kGrade, "--step", "1", "--server", server->url(), "--dir", "/nonexistent/cb", "--format", "json"});
     CHECK(r.exit_code == 0);
     INFO(r.out, r.err);
     CHECK(verdicts(r.out) == std::map<int, std::string>{{1, "pass"}});
@@ -161,10 +162,11 @@ TEST_CASE("cb-grade: every format is well-formed") {
     CHECK(r.exit_code == 0);
     TempDir t;
     t.write("r.xml", r.out);
-    const Ran parsed = run({"/usr/bin/env", "python3", "-c",
-                            "import sys, xml.etree.ElementTree as E; s=E.parse(sys.argv[1]).getroot().find('testsuite');"
-                            "print(s.get('tests'), len(s.findall('testcase')), len(s.findall('testcase/failure')))",
-                            t / "r.xml"});
+    const Ran parsed =
+        run({"/usr/bin/env", "python3", "-c",
+             "import sys, xml.etree.ElementTree as E; s=E.parse(sys.argv[1]).getroot().find('testsuite');"
+             "print(s.get('tests'), len(s.findall('testcase')), len(s.findall('testcase/failure')))",
+             t / "r.xml"});
     CHECK(parsed.exit_code == 0);
     CHECK(parsed.out == "8 8 0\n");
   }
@@ -188,12 +190,14 @@ TEST_CASE("cb-grade: a failing step in junit is a failure - with the message") {
   const Ran r = run({kGrade, "--dir", dir, "--record", dir + "/record.json", "--format", "junit"});
   CHECK(r.exit_code == 1);
   CHECK(r.out.find("failures=\"1\"") != std::string::npos);
-  CHECK(r.out.find("<failure message=\"s4.max_ms: fastfail.txt: max_ms &lt; 50: max_ms=73 is not &lt; 50") != std::string::npos);
+  CHECK(r.out.find("<failure message=\"s4.max_ms: fastfail.txt: max_ms &lt; 50: max_ms=73 is not &lt; 50") !=
+        std::string::npos);
 }
 
 TEST_CASE("cb-grade: -o writes the report to a file") {
   TempDir t;
-  const Ran r = run({kGrade, "--dir", kGood, "--record", kGood + "/record.json", "--format", "json", "-o", t / "r.json"});
+  const Ran r =
+      run({kGrade, "--dir", kGood, "--record", kGood + "/record.json", "--format", "json", "-o", t / "r.json"});
   CHECK(r.exit_code == 0);
   CHECK(r.out.empty());
   CHECK(json::parse(std::ifstream(t / "r.json"))["score"] == 8);
@@ -210,7 +214,8 @@ TEST_CASE("cb-grade --batch: a class at once - into one gradebook") {
   SUBCASE("files only: CSV") {
     const Ran r = run({kGrade, "--batch", root.path()});
     CHECK(r.exit_code == 1);
-    const std::string header = "submission,score,max_score,passed,step1,step2,step3,step4,step5,step6,step7,step8,error\n";
+    const std::string header =
+        "submission,score,max_score,passed,step1,step2,step3,step4,step5,step6,step7,step8,error\n";
     CHECK(r.out.rfind(header, 0) == 0);
     CHECK(r.out.find("\nalice,") != std::string::npos);
     CHECK(r.out.find("\nbob,") != std::string::npos);
@@ -231,9 +236,10 @@ TEST_CASE("cb-grade --batch: a class at once - into one gradebook") {
   }
   SUBCASE("with --run and a relative ROOT: each program writes where its files are graded") {
     // The programs run inside their submissions; CB_DIR must still name the graded directory.
-    const Ran r = run({"/bin/sh", "-c", "cd '" + root.path() + "/..' && exec '" + kGrade + "' --batch '" +
-                                            std::filesystem::path(root.path()).filename().string() +
-                                            "' --batch-files out --run 'python3 breaker.py' --format json -j 2"});
+    const Ran r = run({"/bin/sh", "-c",
+                       "cd '" + root.path() + "/..' && exec '" + kGrade + "' --batch '" +
+                           std::filesystem::path(root.path()).filename().string() +
+                           "' --batch-files out --run 'python3 breaker.py' --format json -j 2"});
     INFO(r.out, r.err);
     const json book = json::parse(r.out);
     REQUIRE(book.size() == 3);

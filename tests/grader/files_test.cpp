@@ -56,7 +56,8 @@ TEST_CASE("files: a symbolic link out of the submission is refused - one that st
     CAPTURE(name);
     const FileRead f = dir->read(name);
     CHECK(f.status == FileRead::Status::Refused);
-    CHECK(f.reason == std::string(name) + " is a symbolic link that leads outside the submission; only files inside it are read");
+    CHECK(f.reason ==
+          std::string(name) + " is a symbolic link that leads outside the submission; only files inside it are read");
     CHECK(f.bytes.empty());
   }
   CHECK(dir->read("ignore4xx.json").bytes == "inside");
@@ -104,7 +105,8 @@ TEST_CASE("files: a huge file is refused without being read") {
 
 TEST_CASE("files: the submission directory itself") {
   CHECK_FALSE(SubmissionDir::open("/nonexistent/cb").ok());
-  CHECK(SubmissionDir::open("/nonexistent/cb").error().message == "/nonexistent/cb: cannot open the directory: No such file or directory");
+  CHECK(SubmissionDir::open("/nonexistent/cb").error().message ==
+        "/nonexistent/cb: cannot open the directory: No such file or directory");
   TempDir t;
   t.write("plain", "x");
   CHECK_FALSE(SubmissionDir::open(t / "plain").ok());
@@ -114,10 +116,10 @@ TEST_CASE("files: UTF-8 is checked to the byte") {
   CHECK(invalid_utf8_at("plain ASCII") == std::string::npos);
   CHECK(invalid_utf8_at("caf\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80") == std::string::npos);
   CHECK(invalid_utf8_at("ab\xff") == 2);
-  CHECK(invalid_utf8_at("\xc3") == 0);             // cut short
-  CHECK(invalid_utf8_at("\xc0\xaf") == 0);         // overlong '/'
-  CHECK(invalid_utf8_at("\xed\xa0\x80") == 0);     // a surrogate
-  CHECK(invalid_utf8_at("\xf4\x90\x80\x80") == 0); // past U+10FFFF
+  CHECK(invalid_utf8_at("\xc3") == 0);              // cut short
+  CHECK(invalid_utf8_at("\xc0\xaf") == 0);          // overlong '/'
+  CHECK(invalid_utf8_at("\xed\xa0\x80") == 0);      // a surrogate
+  CHECK(invalid_utf8_at("\xf4\x90\x80\x80") == 0);  // past U+10FFFF
   CHECK(valid_utf8("ok\xff\xfeok") == "ok??ok");
 }
 
@@ -132,11 +134,15 @@ TEST_CASE("files: text shown on a terminal is escaped where it would steer the t
   CHECK(printable("\x1b[2J\x1b]0;title\x07") == "\\x1b[2J\\x1b]0;title\\x07");
   CHECK(printable("over\rwrite") == "over\\rwrite");
   CHECK(printable("del\x7f") == "del\\x7f");
-  CHECK(printable("csi \xc2\x9b" "31m") == "csi \\u009b31m");      // a one-byte CSI (C1)
-  CHECK(printable("txt\xe2\x80\xae" "exe") == "txt\\u202eexe");   // right-to-left override
-  CHECK(printable("\xe2\x81\xa6" "x") == "\\u2066x");             // left-to-right isolate
-  CHECK(printable("caf\xc3\xa9 \xe2\x9c\x93 \xe2\x80\x94") == "caf\xc3\xa9 \xe2\x9c\x93 \xe2\x80\x94");  // kept as they are
-  CHECK(printable("cut \xe2\x80") == "cut ??");                    // not UTF-8: as valid_utf8
+  CHECK(printable("csi \xc2\x9b"
+                  "31m") == "csi \\u009b31m");  // a one-byte CSI (C1)
+  CHECK(printable("txt\xe2\x80\xae"
+                  "exe") == "txt\\u202eexe");  // right-to-left override
+  CHECK(printable("\xe2\x81\xa6"
+                  "x") == "\\u2066x");  // left-to-right isolate
+  CHECK(printable("caf\xc3\xa9 \xe2\x9c\x93 \xe2\x80\x94") ==
+        "caf\xc3\xa9 \xe2\x9c\x93 \xe2\x80\x94");  // kept as they are
+  CHECK(printable("cut \xe2\x80") == "cut ??");    // not UTF-8: as valid_utf8
 }
 
 }  // namespace

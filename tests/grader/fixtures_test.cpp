@@ -57,11 +57,25 @@ void check_fixture(const std::string& name) {
   }
 }
 
-const std::set<std::string> kFixtures = {
-    "good", "counts-4xx", "single-trial", "closes-after-one-trial", "leaks-through-open", "leaks-after-trip",
-    "slow-refusal", "transitions-out-of-order", "transitions-reversed", "transitions-missing", "cooldown-not-waited",
-    "wrong-operator", "lowercase-state", "no-run-behind-the-files", "two-runs", "record-with-gap", "admin-reset-attempt",
-    "library-circuitbreaker", "library-circuitbreaker-busy"};
+const std::set<std::string> kFixtures = {"good",
+                                         "counts-4xx",
+                                         "single-trial",
+                                         "closes-after-one-trial",
+                                         "leaks-through-open",
+                                         "leaks-after-trip",
+                                         "slow-refusal",
+                                         "transitions-out-of-order",
+                                         "transitions-reversed",
+                                         "transitions-missing",
+                                         "cooldown-not-waited",
+                                         "wrong-operator",
+                                         "lowercase-state",
+                                         "no-run-behind-the-files",
+                                         "two-runs",
+                                         "record-with-gap",
+                                         "admin-reset-attempt",
+                                         "library-circuitbreaker",
+                                         "library-circuitbreaker-busy"};
 
 TEST_CASE("fixtures: every mistake - its verdict per step - and the step it is charged to") {
   for (const std::string& name : kFixtures) {
@@ -72,7 +86,8 @@ TEST_CASE("fixtures: every mistake - its verdict per step - and the step it is c
 TEST_CASE("fixtures: every fixture directory is in the table") {
   std::set<std::string> found;
   for (const auto& e : std::filesystem::directory_iterator(std::string(CB_FIXTURES) + "/submissions"))
-    if (e.is_directory() && std::filesystem::exists(e.path() / "expected.json")) found.insert(e.path().filename().string());
+    if (e.is_directory() && std::filesystem::exists(e.path() / "expected.json"))
+      found.insert(e.path().filename().string());
   CHECK(found == kFixtures);
 }
 
@@ -143,9 +158,10 @@ TEST_CASE("--step: what must hold right after a step") {
   const auto record = parse_record(slurp(std::string(CB_FIXTURES) + "/submissions/good/record.json"));
   REQUIRE(record.ok());
   const Report on = grade(*dir, *record, "", just_after);
-  CHECK(on.steps[0].checks[1].message ==
-        "state.json: \"state\" is \"CLOSED\", expected \"OPEN\": state.json is from a later step, since the record shows the "
-        "run went on to step 7; stop the program after step 3 (a starter kit: sh run.sh --until 3)");
+  CHECK(
+      on.steps[0].checks[1].message ==
+      "state.json: \"state\" is \"CLOSED\", expected \"OPEN\": state.json is from a later step, since the record shows the "
+      "run went on to step 7; stop the program after step 3 (a starter kit: sh run.sh --until 3)");
 }
 
 TEST_CASE("--step 3 and --step 5: what state.json counts as failures in OPEN and in HALF_OPEN") {
@@ -168,7 +184,8 @@ TEST_CASE("--step 3 and --step 5: what state.json counts as failures in OPEN and
   CHECK(graded(3, "OPEN", 0).status == Status::Pass);
   const Check counted = graded(3, "OPEN", 5);
   CHECK(counted.status == Status::Fail);
-  CHECK(counted.message.find("\"failures\" is 5 in OPEN: the window that opened it held 3 failures of 6 calls") != std::string::npos);
+  CHECK(counted.message.find("\"failures\" is 5 in OPEN: the window that opened it held 3 failures of 6 calls") !=
+        std::string::npos);
   // HALF_OPEN: only the trials, and the one made so far succeeded.
   CHECK(graded(5, "HALF_OPEN", 0).status == Status::Pass);
   const Check carried = graded(5, "HALF_OPEN", 3);

@@ -90,8 +90,9 @@ TEST_CASE("hostile: each broken state.json fails its contract check - and what d
 
 TEST_CASE("hostile: what the contracts allow is accepted") {
   TempDir t;
-  t.write("state.json", "{\r\n  \"state\": \"CLOSED\", \"failures\": 0,\r\n  \"window_size\": 10, \"permitted_in_half_open\": 3,"
-                        " \"extra\": [1, {\"nested\": true}]\r\n}\r\n");
+  t.write("state.json",
+          "{\r\n  \"state\": \"CLOSED\", \"failures\": 0,\r\n  \"window_size\": 10, \"permitted_in_half_open\": 3,"
+          " \"extra\": [1, {\"nested\": true}]\r\n}\r\n");
   t.write("ignore4xx.json", kGoodState);
   t.write("fastfail.txt", "  max_ms=0.01   blocked=10 after=6  before=6 \r\n");
   t.write("transitions.log",

@@ -41,11 +41,11 @@ struct Graded {
 
 Graded grade(const std::string& variant) {
   const Ran library = run({"/usr/bin/python3", "-c", "import circuitbreaker"});
-  REQUIRE_MESSAGE(library.exit_code == 0, "python3-circuitbreaker is missing; scripts/install-deps installs it: ",
-                  library.err);
+  REQUIRE_MESSAGE(library.exit_code == 0,
+                  "python3-circuitbreaker is missing; scripts/install-deps installs it: ", library.err);
   TempDir out;
-  const Ran r = run({kGrade, "--run", kLibraryStudent + variant, "--submission", kStudents, "--dir", out.path(), "--any-port",
-                     "--format", "json"});
+  const Ran r = run({kGrade, "--run", kLibraryStudent + variant, "--submission", kStudents, "--dir", out.path(),
+                     "--any-port", "--format", "json"});
   INFO(r.out);
   INFO(r.err);
   REQUIRE(r.exit_code == 1);
@@ -86,12 +86,13 @@ TEST_CASE("python3-circuitbreaker as a student: every departure the lab can show
     CHECK(failed_steps(g.report) == std::set<int>{6});
     REQUIRE(ids(g.not_passed) == std::set<std::string>{"s6.trials", "s6.closed_after_trials"});
     CHECK(g.not_passed.at("s6.trials")["status"] == "fail");
-    CHECK(g.not_passed.at("s6.trials")["message"].get<std::string>().rfind("1 successful call(s) reached the server", 0) ==
-          0);
+    CHECK(g.not_passed.at("s6.trials")["message"].get<std::string>().rfind("1 successful call(s) reached the server",
+                                                                           0) == 0);
     // and why: the log shows it closed after that one, and the program stopped calling.
-    CHECK(g.not_passed.at("s6.trials")["message"].get<std::string>().find(
-              "the breaker closed after 1 trial (transitions.log's HALF_OPEN->CLOSED), so the program stopped calling") !=
-          std::string::npos);
+    CHECK(
+        g.not_passed.at("s6.trials")["message"].get<std::string>().find(
+            "the breaker closed after 1 trial (transitions.log's HALF_OPEN->CLOSED), so the program stopped calling") !=
+        std::string::npos);
     const json& skipped = g.not_passed.at("s6.closed_after_trials");
     CHECK(skipped["status"] == "skip");
     CHECK(skipped["message"].get<std::string>().rfind("not judged: it stands on s6.trials", 0) == 0);
@@ -105,7 +106,8 @@ TEST_CASE("python3-circuitbreaker as a student: every departure the lab can show
       const json& c = g.not_passed.at("s6.closed_after_trials");
       CHECK(c["status"] == "fail");
       CHECK(c["message"].get<std::string>().rfind("not proven: HALF_OPEN->CLOSED (line 3) ", 0) == 0);
-      CHECK(c["message"].get<std::string>().find("stamp transitions.log to the millisecond or finer") != std::string::npos);
+      CHECK(c["message"].get<std::string>().find("stamp transitions.log to the millisecond or finer") !=
+            std::string::npos);
       const std::string contract = g.not_passed.at("s8.log_contract")["message"];
       CHECK(contract.rfind("line 1 (CLOSED->OPEN) ", 0) == 0);
       CHECK(contract.find(std::string(variant) == " no-stamps" ? "has no time stamp" : "is stamped in whole seconds") !=

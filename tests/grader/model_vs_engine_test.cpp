@@ -44,9 +44,12 @@ TEST_CASE("conformance model and engine agree on 300 random traces") {
     for (int i = 0; i < 120; ++i) {
       // Mostly small steps; sometimes straight to the end of the wait, or a hair before it.
       const int how = pick(0, 9);
-      if (how == 0 && opened_at >= 0) t = std::max(t, opened_at + s.wait_in_open_ms);
-      else if (how == 1 && opened_at >= 0) t = std::max(t, opened_at + s.wait_in_open_ms - 1);
-      else t += pick(0, 400);
+      if (how == 0 && opened_at >= 0)
+        t = std::max(t, opened_at + s.wait_in_open_ms);
+      else if (how == 1 && opened_at >= 0)
+        t = std::max(t, opened_at + s.wait_in_open_ms - 1);
+      else
+        t += pick(0, 400);
       const int r = pick(0, 9);
       const model::Call call{t, r < 4 ? 200 : r < 8 ? 500 : 400, r == 9};
       h.clock.set(TimePoint{std::chrono::duration_cast<Duration>(std::chrono::duration<double, std::milli>(t))});
@@ -54,8 +57,8 @@ TEST_CASE("conformance model and engine agree on 300 random traces") {
       const Admission a = h.breaker->try_acquire();
       if (a) {
         const Verdict v = call.timed_out || call.status >= 500 ? Verdict::Failure
-                          : call.status >= 400               ? Verdict::Ignored
-                                                             : Verdict::Success;
+                          : call.status >= 400                 ? Verdict::Ignored
+                                                               : Verdict::Success;
         (void)h.breaker->record(a.ticket, {v, Duration::zero()});
       }
       const auto got_state = engine_state(h.breaker->state());

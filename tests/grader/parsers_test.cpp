@@ -30,7 +30,8 @@ TEST_CASE("state.json: the contract's four keys with their types") {
                            " \"permitted_in_half_open\": 3\r\n}\r\n")
               .ok());
   }
-  CHECK(error_of(parse_state_file(R"({"failures":0,"window_size":10,"permitted_in_half_open":3})")) == "\"state\" is missing");
+  CHECK(error_of(parse_state_file(R"({"failures":0,"window_size":10,"permitted_in_half_open":3})")) ==
+        "\"state\" is missing");
   CHECK(error_of(parse_state_file(R"({"state":3,"failures":0,"window_size":10,"permitted_in_half_open":3})")) ==
         "\"state\" is 3; expected a string such as \"CLOSED\"");
   CHECK(error_of(parse_state_file(R"({"state":"OPEN","failures":"0","window_size":10,"permitted_in_half_open":3})")) ==
@@ -39,8 +40,9 @@ TEST_CASE("state.json: the contract's four keys with their types") {
         "\"failures\" is 1.5 (a number written with a decimal point or an exponent); expected a whole number");
   CHECK(error_of(parse_state_file(R"({"state":"OPEN","failures":0.0,"window_size":10,"permitted_in_half_open":3})")) ==
         "\"failures\" is 0.0 (a number written with a decimal point or an exponent); expected a whole number");
-  CHECK(error_of(parse_state_file(R"({"state":"OPEN","failures":1e400,"window_size":10,"permitted_in_half_open":3})")) ==
-        "the number '1e400' is too large for any field of a lab file");
+  CHECK(
+      error_of(parse_state_file(R"({"state":"OPEN","failures":1e400,"window_size":10,"permitted_in_half_open":3})")) ==
+      "the number '1e400' is too large for any field of a lab file");
   CHECK(error_of(parse_state_file(R"({"state":"OPEN","failures":-1,"window_size":10,"permitted_in_half_open":3})")) ==
         "\"failures\" is -1; expected 0 or more");
   CHECK(error_of(parse_state_file(R"({"state":"OPEN","failures":0,"window_size":0,"permitted_in_half_open":3})")) ==
@@ -59,7 +61,8 @@ TEST_CASE("state.json: the contract's four keys with their types") {
   CHECK(error_of(parse_state_file("{\"state\": \"OP")).rfind("line 1, column", 0) == 0);
   CHECK(error_of(parse_state_file("")).rfind("line 1, column 1", 0) == 0);
   SUBCASE("a key twice is refused - naming it - rather than the last one winning") {
-    CHECK(error_of(parse_state_file(R"({"state":"CLOSED","state":"OPEN","failures":0,"window_size":10,"permitted_in_half_open":3})")) ==
+    CHECK(error_of(parse_state_file(
+              R"({"state":"CLOSED","state":"OPEN","failures":0,"window_size":10,"permitted_in_half_open":3})")) ==
           "the key \"state\" appears twice in one object; each key once");
     CHECK(parse_record(R"({"entries":[{"seq":1,"seq":2}]})").error().message.find("the key \"seq\" appears twice") !=
           std::string::npos);
@@ -107,13 +110,19 @@ TEST_CASE("transitions.log: FROM->TO per line - optionally stamped") {
   CHECK(parse_transitions("")->empty());
   CHECK(error_of(parse_transitions("CLOSED->OPEN\nclosed->open\n")) ==
         "line 2: 'closed' is not a state; states are upper case: CLOSED");
-  CHECK(error_of(parse_transitions("CLOSED => OPEN\n")) == "line 1: 'CLOSED' is not an ISO-8601 UTC time like 2026-01-01T10:00:03.012Z");
-  CHECK(error_of(parse_transitions("CLOSED>OPEN\n")) == "line 1: expected FROM->TO (like CLOSED->OPEN), got 'CLOSED>OPEN'");
-  CHECK(error_of(parse_transitions("yesterday CLOSED->OPEN\n")).rfind("line 1: 'yesterday' is not an ISO-8601", 0) == 0);
-  CHECK(error_of(parse_transitions("CLOSED->HALF-OPEN\n")) == "line 1: 'HALF-OPEN' is not a state; states are CLOSED, OPEN, HALF_OPEN");
+  CHECK(error_of(parse_transitions("CLOSED => OPEN\n")) ==
+        "line 1: 'CLOSED' is not an ISO-8601 UTC time like 2026-01-01T10:00:03.012Z");
+  CHECK(error_of(parse_transitions("CLOSED>OPEN\n")) ==
+        "line 1: expected FROM->TO (like CLOSED->OPEN), got 'CLOSED>OPEN'");
+  CHECK(error_of(parse_transitions("yesterday CLOSED->OPEN\n")).rfind("line 1: 'yesterday' is not an ISO-8601", 0) ==
+        0);
+  CHECK(error_of(parse_transitions("CLOSED->HALF-OPEN\n")) ==
+        "line 1: 'HALF-OPEN' is not a state; states are CLOSED, OPEN, HALF_OPEN");
   SUBCASE("spaces round the arrow are named as such - not as a bad stamp or a bad state") {
-    CHECK(error_of(parse_transitions("CLOSED -> OPEN\n")) == "line 1: 'CLOSED -> OPEN' has spaces round the arrow; write CLOSED->OPEN");
-    CHECK(error_of(parse_transitions("2026-01-01T10:00:00.000Z CLOSED->OPEN\n2026-01-01T10:00:03.000Z OPEN ->HALF_OPEN\n")) ==
+    CHECK(error_of(parse_transitions("CLOSED -> OPEN\n")) ==
+          "line 1: 'CLOSED -> OPEN' has spaces round the arrow; write CLOSED->OPEN");
+    CHECK(error_of(parse_transitions(
+              "2026-01-01T10:00:00.000Z CLOSED->OPEN\n2026-01-01T10:00:03.000Z OPEN ->HALF_OPEN\n")) ==
           "line 2: 'OPEN ->HALF_OPEN' has spaces round the arrow; write OPEN->HALF_OPEN");
   }
 }
@@ -130,7 +139,8 @@ TEST_CASE("the server's record: its shape is checked - field by field") {
   CHECK(ok->entries[1].count == 1);
   CHECK_FALSE(ok->entries[2].status.has_value());
   CHECK(error_of(parse_record("[]")) == "the server's record has no \"entries\" array; is this a flaky server?");
-  CHECK(error_of(parse_record(R"({"entries":[{"seq":"1"}]})")) == "the server's record: entries[0].seq: expected a whole number");
+  CHECK(error_of(parse_record(R"({"entries":[{"seq":"1"}]})")) ==
+        "the server's record: entries[0].seq: expected a whole number");
   CHECK(error_of(parse_record(
             R"({"entries":[{"seq":2,"t_ms":1,"method":"GET","path":"/","outcome":"x","counted":true,"status":1},
                            {"seq":1,"t_ms":1,"method":"GET","path":"/","outcome":"x","counted":true,"status":1}]})")) ==
@@ -155,7 +165,8 @@ TEST_CASE("rubric: points per step") {
         "rubric: points.\"9\": the parts are steps \"1\" to \"8\" and \"conformance\"");
   CHECK(Rubric::parse(R"({"points": {"conformance": 20}})").value().conformance == 20);
   CHECK(Rubric::equal().conformance == 1);
-  CHECK(error_of(Rubric::parse(R"({"points": {"1": -5}})")) == "rubric: points.\"1\": expected a number of points, 0 or more");
+  CHECK(error_of(Rubric::parse(R"({"points": {"1": -5}})")) ==
+        "rubric: points.\"1\": expected a number of points, 0 or more");
   CHECK(error_of(Rubric::parse(R"({"weights": {}})")) == "rubric: expected {\"points\": {\"1\": <points>, ...}}");
 }
 

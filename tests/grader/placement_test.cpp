@@ -42,7 +42,8 @@ std::map<std::string, Window> windows(const std::string& dir) {
   std::vector<Req> reqs;
   for (const auto& e : record["entries"]) {
     const std::int64_t at = wall(e["wall"]);
-    reqs.push_back({e["path"], e.value("status", 0), at, at + static_cast<std::int64_t>(e["duration_ms"].get<double>() * 1000)});
+    reqs.push_back(
+        {e["path"], e.value("status", 0), at, at + static_cast<std::int64_t>(e["duration_ms"].get<double>() * 1000)});
   }
   // Each line's stamp, and where it ends (a stamp is worth its last digit).
   std::map<std::string, std::pair<std::int64_t, std::int64_t>> stamps;
@@ -116,7 +117,8 @@ void same_verdict_everywhere(const std::string& name) {
         if (!first) first = got;
         std::string differs;
         for (const auto& [id, v] : got)
-          if (first->count(id) == 0 || first->at(id) != v) differs += id + ": " + (first->count(id) ? first->at(id) : "-") + " -> " + v + "\n";
+          if (first->count(id) == 0 || first->at(id) != v)
+            differs += id + ": " + (first->count(id) ? first->at(id) : "-") + " -> " + v + "\n";
         CAPTURE(transition);
         CAPTURE(log);
         CAPTURE(differs);

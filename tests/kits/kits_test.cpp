@@ -30,7 +30,8 @@ constexpr Kit kKits[] = {{"python", "breaker.py"}, {"node", "breaker.js"}, {"cpp
 
 // cb-grade --run "sh run.sh" from inside the kit's directory, as its README says.
 json grade_kit(const std::string& dir) {
-  const Ran r = run({"/bin/sh", "-c", "cd '" + dir + "' && exec '" + kGrade + "' --run 'sh run.sh' --dir out --any-port --format json"});
+  const Ran r = run({"/bin/sh", "-c",
+                     "cd '" + dir + "' && exec '" + kGrade + "' --run 'sh run.sh' --dir out --any-port --format json"});
   INFO(r.out, r.err);
   REQUIRE((r.exit_code == 0 || r.exit_code == 1));
   return json::parse(r.out);
@@ -40,8 +41,9 @@ json grade_kit(const std::string& dir) {
 // /usr/bin goes first on PATH: a version manager's python3 shim (pyenv here) costs a third of a
 // second per start, and every trace is a start.
 json conformance_of_kit(const std::string& dir, int want_exit) {
-  const Ran r = run({"/bin/sh", "-c", "cd '" + dir + "' && PATH=/usr/bin:$PATH exec '" + kGrade +
-                                          "' --conformance 'sh replay.sh' --seed 12 --traces 100 --format json"});
+  const Ran r = run({"/bin/sh", "-c",
+                     "cd '" + dir + "' && PATH=/usr/bin:$PATH exec '" + kGrade +
+                         "' --conformance 'sh replay.sh' --seed 12 --traces 100 --format json"});
   INFO(r.out, r.err);
   REQUIRE(r.exit_code == want_exit);
   return json::parse(r.out)["conformance"];
@@ -75,14 +77,17 @@ TEST_CASE("cb-lab init: every kit as shipped runs to the end, graded with the gr
       // The calls are made for it (1, 2); the breaker's rules are the student's (3, 4, 7, 8); a
       // breaker that never opened had no cool-down to wait (5) and no trials to close it (6):
       // those are not judged, never passed.
-      CHECK(verdicts(report) == std::map<int, std::string>{{1, "pass"}, {2, "pass"}, {3, "fail"}, {4, "fail"},
-                                                            {5, "skip"}, {6, "skip"}, {7, "fail"}, {8, "fail"}});
+      CHECK(
+          verdicts(report) ==
+          std::map<int, std::string>{
+              {1, "pass"}, {2, "pass"}, {3, "fail"}, {4, "fail"}, {5, "skip"}, {6, "skip"}, {7, "fail"}, {8, "fail"}});
       // What stands on its having opened is skipped with the reason, not passed on nothing.
       auto checks = checks_by_id(report);
       for (const char* id : {"s4.before_at_trip", "s6.state", "s6.permitted", "s6.trials"}) {
         CAPTURE(id);
         CHECK(checks[id]["status"] == "skip");
-        CHECK(checks[id]["message"].get<std::string>().rfind("not judged: every /always500 of step 4 reached the server", 0) == 0);
+        CHECK(checks[id]["message"].get<std::string>().rfind(
+                  "not judged: every /always500 of step 4 reached the server", 0) == 0);
       }
     }
   }
@@ -121,8 +126,8 @@ TEST_CASE("cb-lab init: every kit stops after step N with --until N, and cb-grad
       // It stopped there: no fastfail.txt, nothing of step 4 in the record.
       CHECK_FALSE(std::filesystem::exists(kit_dir + "/out/fastfail.txt"));
       CHECK(report["evidence"]["requests"] == 7);  // /count, 3 /fast, 3 /always500 (the other 2 were refused)
-      const Ran bad = run({kGrade, "--run", "sh run.sh --until nine", "--submission", kit_dir, "--dir", kit_dir + "/out",
-                           "--format", "json"});
+      const Ran bad = run({kGrade, "--run", "sh run.sh --until nine", "--submission", kit_dir, "--dir",
+                           kit_dir + "/out", "--format", "json"});
       CHECK(json::parse(bad.out)["run_output"].get<std::string>().find("usage:") != std::string::npos);
     }
   }
@@ -131,8 +136,10 @@ TEST_CASE("cb-lab init: every kit stops after step N with --until N, and cb-grad
 // The reference rules with the classic mistake: > where the rule says >= at the threshold.
 constexpr std::pair<const char*, const char*> kStrict[] = {
     {"sum(self.window) * 100 >= self.failure_rate_percent", "sum(self.window) * 100 > self.failure_rate_percent"},
-    {"failures * 100 >= this.failureRatePercent * this.window.length", "failures * 100 > this.failureRatePercent * this.window.length"},
-    {"failures() * 100 >= settings.failure_rate_percent * calls", "failures() * 100 > settings.failure_rate_percent * calls"}};
+    {"failures * 100 >= this.failureRatePercent * this.window.length",
+     "failures * 100 > this.failureRatePercent * this.window.length"},
+    {"failures() * 100 >= settings.failure_rate_percent * calls",
+     "failures() * 100 > settings.failure_rate_percent * calls"}};
 
 TEST_CASE("cb-lab init: a > breaker in every kit is charged to step 3, never step 4, 20 runs on a busy machine") {
   for (std::size_t k = 0; k < std::size(kKits); ++k) {
@@ -162,7 +169,8 @@ TEST_CASE("cb-lab init: a > breaker in every kit is charged to step 3, never ste
         const json report = json::parse(graded[i].out);
         auto checks = checks_by_id(report);
         CHECK(checks["s3.trip"]["status"] == "fail");
-        CHECK(checks["s3.trip"]["message"].get<std::string>().find("compared with > instead of >=") != std::string::npos);
+        CHECK(checks["s3.trip"]["message"].get<std::string>().find("compared with > instead of >=") !=
+              std::string::npos);
         CHECK(checks["s4.none_reached"]["status"] == "pass");
       }
     }
@@ -192,8 +200,9 @@ TEST_CASE("cb-lab init: a directory that is not empty is refused unless --force"
   dir.write("notes.txt", "mine");
   const Ran refused = run({kLab, "init", dir.path(), "--lang", "python"});
   CHECK(refused.exit_code == 2);
-  CHECK(refused.err == "cb-lab init: " + dir.path() +
-                           " exists and is not empty; choose a new directory, or add --force to write the kit into it\n");
+  CHECK(refused.err ==
+        "cb-lab init: " + dir.path() +
+            " exists and is not empty; choose a new directory, or add --force to write the kit into it\n");
   CHECK_FALSE(std::filesystem::exists(dir / "lab.py"));
   const Ran forced = run({kLab, "init", dir.path(), "--lang", "python", "--force"});
   CHECK(forced.exit_code == 0);

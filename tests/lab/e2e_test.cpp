@@ -89,7 +89,8 @@ TEST_CASE("cb-lab step: one by one gives the same files and verdicts as a run") 
 TEST_CASE("cb-lab step: a step graded on contaminated evidence is not graded - exit 2, not 0") {
   Flaky f;
   TempDir out;
-  for (int n = 1; n <= 7; ++n) REQUIRE(run({kLab, "step", std::to_string(n), "--dir", out.path(), "--server", f.url}).exit_code == 0);
+  for (int n = 1; n <= 7; ++n)
+    REQUIRE(run({kLab, "step", std::to_string(n), "--dir", out.path(), "--server", f.url}).exit_code == 0);
   // Step 2 again, without step 1's reset: the record now holds a second run's /fast after the /bad.
   const Ran r = run({kLab, "step", "2", "--dir", out.path(), "--server", f.url});
   CHECK(r.exit_code == 2);
@@ -174,7 +175,6 @@ TEST_CASE("cb-lab run: what stops it before it starts is one line and exit 2") {
   }
 }
 
-
 // The evidence failing mid-run is the grader's to report, never the breaker's: the lab is stopped
 // at step 5's cool-down (its header is printed before the wait) and something happens to the
 // server that the breaker had no part in.
@@ -218,11 +218,13 @@ TEST_CASE("cb-lab run: a scenario with more steps than the grader knows reports 
   Flaky f;
   TempDir out;
   auto scenario = json::parse(slurp(std::string(CB_SCENARIOS) + "/lab.json"));
-  scenario["steps"].push_back({{"title", "An extra step"}, {"do", json::array({{{"action", "write_transitions"}, {"file", "extra.log"}}})}});
+  scenario["steps"].push_back(
+      {{"title", "An extra step"}, {"do", json::array({{{"action", "write_transitions"}, {"file", "extra.log"}}})}});
   out.write("more.json", scenario.dump());
   const Ran r = run({kLab, "run", "--server", f.url, "--dir", out.path(), "--scenario", out / "more.json"});
   CHECK(r.exit_code == 0);
-  CHECK(r.out.find("the grader knows the lab's 8 steps; this scenario's step 9 is not one of them") != std::string::npos);
+  CHECK(r.out.find("the grader knows the lab's 8 steps; this scenario's step 9 is not one of them") !=
+        std::string::npos);
 }
 
 TEST_CASE("cb-lab status: before any run") {

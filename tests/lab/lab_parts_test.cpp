@@ -95,9 +95,11 @@ TEST_CASE("lab files: the contracts' exact forms") {
   }
   SUBCASE("fastfail.txt") { CHECK(fastfail_file(6, 6, 10, 0.00213) == "before=6 after=6 blocked=10 max_ms=0.0021\n"); }
   SUBCASE("transitions.log") {
-    std::vector<Transition> t{{State::Closed, State::Open, TimePoint{Duration{1'000'123'456}}, Reason::FailureRate, 2},
-                              {State::Open, State::HalfOpen, TimePoint{Duration{1'003'123'456}}, Reason::CooldownElapsed, 3}};
-    CHECK(transitions_file(t) == "1970-01-01T00:16:40.123456Z CLOSED->OPEN\n1970-01-01T00:16:43.123456Z OPEN->HALF_OPEN\n");
+    std::vector<Transition> t{
+        {State::Closed, State::Open, TimePoint{Duration{1'000'123'456}}, Reason::FailureRate, 2},
+        {State::Open, State::HalfOpen, TimePoint{Duration{1'003'123'456}}, Reason::CooldownElapsed, 3}};
+    CHECK(transitions_file(t) ==
+          "1970-01-01T00:16:40.123456Z CLOSED->OPEN\n1970-01-01T00:16:43.123456Z OPEN->HALF_OPEN\n");
   }
 }
 
@@ -140,8 +142,9 @@ TEST_CASE("lab session: snapshots and transitions survive the trip through the f
   SUBCASE("a damaged one is an error naming the field") {
     t.write(".cb-lab/session.json", R"({"after": {"2": {"breakers": {"main": {"state": "SHUT"}}}}})");
     CHECK(load_session(t.path()).error().message ==
-          t.path() + "/.cb-lab/session.json: after.2.breakers.main.state: 'SHUT' is not a state "
-                     "(delete it, or run `cb-lab run`, to start afresh)");
+          t.path() +
+              "/.cb-lab/session.json: after.2.breakers.main.state: 'SHUT' is not a state "
+              "(delete it, or run `cb-lab run`, to start afresh)");
   }
 }
 

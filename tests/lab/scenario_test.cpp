@@ -46,8 +46,8 @@ TEST_CASE("scenario: breaker settings override the profile - and are validated")
         "x.json: breakers.main.window_size: expected a whole number from 1 to 100000");
   CHECK(error_of(R"({"breakers": {"main": {"failure_rate": 150}}, "steps": [{"do": []}]})") ==
         "x.json: breakers.main: trip.failure_rate_percent: must be in (0, 100], got 150");
-  CHECK(error_of(R"({"breakers": {"main": {"profile": "nope"}}, "steps": [{"do": []}]})").rfind(
-            "x.json: breakers.main.profile: profile: unknown name 'nope'", 0) == 0);
+  CHECK(error_of(R"({"breakers": {"main": {"profile": "nope"}}, "steps": [{"do": []}]})")
+            .rfind("x.json: breakers.main.profile: profile: unknown name 'nope'", 0) == 0);
   CHECK(error_of(R"({"breakers": {"main": {"wait": "3s"}}, "steps": [{"do": []}]})") ==
         "x.json: breakers.main.wait: not a field here");
   CHECK(error_of(R"({"breakers": {"main": {"wait_in_open": "soon"}}, "steps": [{"do": []}]})") ==
@@ -65,7 +65,9 @@ TEST_CASE("scenario: a malformed action names the step - the action and the fiel
         "x.json: steps[0].do[0].until: expected CLOSED, OPEN or HALF_OPEN");
   CHECK(error_of(with_step(R"({"action": "call", "path": "/fast", "tmes": 3})")) ==
         "x.json: steps[0].do[0].tmes: not a field here");
-  CHECK(error_of(with_step(R"({"action": "jump"})")).rfind("x.json: steps[0].do[0].action: 'jump' is not an action", 0) == 0);
+  CHECK(
+      error_of(with_step(R"({"action": "jump"})")).rfind("x.json: steps[0].do[0].action: 'jump' is not an action", 0) ==
+      0);
   CHECK(error_of(with_step(R"({"action": "wait"})")) ==
         "x.json: steps[0].do[0]: a wait takes either \"for\": \"cooldown\" or a \"duration\"");
   CHECK(error_of(with_step(R"({"action": "write_state", "file": "../etc/passwd"})")) ==
@@ -81,7 +83,8 @@ TEST_CASE("scenario: a path that would write its own request line is refused whe
         "write it percent-encoded (%20, %0D, %0A)");
   CHECK(error_of(with_step(R"({"action": "call", "path": "/fast\nGET /bad"})")).find("a line feed (LF) at byte 5") !=
         std::string::npos);
-  CHECK(error_of(with_step(R"({"action": "call", "path": "/fast HTTP/1.1"})")).find("a space at byte 5") != std::string::npos);
+  CHECK(error_of(with_step(R"({"action": "call", "path": "/fast HTTP/1.1"})")).find("a space at byte 5") !=
+        std::string::npos);
   CHECK(error_of(with_step(R"({"action": "call", "path": "/fa\u0000st"})")).find("a control character at byte 3") !=
         std::string::npos);
   CHECK(error_of(with_step(R"({"action": "call", "path": "/fast%0D%0A"})")) == "(accepted)");

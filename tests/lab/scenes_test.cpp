@@ -129,7 +129,7 @@ TEST_CASE("scene fleet: 20 trials per 30 s without jitter - spread out with it -
     CHECK(most <= run["max_in_one_second"].get<int>());
   }
   CHECK(jittered["trials"].get<int>() < plain["trials"].get<int>());  // longer cool-downs, fewer trials
-  CHECK(run_step(s, 0) == d);  // the same seed, the same run
+  CHECK(run_step(s, 0) == d);                                         // the same seed, the same run
   SceneRun other_seed;
   other_seed.seed = 2;
   CHECK(run_step(s, 0, other_seed)["runs"][1] != jittered);
@@ -172,8 +172,10 @@ TEST_CASE("scene files: mistakes name the field") {
         "s.json: steps[0].do[0].send_at: expected a non-empty array of durations");
   CHECK(error(R"({"action": "pool", "breaker": "none", "rate": 0, "backend": [{"from": "0s"}]})") ==
         "s.json: steps[0].do[0].rate: expected requests per second, above 0");
-  CHECK(error(R"({"action": "fleet", "breaker": "none"})") == "s.json: steps[0].do[0].breaker: this scene needs a breaker");
-  CHECK(error(R"({"action": "traffic", "breaker": "b", "speed": 3})") == "s.json: steps[0].do[0].speed: not a field here");
+  CHECK(error(R"({"action": "fleet", "breaker": "none"})") ==
+        "s.json: steps[0].do[0].breaker: this scene needs a breaker");
+  CHECK(error(R"({"action": "traffic", "breaker": "b", "speed": 3})") ==
+        "s.json: steps[0].do[0].speed: not a field here");
 }
 
 int free_port() {
@@ -190,7 +192,7 @@ int free_port() {
 
 TEST_CASE("cb-lab scene payments --live: the real server tells the simulation's story") {
   const auto r = cb::testing::run({CB_LAB_BIN, "scene", "payments", "--live", "--json", "--server",
-                                    "http://127.0.0.1:" + std::to_string(free_port())});
+                                   "http://127.0.0.1:" + std::to_string(free_port())});
   CHECK(r.exit_code == 0);
   const json d = json::parse(r.out);
   CHECK(d["live"] == true);
@@ -215,7 +217,7 @@ TEST_CASE("cb-lab scene toggle --live: short periods against a real toggling ser
   traffic["timeout"] = "200ms";
   t.write("toggle.json", scene_file.dump());
   const auto r = cb::testing::run({CB_LAB_BIN, "scene", t / "toggle.json", "--live", "--json", "--server",
-                                    "http://127.0.0.1:" + std::to_string(free_port())});
+                                   "http://127.0.0.1:" + std::to_string(free_port())});
   CHECK(r.exit_code == 0);
   const json d = json::parse(r.out)["steps"][0]["results"][0];
   CHECK(d["requests"].get<int>() >= 95);  // 50/s for 2 s

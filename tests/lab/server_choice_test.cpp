@@ -66,7 +66,8 @@ TEST_CASE("cb-lab run: a server someone else started is left alone unless it is 
     CHECK(theirs.epoch() == 2);
   }
   SUBCASE("named by CB_SERVER, as cb-grade --run sets it: the same") {
-    const Ran r = run({kLab, "run", "--dir", out / "cb", "--scenario", scenario}, {}, {"CB_SERVER=" + theirs.server->url()});
+    const Ran r =
+        run({kLab, "run", "--dir", out / "cb", "--scenario", scenario}, {}, {"CB_SERVER=" + theirs.server->url()});
     CHECK(r.exit_code == 0);
     CHECK(theirs.epoch() == 2);
   }

@@ -40,7 +40,8 @@ TEST_CASE("cb-lab step: the lab's clock stands still between steps") {
   o.port = 0;
   const auto server = flaky::FlakyServer::start(o).value();
   TempDir out;
-  for (int n = 1; n <= 3; ++n) REQUIRE(run({kLab, "step", std::to_string(n), "--dir", out.path(), "--server", server->url()}).exit_code == 0);
+  for (int n = 1; n <= 3; ++n)
+    REQUIRE(run({kLab, "step", std::to_string(n), "--dir", out.path(), "--server", server->url()}).exit_code == 0);
   // As if step 3 had ended a minute ago: 20 cool-downs have passed on the wall clock.
   const std::string session_path = out / ".cb-lab/session.json";
   json session = json::parse(slurp(session_path));
@@ -59,7 +60,7 @@ TEST_CASE("cb-lab step: the lab's clock stands still between steps") {
     CHECK(r.exit_code == 0);
     CHECK(r.out.find("main: OPEN") != std::string::npos);
     CHECK(r.out.find("OPEN for 2.") != std::string::npos);  // of 3 s, not "0 s more"
-    CHECK(r.out.find("fresh") == std::string::npos);       // made in step 7
+    CHECK(r.out.find("fresh") == std::string::npos);        // made in step 7
   }
 }
 

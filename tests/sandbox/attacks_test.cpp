@@ -100,15 +100,16 @@ json attack_line(const std::string& output) {
   const auto at = output.rfind("ATTACK ");
   if (at == std::string::npos) return nullptr;
   const auto end = output.find('\n', at);
-  return json::parse(output.substr(at + 7, end == std::string::npos ? std::string::npos : end - at - 7), nullptr, false);
+  return json::parse(output.substr(at + 7, end == std::string::npos ? std::string::npos : end - at - 7), nullptr,
+                     false);
 }
 
 // cb-grade --run COMMAND on the submission, as the setup says, in JSON.
 Graded grade(const Setup& s, const Submission& sub, const TempDir& out, const std::string& command,
              const std::vector<std::string>& extra = {}, std::chrono::milliseconds limit = std::chrono::seconds{90}) {
   hand_over(out.path(), s, true);
-  std::vector<std::string> argv{grader_for(s), "--run", command, "--submission", sub.dir.path(), "--dir", out.path(),
-                                "--sandbox", s.mode, "--format", "json"};
+  std::vector<std::string> argv{grader_for(s), "--run",     command, "--submission", sub.dir.path(), "--dir",
+                                out.path(),    "--sandbox", s.mode,  "--format",     "json"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   Graded g{run(as(s, argv), "", {}, limit), nullptr, nullptr};
   g.report = json::parse(g.ran.out, nullptr, false);
@@ -176,8 +177,9 @@ TEST_CASE("sandbox: a program cannot type into, or paint on, the terminal that r
       hand_over(out.path(), s, true);
       hand_over(cwd.path(), s, true);
       std::string command;
-      for (const std::string& a : as(s, {grader_for(s), "--run", "python3 tiocsti.py", "--submission", sub.dir.path(), "--dir",
-                                         out.path(), "--sandbox", s.mode, "--format", "json", "-o", out / "report.json"}))
+      for (const std::string& a :
+           as(s, {grader_for(s), "--run", "python3 tiocsti.py", "--submission", sub.dir.path(), "--dir", out.path(),
+                  "--sandbox", s.mode, "--format", "json", "-o", out / "report.json"}))
         command += "'" + a + "' ";
       const Ran r = run({"/usr/bin/python3", kPtyRun, cwd.path(), command});
       INFO(r.out, r.err);
@@ -197,7 +199,8 @@ TEST_CASE("sandbox: a program cannot hang the grader through the file its report
     SUBCASE(s.name().c_str()) {
       Submission sub(s, {"fifo_report.py"});
       TempDir out;
-      const Graded g = grade(s, sub, out, "python3 fifo_report.py", {"-o", out / "report.json"}, std::chrono::seconds{60});
+      const Graded g =
+          grade(s, sub, out, "python3 fifo_report.py", {"-o", out / "report.json"}, std::chrono::seconds{60});
       INFO(g.ran.out, g.ran.err);
       CHECK((g.ran.exit_code == 0 || g.ran.exit_code == 1));  // graded, not hung (a hang is killed at 60 s: 137)
       const json report = json::parse(slurp(out / "report.json"), nullptr, false);
@@ -214,9 +217,9 @@ TEST_CASE("sandbox: a program cannot hang the grader through the file its report
 // a time, so the classmates start while or after the attackers do their worst.
 // The poisoner looks for five seconds, beside the others and the first classmate.
 const std::vector<std::pair<std::string, std::string>> kAttackers = {{"a1-poison", "poison_neighbour.py"},
-                                                                      {"a2-overwrite", "overwrite_neighbour.sh"},
-                                                                      {"a3-borrow", "run_neighbour.sh"},
-                                                                      {"a4-kill", "kill_all.sh"}};
+                                                                     {"a2-overwrite", "overwrite_neighbour.sh"},
+                                                                     {"a3-borrow", "run_neighbour.sh"},
+                                                                     {"a4-kill", "kill_all.sh"}};
 const std::vector<std::string> kClassmates = {"b-victim", "c-victim"};
 
 struct Class {
@@ -287,8 +290,8 @@ TEST_CASE("sandbox: a program cannot rename the machine, and its limits hold") {
       const char* file;
       const char* flag;
       const char* value;
-      const char* got;       // the attack's own count of what it had
-      int most;              // no more than this
+      const char* got;  // the attack's own count of what it had
+      int most;         // no more than this
       const char* limit_hit;
     };
     for (const Hog& h : {Hog{"fork_bomb.py", "--limit-processes", "32", "children", 31, "processes"},
@@ -337,8 +340,9 @@ TEST_CASE("sandbox: what a program prints and writes reaches the reports as data
       Submission sub(s, {"bad_state.py"});
       TempDir out;
       hand_over(out.path(), s, true);
-      const Ran junit = run(as(s, {grader_for(s), "--run", "python3 bad_state.py", "--submission", sub.dir.path(), "--dir",
-                                   out.path(), "--sandbox", s.mode, "--format", "junit", "-o", out / "report.xml"}));
+      const Ran junit =
+          run(as(s, {grader_for(s), "--run", "python3 bad_state.py", "--submission", sub.dir.path(), "--dir",
+                     out.path(), "--sandbox", s.mode, "--format", "junit", "-o", out / "report.xml"}));
       CHECK(junit.exit_code == 1);
       const Ran parsed = run({"/usr/bin/python3", "-c", "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])",
                               out / "report.xml"});
@@ -397,8 +401,8 @@ TEST_CASE("sandbox: what a program sees of its surroundings") {
       // (PWD is the shell's own.)
       for (const auto& name : p["environment"]) {
         CAPTURE(name);
-        CHECK(std::set<std::string>{"CB_DIR", "CB_SERVER", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "PATH", "PWD", "TERM", "TMPDIR",
-                                    "TZ"}
+        CHECK(std::set<std::string>{"CB_DIR", "CB_SERVER", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "PATH", "PWD", "TERM",
+                                    "TMPDIR", "TZ"}
                   .count(name.get<std::string>()) == 1);
       }
       std::map<std::string, std::string> mine;
@@ -416,11 +420,15 @@ TEST_CASE("sandbox: what a program sees of its surroundings") {
         CHECK(p["sees_grader"] == false);
         CHECK(p["processes_seen"].get<int>() <= 3);  // its shell and itself
         CHECK(p["work"] != "listed");
-        if (s.root) CHECK(p["uid"].get<int>() >= 60000);
-        else CHECK(p["uid"] == 1000);
+        if (s.root)
+          CHECK(p["uid"].get<int>() >= 60000);
+        else
+          CHECK(p["uid"] == 1000);
       } else {
-        if (s.root) CHECK(p["uid"].get<int>() >= 60000);
-        else CHECK(p["uid"] == user_id());
+        if (s.root)
+          CHECK(p["uid"].get<int>() >= 60000);
+        else
+          CHECK(p["uid"] == user_id());
       }
       canary.signal(SIGKILL);
     }
@@ -430,15 +438,17 @@ TEST_CASE("sandbox: what a program sees of its surroundings") {
 TEST_CASE("sandbox: a program gets what --program-env sets, and none of the grader's own environment") {
   TempDir sub;
   TempDir out;
-  const Ran r = run({kGrade, "--run", "echo \"token=[$CI_TOKEN] colour=[$COLOUR]\"", "--submission", sub.path(), "--dir",
-                     out.path(), "--program-env", "COLOUR=blue", "--format", "json"},
+  const Ran r = run({kGrade, "--run", "echo \"token=[$CI_TOKEN] colour=[$COLOUR]\"", "--submission", sub.path(),
+                     "--dir", out.path(), "--program-env", "COLOUR=blue", "--format", "json"},
                     "", {"CI_TOKEN=s3cret"});
   const json report = json::parse(r.out);
   CHECK(report["run_output"] == "token=[] colour=[blue]\n");
-  const Ran bad = run({kGrade, "--run", "true", "--submission", sub.path(), "--dir", out.path(), "--program-env", "1X=y"});
+  const Ran bad =
+      run({kGrade, "--run", "true", "--submission", sub.path(), "--dir", out.path(), "--program-env", "1X=y"});
   CHECK(bad.exit_code == 2);
   CHECK(bad.err == "cb-grade: --program-env: '1X=y' is not NAME=VALUE (a name of letters, digits and _)\n");
-  const Ran ours = run({kGrade, "--run", "true", "--submission", sub.path(), "--dir", out.path(), "--program-env", "CB_DIR=/"});
+  const Ran ours =
+      run({kGrade, "--run", "true", "--submission", sub.path(), "--dir", out.path(), "--program-env", "CB_DIR=/"});
   CHECK(ours.err == "cb-grade: --program-env: CB_DIR is the grader's to set\n");
 }
 
@@ -450,19 +460,21 @@ TEST_CASE("sandbox: where the kernel refuses namespaces, auto falls back and say
   Submission sub({true, "auto"}, {"probe.py"}, true);
   TempDir out;
   SUBCASE("auto") {
-    const Ran r = run({kNoNamespaces, kGrade, "--run", "python3 breaker.py", "--submission", sub.dir.path(), "--dir", out.path(),
-                       "--format", "json"});
+    const Ran r = run({kNoNamespaces, kGrade, "--run", "python3 breaker.py", "--submission", sub.dir.path(), "--dir",
+                       out.path(), "--format", "json"});
     const json report = json::parse(r.out);
     CHECK(report["score"] == 8);
     CHECK(report["program"]["sandbox"]["containment"] == "fallback");
-    CHECK(report["program"]["sandbox"]["why"].get<std::string>().find("clone: Operation not permitted") != std::string::npos);
+    CHECK(report["program"]["sandbox"]["why"].get<std::string>().find("clone: Operation not permitted") !=
+          std::string::npos);
     CHECK(report["program"]["sandbox"]["own_uid"] == true);
   }
   SUBCASE("strict") {
-    const Ran r = run({kNoNamespaces, kGrade, "--run", "python3 breaker.py", "--submission", sub.dir.path(), "--dir", out.path(),
-                       "--sandbox", "strict"});
+    const Ran r = run({kNoNamespaces, kGrade, "--run", "python3 breaker.py", "--submission", sub.dir.path(), "--dir",
+                       out.path(), "--sandbox", "strict"});
     CHECK(r.exit_code == 2);
-    CHECK(r.err.find("cb-grade: --sandbox strict: the full sandbox cannot be had here: clone: Operation not permitted") == 0);
+    CHECK(r.err.find(
+              "cb-grade: --sandbox strict: the full sandbox cannot be had here: clone: Operation not permitted") == 0);
   }
   SUBCASE("none: graded, and marked as not to be trusted in every format") {
     const Ran text = run({kGrade, "--run", "python3 breaker.py", "--submission", sub.dir.path(), "--dir", out.path(),

@@ -30,7 +30,8 @@ TEST_CASE("sandbox limits: sizes read and written in binary units") {
   CHECK(parse_size("1000").value() == 1000);
   CHECK(parse_size("1g").value() == (1ULL << 30));
   CHECK(parse_size("0").error().message == "'0' is zero; a limit must allow something");
-  CHECK(parse_size("lots").error().message == "'lots' is not a size like 2G, 64M, 512K, a number of bytes, or unlimited");
+  CHECK(parse_size("lots").error().message ==
+        "'lots' is not a size like 2G, 64M, 512K, a number of bytes, or unlimited");
   CHECK(parse_size("unlimited").value() == kUnlimited);
   CHECK(size_text(kUnlimited) == "unlimited");
   CHECK_FALSE(parse_size("99999999999999999999").ok());

@@ -67,7 +67,8 @@ TEST_CASE("peer_uid: what is not a TCP connection is an error, not a uid") {
   ::close(pair[1]);
 }
 
-TEST_CASE("the flaky server admits only the uid it is told to: another's connection is closed unanswered and unrecorded") {
+TEST_CASE(
+    "the flaky server admits only the uid it is told to: another's connection is closed unanswered and unrecorded") {
   if (::geteuid() != 0) return;  // another uid to connect from needs root
   flaky::ServerOptions o;
   o.port = 0;

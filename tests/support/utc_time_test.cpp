@@ -13,7 +13,7 @@ TEST_CASE("ISO-8601 UTC times") {
   CHECK(parse_utc("2026-01-01T10:00:03.123456789Z").value() % 1'000'000 == 123'456);
   CHECK_FALSE(parse_utc("2026-02-31T10:00:00Z"));
   CHECK_FALSE(parse_utc("2026-13-01T10:00:00Z"));
-  CHECK_FALSE(parse_utc("2026-01-01T10:00:00"));      // no zone
+  CHECK_FALSE(parse_utc("2026-01-01T10:00:00"));        // no zone
   CHECK_FALSE(parse_utc("2026-01-01T10:00:00+02:00"));  // not UTC
   CHECK_FALSE(parse_utc("2026-01-01 10:00:00Z"));
 }

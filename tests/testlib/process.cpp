@@ -135,7 +135,8 @@ Ran run(const std::vector<std::string>& argv, const std::string& stdin_text, con
   int in[2];
   int out[2];
   int err[2];
-  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) throw std::runtime_error("pipe");
+  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
+    throw std::runtime_error("pipe");
   for (int fd : {in[1], out[0], err[0]}) set_cloexec(fd);
   const pid_t pid = spawn(argv, env, in[0], out[1], err[1]);
   ::close(in[0]);

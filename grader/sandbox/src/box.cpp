@@ -215,8 +215,8 @@ Result<std::unique_ptr<Box>> Box::make(const BoxOptions& o) {
   box->submission_ = *submission;
   if (!o.out_dir.empty()) {
     box->out_dir_ = resolved(o.out_dir);
-    box->out_inside_ =
-        box->out_dir_ == box->submission_ || box->out_dir_.rfind(box->submission_ == "/" ? "/" : box->submission_ + "/", 0) == 0;
+    box->out_inside_ = box->out_dir_ == box->submission_ ||
+                       box->out_dir_.rfind(box->submission_ == "/" ? "/" : box->submission_ + "/", 0) == 0;
     // One inside the submission is made in the copy; one outside must be there already.
     if (!box->out_inside_)
       if (auto out = real_dir(o.out_dir, "the output directory"); !out) return out.error();

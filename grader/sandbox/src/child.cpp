@@ -73,7 +73,9 @@ void add(pid_t pid) { g_running.insert(pid); }
 int Child::exit_code() const noexcept { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
 
 std::chrono::microseconds Child::cpu_used() const noexcept {
-  const auto us = [](const timeval& t) { return std::chrono::seconds{t.tv_sec} + std::chrono::microseconds{t.tv_usec}; };
+  const auto us = [](const timeval& t) {
+    return std::chrono::seconds{t.tv_sec} + std::chrono::microseconds{t.tv_usec};
+  };
   return us(usage.ru_utime) + us(usage.ru_stime);
 }
 

@@ -19,9 +19,36 @@
 namespace cb::sandbox::jail {
 
 enum class Step : std::int32_t {
-  Dumpable, SetGroupsFile, UidMap, GidMap, Loopback, Socket, Bind, Listen, SendSocket, WaitForGo, Hostname,
-  PrivateMounts, BaseTmpfs, PivotToBase, MountStep, HideHost, PivotToRoot, WorkDir, Limit, Capabilities,
-  Groups, Gid, Uid, Session, DeathSignal, NoNewPrivileges, Descriptors, Landlock, Seccomp, Exec,
+  Dumpable,
+  SetGroupsFile,
+  UidMap,
+  GidMap,
+  Loopback,
+  Socket,
+  Bind,
+  Listen,
+  SendSocket,
+  WaitForGo,
+  Hostname,
+  PrivateMounts,
+  BaseTmpfs,
+  PivotToBase,
+  MountStep,
+  HideHost,
+  PivotToRoot,
+  WorkDir,
+  Limit,
+  Capabilities,
+  Groups,
+  Gid,
+  Uid,
+  Session,
+  DeathSignal,
+  NoNewPrivileges,
+  Descriptors,
+  Landlock,
+  Seccomp,
+  Exec,
 };
 [[nodiscard]] const char* step_name(Step step) noexcept;
 
@@ -30,7 +57,7 @@ enum class Step : std::int32_t {
 struct MountOp {
   enum class Kind : std::uint8_t { Dir, File, Symlink, Bind, Tmpfs, Proc, ReadOnly };
   Kind kind = Kind::Dir;
-  std::string source;   // Bind: what; Symlink: the link's text
+  std::string source;  // Bind: what; Symlink: the link's text
   std::string target;
   std::string options;  // Tmpfs: mount data ("mode=1777,size=...")
   bool read_only = false;
@@ -74,16 +101,16 @@ struct Plan {
   std::vector<Limit> limits;
   int last_capability = 40;  // /proc/sys/kernel/cap_last_cap
   bool drop_bounding = false;
-  bool change_ids = false;   // root: become uid/gid, with no supplementary groups
+  bool change_ids = false;  // root: become uid/gid, with no supplementary groups
   uid_t uid = 0;
   gid_t gid = 0;
   // The fallback: Landlock (ABI 0: none).
   int landlock_abi = 0;
-  std::uint64_t landlock_fs = 0;   // rights handled (everything not granted below is denied)
+  std::uint64_t landlock_fs = 0;  // rights handled (everything not granted below is denied)
   std::uint64_t landlock_net = 0;
   std::uint64_t landlock_scope = 0;
   std::vector<LandlockRule> landlock_rules;
-  int landlock_port = -1;          // the one TCP port it may connect to
+  int landlock_port = -1;  // the one TCP port it may connect to
   const sock_fprog* seccomp = nullptr;
 
   // The program.

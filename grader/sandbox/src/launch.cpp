@@ -127,5 +127,4 @@ Result<Child> launch(const Policy& policy, Kind kind, const Box& box, const Prog
   return child;
 }
 
-
 }  // namespace cb::sandbox

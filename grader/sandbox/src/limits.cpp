@@ -12,12 +12,18 @@ namespace cb::sandbox {
 
 std::string_view to_string(LimitHit hit) noexcept {
   switch (hit) {
-    case LimitHit::None: return "none";
-    case LimitHit::Cpu: return "cpu";
-    case LimitHit::FileSize: return "file_size";
-    case LimitHit::Memory: return "memory";
-    case LimitHit::Processes: return "processes";
-    case LimitHit::OpenFiles: return "open_files";
+    case LimitHit::None:
+      return "none";
+    case LimitHit::Cpu:
+      return "cpu";
+    case LimitHit::FileSize:
+      return "file_size";
+    case LimitHit::Memory:
+      return "memory";
+    case LimitHit::Processes:
+      return "processes";
+    case LimitHit::OpenFiles:
+      return "open_files";
   }
   return "none";
 }
@@ -39,12 +45,18 @@ Result<std::uint64_t> parse_size(std::string_view text) {
   if (!unit.empty() && (unit.back() == 'B' || unit.back() == 'b') && unit.size() > 1) unit.remove_suffix(1);
   if (unit.size() == 2 && (unit[1] == 'i' || unit[1] == 'I')) unit.remove_suffix(1);
   unsigned shift = 0;
-  if (unit.empty() || unit == "B" || unit == "b") shift = 0;
-  else if (unit == "K" || unit == "k") shift = 10;
-  else if (unit == "M" || unit == "m") shift = 20;
-  else if (unit == "G" || unit == "g") shift = 30;
-  else if (unit == "T" || unit == "t") shift = 40;
-  else return bad();
+  if (unit.empty() || unit == "B" || unit == "b")
+    shift = 0;
+  else if (unit == "K" || unit == "k")
+    shift = 10;
+  else if (unit == "M" || unit == "m")
+    shift = 20;
+  else if (unit == "G" || unit == "g")
+    shift = 30;
+  else if (unit == "T" || unit == "t")
+    shift = 40;
+  else
+    return bad();
   if (shift > 0 && n > (std::numeric_limits<std::uint64_t>::max() >> shift)) return bad();
   if (n == 0) return Error{"'" + std::string(text) + "' is zero; a limit must allow something"};
   return n << shift;
@@ -97,12 +109,18 @@ LimitHit limit_hit(const Limits& limits, int status, std::chrono::microseconds c
 
 std::string describe(const Limits& limits, LimitHit hit) {
   switch (hit) {
-    case LimitHit::None: return "";
-    case LimitHit::Cpu: return "the CPU-time limit (" + std::to_string(limits.cpu.count()) + " s a process)";
-    case LimitHit::FileSize: return "the file-size limit (" + size_text(limits.file_bytes) + ")";
-    case LimitHit::Memory: return "the memory limit (" + size_text(limits.memory_bytes) + " of address space a process)";
-    case LimitHit::Processes: return "the process limit (" + std::to_string(limits.processes) + " at once)";
-    case LimitHit::OpenFiles: return "the open-file limit (" + std::to_string(limits.open_files) + " a process)";
+    case LimitHit::None:
+      return "";
+    case LimitHit::Cpu:
+      return "the CPU-time limit (" + std::to_string(limits.cpu.count()) + " s a process)";
+    case LimitHit::FileSize:
+      return "the file-size limit (" + size_text(limits.file_bytes) + ")";
+    case LimitHit::Memory:
+      return "the memory limit (" + size_text(limits.memory_bytes) + " of address space a process)";
+    case LimitHit::Processes:
+      return "the process limit (" + std::to_string(limits.processes) + " at once)";
+    case LimitHit::OpenFiles:
+      return "the open-file limit (" + std::to_string(limits.open_files) + " a process)";
   }
   return "";
 }

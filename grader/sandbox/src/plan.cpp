@@ -55,7 +55,9 @@ rlimit capped(std::uint64_t soft, std::uint64_t hard, int resource) {
   rlimit now{};
   ::getrlimit(resource, &now);
   // Only lowered: raising a hard limit takes a privilege the grader may not have.
-  const auto cap = [&](std::uint64_t v) { return now.rlim_max == RLIM_INFINITY ? v : std::min<std::uint64_t>(v, now.rlim_max); };
+  const auto cap = [&](std::uint64_t v) {
+    return now.rlim_max == RLIM_INFINITY ? v : std::min<std::uint64_t>(v, now.rlim_max);
+  };
   return rlimit{static_cast<rlim_t>(cap(soft)), static_cast<rlim_t>(cap(hard))};
 }
 
@@ -78,11 +80,12 @@ std::vector<jail::MountOp> root_of(const Box& box, const Limits& limits) {
       char target[4096];
       const ssize_t n = ::readlink(dir, target, sizeof target - 1);
       if (n <= 0) continue;
-      ops.push_back({Op::Kind::Symlink, std::string(target, static_cast<std::size_t>(n)), std::string("/newroot") + dir, "",
-                     false, false, false});
+      ops.push_back({Op::Kind::Symlink, std::string(target, static_cast<std::size_t>(n)), std::string("/newroot") + dir,
+                     "", false, false, false});
     } else if (S_ISDIR(st.st_mode)) {
       ops.push_back({Op::Kind::Dir, "", std::string("/newroot") + dir, "", false, false, false});
-      ops.push_back({Op::Kind::Bind, std::string("/oldroot") + dir, std::string("/newroot") + dir, "", true, true, false});
+      ops.push_back(
+          {Op::Kind::Bind, std::string("/oldroot") + dir, std::string("/newroot") + dir, "", true, true, false});
     }
   }
   ops.push_back({Op::Kind::Dir, "", "/newroot/proc", "", false, false, false});
@@ -91,7 +94,8 @@ std::vector<jail::MountOp> root_of(const Box& box, const Limits& limits) {
   ops.push_back({Op::Kind::Tmpfs, "", "/newroot/dev", "mode=0755,size=64k", false, false, false});
   for (const char* dev : kDevices) {
     ops.push_back({Op::Kind::File, "", std::string("/newroot/dev/") + dev, "", false, false, false});
-    ops.push_back({Op::Kind::Bind, std::string("/oldroot/dev/") + dev, std::string("/newroot/dev/") + dev, "", false, false, true});
+    ops.push_back({Op::Kind::Bind, std::string("/oldroot/dev/") + dev, std::string("/newroot/dev/") + dev, "", false,
+                   false, true});
   }
   ops.push_back({Op::Kind::Symlink, "/proc/self/fd", "/newroot/dev/fd", "", false, false, false});
   ops.push_back({Op::Kind::Symlink, "/proc/self/fd/0", "/newroot/dev/stdin", "", false, false, false});
@@ -100,7 +104,8 @@ std::vector<jail::MountOp> root_of(const Box& box, const Limits& limits) {
   ops.push_back({Op::Kind::Dir, "", "/newroot/dev/shm", "", false, false, false});
   ops.push_back({Op::Kind::Tmpfs, "", "/newroot/dev/shm", "mode=1777,size=64m", false, false, false});
   ops.push_back({Op::Kind::Dir, "", "/newroot/tmp", "", false, false, false});
-  ops.push_back({Op::Kind::Tmpfs, "", "/newroot/tmp", "mode=1777,size=" + std::to_string(limits.tmp_bytes), false, false, false});
+  ops.push_back(
+      {Op::Kind::Tmpfs, "", "/newroot/tmp", "mode=1777,size=" + std::to_string(limits.tmp_bytes), false, false, false});
   // The box's copy where the submission was, and the output directory where it was, so every
   // path a program or a message names is the one the student knows.
   add_dirs(ops, box.submission());
@@ -126,11 +131,13 @@ void add_landlock(jail::Plan& plan, const Box& box, int port) {
   for (const char* dir : kSystemDirs) plan.landlock_rules.push_back({dir, read});
   plan.landlock_rules.push_back({"/proc", ll::kReadFile | ll::kReadDir});
   // A shell's "> /dev/null" truncates (ABI 3); isatty() asks the device (ABI 5).
-  const std::uint64_t device = ll::kReadFile | ll::kWriteFile | (abi >= 3 ? ll::kTruncate : 0) | (abi >= 5 ? ll::kIoctlDev : 0);
+  const std::uint64_t device =
+      ll::kReadFile | ll::kWriteFile | (abi >= 3 ? ll::kTruncate : 0) | (abi >= 5 ? ll::kIoctlDev : 0);
   for (const char* dev : kDevices) plan.landlock_rules.push_back({std::string("/dev/") + dev, device});
   plan.landlock_rules.push_back({box.copy_dir(), plan.landlock_fs});
   plan.landlock_rules.push_back({box.tmp_host(), plan.landlock_fs});
-  if (!box.out_inside_submission() && !box.out_host().empty()) plan.landlock_rules.push_back({box.out_host(), plan.landlock_fs});
+  if (!box.out_inside_submission() && !box.out_host().empty())
+    plan.landlock_rules.push_back({box.out_host(), plan.landlock_fs});
 }
 
 std::vector<std::string> sandbox_env(const std::string& home, const std::vector<std::string>& extra) {
@@ -147,7 +154,8 @@ std::vector<std::string> sandbox_env(const std::string& home, const std::vector<
   // A name set again replaces what came before it (an environment should hold a name once).
   for (const std::string& kv : extra) {
     const auto name = kv.substr(0, kv.find('=') + 1);
-    env.erase(std::remove_if(env.begin(), env.end(), [&](const std::string& e) { return e.rfind(name, 0) == 0; }), env.end());
+    env.erase(std::remove_if(env.begin(), env.end(), [&](const std::string& e) { return e.rfind(name, 0) == 0; }),
+              env.end());
     env.push_back(kv);
   }
   return env;
@@ -218,10 +226,13 @@ Result<jail::Plan> make_plan(const Policy& policy, Kind kind, const Box& box, co
     plan.cwd = box.submission();
     plan.env = grader_env(with_policy_env(policy, program.env));
   } else {
-    if (auto filter = syscall_filter(); filter) plan.seccomp = *filter;
-    else return filter.error();
+    if (auto filter = syscall_filter(); filter)
+      plan.seccomp = *filter;
+    else
+      return filter.error();
     const Limits& l = policy.limits;
-    const std::uint64_t nproc = kind == Kind::Fallback && !box.own_uid() ? processes_of(::getuid()) + l.processes : l.processes;
+    const std::uint64_t nproc =
+        kind == Kind::Fallback && !box.own_uid() ? processes_of(::getuid()) + l.processes : l.processes;
     const auto cpu = static_cast<std::uint64_t>(l.cpu.count());
     plan.limits = {{RLIMIT_AS, capped(l.memory_bytes, l.memory_bytes, RLIMIT_AS)},
                    {RLIMIT_NPROC, capped(nproc, nproc, RLIMIT_NPROC)},

@@ -12,19 +12,26 @@ Result<Mode> parse_mode(std::string_view text) {
 
 std::string_view to_string(Mode mode) noexcept {
   switch (mode) {
-    case Mode::Auto: return "auto";
-    case Mode::Strict: return "strict";
-    case Mode::Fallback: return "fallback";
-    case Mode::None: return "none";
+    case Mode::Auto:
+      return "auto";
+    case Mode::Strict:
+      return "strict";
+    case Mode::Fallback:
+      return "fallback";
+    case Mode::None:
+      return "none";
   }
   return "auto";
 }
 
 std::string_view to_string(Kind kind) noexcept {
   switch (kind) {
-    case Kind::Namespaces: return "namespaces";
-    case Kind::Fallback: return "fallback";
-    case Kind::None: return "none";
+    case Kind::Namespaces:
+      return "namespaces";
+    case Kind::Fallback:
+      return "fallback";
+    case Kind::None:
+      return "none";
   }
   return "none";
 }
@@ -38,14 +45,16 @@ std::string Containment::describe() const {
   s += "uid " + std::to_string(uid);
   if (user_namespace) s += ", " + std::to_string(uid_inside) + " inside its user namespace";
   s += own_uid ? ", its own" : ", the grader's";
-  if (kind == Kind::Namespaces) s += "; its own mount, PID, network (loopback only), UTS and IPC namespaces";
-  else s += "; a session of its own";
+  if (kind == Kind::Namespaces)
+    s += "; its own mount, PID, network (loopback only), UTS and IPC namespaces";
+  else
+    s += "; a session of its own";
   if (kind == Kind::Fallback)
     s += landlock_abi > 0 ? "; Landlock ABI " + std::to_string(landlock_abi) : "; no Landlock (the kernel has none)";
   if (seccomp) s += "; system calls filtered";
-  s += "; limits: " + size_text(limits.memory_bytes) + " of memory, " + std::to_string(limits.processes) + " processes, " +
-       std::to_string(limits.open_files) + " open files, files up to " + size_text(limits.file_bytes) + ", " +
-       std::to_string(limits.cpu.count()) + " s of CPU)";
+  s += "; limits: " + size_text(limits.memory_bytes) + " of memory, " + std::to_string(limits.processes) +
+       " processes, " + std::to_string(limits.open_files) + " open files, files up to " + size_text(limits.file_bytes) +
+       ", " + std::to_string(limits.cpu.count()) + " s of CPU)";
   return s;
 }
 

@@ -16,10 +16,16 @@ Result<Sandbox::Decision> Sandbox::decide() {
   std::lock_guard lock(mu_);
   if (!decision_) {
     switch (policy_.mode) {
-      case Mode::None: decision_ = Decision{Kind::None, "asked for (--sandbox none)"}; break;
-      case Mode::Fallback: decision_ = Decision{Kind::Fallback, "asked for (--sandbox fallback)"}; break;
+      case Mode::None:
+        decision_ = Decision{Kind::None, "asked for (--sandbox none)"};
+        break;
+      case Mode::Fallback:
+        decision_ = Decision{Kind::Fallback, "asked for (--sandbox fallback)"};
+        break;
       case Mode::Auto:
-      case Mode::Strict: decision_ = probe(); break;
+      case Mode::Strict:
+        decision_ = probe();
+        break;
     }
   }
   if (policy_.mode == Mode::Strict && decision_->kind != Kind::Namespaces)
@@ -56,9 +62,11 @@ Sandbox::Decision Sandbox::probe() {
           std::this_thread::sleep_for(std::chrono::milliseconds{1});
         const bool exited = child->reaped;
         (void)end_child(*child);
-        if (!exited) d = {Kind::Fallback, "an empty program in the full sandbox did not finish"};
+        if (!exited)
+          d = {Kind::Fallback, "an empty program in the full sandbox did not finish"};
         else if (child->exit_code() != 0)
-          d = {Kind::Fallback, "an empty program in the full sandbox exited with " + std::to_string(child->exit_code())};
+          d = {Kind::Fallback,
+               "an empty program in the full sandbox exited with " + std::to_string(child->exit_code())};
       }
     }
   }

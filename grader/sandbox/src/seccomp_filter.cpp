@@ -24,22 +24,59 @@ namespace {
 // - kernel surface no lab touches and exploits favour: bpf, perf_event_open, userfaultfd,
 //   keyctl and its keyrings (not namespaced), open_by_handle_at.
 constexpr const char* kRefused[] = {
-    "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "kcmp",
-    "mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen", "fsconfig", "fsmount", "fspick",
-    "mount_setattr", "unshare", "setns",
-    "reboot", "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module", "swapon", "swapoff",
-    "acct", "quotactl", "settimeofday", "clock_settime", "clock_adjtime", "syslog", "vhangup", "iopl",
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "pidfd_getfd",
+    "kcmp",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "move_mount",
+    "open_tree",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "mount_setattr",
+    "unshare",
+    "setns",
+    "reboot",
+    "kexec_load",
+    "kexec_file_load",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "swapon",
+    "swapoff",
+    "acct",
+    "quotactl",
+    "settimeofday",
+    "clock_settime",
+    "clock_adjtime",
+    "syslog",
+    "vhangup",
+    "iopl",
     "ioperm",
-    "bpf", "perf_event_open", "userfaultfd", "keyctl", "add_key", "request_key", "open_by_handle_at",
-    "fanotify_init", "lookup_dcookie", "nfsservctl",
+    "bpf",
+    "perf_event_open",
+    "userfaultfd",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "open_by_handle_at",
+    "fanotify_init",
+    "lookup_dcookie",
+    "nfsservctl",
 };
 // ENOSYS, so that the runtime falls back to what it did before them: clone3 (its flags are in
 // memory, where a filter cannot look, so glibc's pthread_create falls back to clone, whose flags
 // it can), io_uring (libuv falls back to its thread pool).
 constexpr const char* kAbsent[] = {"clone3", "io_uring_setup", "io_uring_enter", "io_uring_register"};
 
-constexpr unsigned long kNamespaceFlags[] = {CLONE_NEWUSER, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWNET,
-                                             CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWCGROUP};
+constexpr unsigned long kNamespaceFlags[] = {CLONE_NEWUSER, CLONE_NEWNS,  CLONE_NEWPID,   CLONE_NEWNET,
+                                             CLONE_NEWUTS,  CLONE_NEWIPC, CLONE_NEWCGROUP};
 
 struct Built {
   std::vector<sock_filter> code;

@@ -48,7 +48,8 @@ std::string told(const Reply<Receipt>& r) {
 Reply<Receipt> fallback_for(const std::string& kind, int charge, TimePoint now) {
   if (kind == "cached") return Cached<Receipt>{{charge, "the last known value, as of its time"}, now};
   if (kind == "error") return FastError{"payments unavailable"};
-  return Degraded<Receipt>{{charge, "order accepted, payment pending"}, "payments is not answering; settled from a queue later"};
+  return Degraded<Receipt>{{charge, "order accepted, payment pending"},
+                           "payments is not answering; settled from a queue later"};
 }
 
 std::string seconds(Micros t) {
@@ -70,15 +71,18 @@ Simulated simulate_payments(const ChargesSpec& spec, Micros at) {
     case BackendPhase::Answer::Ok:
       if (p.latency < spec.timeout) return {p.latency, false, false};
       return {spec.timeout, true, true};
-    case BackendPhase::Answer::Error: return {std::min(p.latency, spec.timeout), true, p.latency >= spec.timeout};
-    case BackendPhase::Answer::Hang: return {spec.timeout, true, true};
+    case BackendPhase::Answer::Error:
+      return {std::min(p.latency, spec.timeout), true, p.latency >= spec.timeout};
+    case BackendPhase::Answer::Hang:
+      return {spec.timeout, true, true};
   }
   return {};
 }
 
 }  // namespace
 
-Result<SceneOutput> run_charges(const ChargesSpec& spec, const std::optional<BreakerOptions>& options, const SceneRun& how) {
+Result<SceneOutput> run_charges(const ChargesSpec& spec, const std::optional<BreakerOptions>& options,
+                                const SceneRun& how) {
   ManualClock manual;
   SteadyClock::time_point live_start{};
   Micros scaled_timeout = spec.timeout;
@@ -145,8 +149,11 @@ Result<SceneOutput> run_charges(const ChargesSpec& spec, const std::optional<Bre
     if (how.live) {
       // The scripted phase picks the endpoint; the real server and the real timeout decide.
       const BackendPhase& p = phase_at(spec.backend, row.sent);
-      const char* path = p.answer == BackendPhase::Answer::Ok ? "/fast" : p.answer == BackendPhase::Answer::Hang ? "/hang" : "/always500";
-      const HttpAnswer a = http_request(*server, "GET", path, std::chrono::duration_cast<std::chrono::milliseconds>(scaled_timeout));
+      const char* path = p.answer == BackendPhase::Answer::Ok     ? "/fast"
+                         : p.answer == BackendPhase::Answer::Hang ? "/hang"
+                                                                  : "/always500";
+      const HttpAnswer a =
+          http_request(*server, "GET", path, std::chrono::duration_cast<std::chrono::milliseconds>(scaled_timeout));
       timed_out = a.observation.origin == classify::Origin::Timeout;
       failed = classify::Classifier::http().classify(a.observation) == Verdict::Failure;
       took = std::chrono::duration_cast<Micros>(a.elapsed);
@@ -176,7 +183,8 @@ Result<SceneOutput> run_charges(const ChargesSpec& spec, const std::optional<Bre
   std::vector<int> answered;
   std::vector<int> trials;
   char header[128];
-  std::snprintf(header, sizeof header, "%-7s %-8s %-34s %-10s %s", "charge", "sent", "what happened", "breaker", "the caller got");
+  std::snprintf(header, sizeof header, "%-7s %-8s %-34s %-10s %s", "charge", "sent", "what happened", "breaker",
+                "the caller got");
   out.lines.emplace_back(header);
   for (const Row& r : rows) {
     if (r.happened == "waited out the timeout") waited.push_back(r.charge);
@@ -203,7 +211,11 @@ Result<SceneOutput> run_charges(const ChargesSpec& spec, const std::optional<Bre
   out.lines.push_back(std::to_string(waited.size()) + " charge(s) waited out a full timeout (" + list(waited) + "); " +
                       std::to_string(refused.size()) + " refused at once (" + list(refused) + "); " +
                       std::to_string(answered.size()) + " answered (" + list(answered) + ")");
-  out.data = {{"charges", charges}, {"waited", waited}, {"refused", refused}, {"answered", answered}, {"trials", trials},
+  out.data = {{"charges", charges},
+              {"waited", waited},
+              {"refused", refused},
+              {"answered", answered},
+              {"trials", trials},
               {"timeout_s", static_cast<double>(spec.timeout.count()) / 1e6},
               {"breaker", breaker ? nlohmann::json(spec.breaker) : nlohmann::json(nullptr)},
               {"live", how.live}};

@@ -41,7 +41,8 @@ Run simulate(const FleetSpec& spec, BreakerOptions options, double jitter, std::
     const Micros first{spec.start_spread.count() * i / spec.instances};
     for (Micros t = first; t < end; t += spec.request_every) calls.push_back({t, i});
   }
-  std::sort(calls.begin(), calls.end(), [](const Call& a, const Call& b) { return std::tie(a.at, a.instance) < std::tie(b.at, b.instance); });
+  std::sort(calls.begin(), calls.end(),
+            [](const Call& a, const Call& b) { return std::tie(a.at, a.instance) < std::tie(b.at, b.instance); });
   Run run;
   run.per_second.assign(static_cast<std::size_t>((spec.down_for.count() + 999'999) / 1'000'000), 0);
   for (const Call& c : calls) {
@@ -70,7 +71,8 @@ Run simulate(const FleetSpec& spec, BreakerOptions options, double jitter, std::
 
 Result<SceneOutput> run_fleet(const FleetSpec& spec, const BreakerOptions& options, const SceneRun& how) {
   SceneOutput out;
-  if (how.live) out.lines.emplace_back("(the fleet is simulated only: twenty processes for ten minutes is a simulation's job)");
+  if (how.live)
+    out.lines.emplace_back("(the fleet is simulated only: twenty processes for ten minutes is a simulation's job)");
   const std::uint64_t seed = how.seed.value_or(spec.seed);
   nlohmann::json runs = nlohmann::json::array();
   for (double jitter : spec.jitters) {
@@ -88,15 +90,20 @@ Result<SceneOutput> run_fleet(const FleetSpec& spec, const BreakerOptions& optio
                   "jitter %.2f: trials reaching payments per %lld s: %s; at most %d in any one second", jitter,
                   static_cast<long long>(spec.bucket.count() / 1'000'000), buckets.c_str(), r.max_in_one_second);
     out.lines.emplace_back(line);
-    runs.push_back({{"jitter", jitter}, {"per_bucket", counts}, {"per_second", r.per_second},
+    runs.push_back({{"jitter", jitter},
+                    {"per_bucket", counts},
+                    {"per_second", r.per_second},
                     {"max_in_one_second", r.max_in_one_second},
                     {"trials", r.trials}});
   }
   out.lines.push_back(std::to_string(spec.instances) +
                       " breakers know nothing of each other: without jitter each sends its trial on the same "
                       "schedule, all of them within the same second; with jitter the cool-downs differ, so fewer "
-                      "trials come, and spread out (seed " + std::to_string(seed) + ")");
-  out.data = {{"instances", spec.instances}, {"runs", runs}, {"seed", seed},
+                      "trials come, and spread out (seed " +
+                      std::to_string(seed) + ")");
+  out.data = {{"instances", spec.instances},
+              {"runs", runs},
+              {"seed", seed},
               {"bucket_s", static_cast<double>(spec.bucket.count()) / 1e6}};
   return out;
 }

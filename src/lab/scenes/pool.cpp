@@ -109,7 +109,8 @@ Figures simulate(const PoolSpec& spec, const std::optional<BreakerOptions>& opti
 }
 
 // Live: real threads, one per worker, calling the flaky server; time scaled by `scale`.
-Figures live(const PoolSpec& spec, const std::optional<BreakerOptions>& options, const ServerUrl& server, double scale) {
+Figures live(const PoolSpec& spec, const std::optional<BreakerOptions>& options, const ServerUrl& server,
+             double scale) {
   auto scaled = [&](Micros d) { return Micros{static_cast<Micros::rep>(static_cast<double>(d.count()) * scale)}; };
   cb::SteadyClock clock;
   std::optional<BreakerOptions> o = options;
@@ -125,7 +126,8 @@ Figures live(const PoolSpec& spec, const std::optional<BreakerOptions>& options,
   const auto start = std::chrono::steady_clock::now();
   auto scene_now = [&] {
     return Micros{static_cast<Micros::rep>(
-        static_cast<double>(std::chrono::duration_cast<Micros>(std::chrono::steady_clock::now() - start).count()) / scale)};
+        static_cast<double>(std::chrono::duration_cast<Micros>(std::chrono::steady_clock::now() - start).count()) /
+        scale)};
   };
   const auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(scaled(spec.timeout));
   std::vector<std::thread> threads;
@@ -162,8 +164,9 @@ Figures live(const PoolSpec& spec, const std::optional<BreakerOptions>& options,
         }
         const BackendPhase& p = phase_at(spec.backend, scene_now());
         const std::string path = p.answer == BackendPhase::Answer::Hang ? "/hang"
-                                 : p.answer == BackendPhase::Answer::Error ? "/always500"
-                                 : "/slow?ms=" + std::to_string(scaled(p.latency).count() / 1000);
+                                 : p.answer == BackendPhase::Answer::Error
+                                     ? "/always500"
+                                     : "/slow?ms=" + std::to_string(scaled(p.latency).count() / 1000);
         const HttpAnswer r = http_request(server, "GET", path, timeout);
         const bool failed = classify::Classifier::http().classify(r.observation) == Verdict::Failure;
         if (r.observation.origin == classify::Origin::Timeout) {
@@ -171,7 +174,9 @@ Figures live(const PoolSpec& spec, const std::optional<BreakerOptions>& options,
           const Micros at = scene_now();
           if (!f.first_timeout || at < *f.first_timeout) f.first_timeout = at;
         }
-        if (breaker) (void)breaker->record(a->ticket, {failed ? Verdict::Failure : Verdict::Success, std::chrono::duration_cast<Micros>(r.elapsed)});
+        if (breaker)
+          (void)breaker->record(
+              a->ticket, {failed ? Verdict::Failure : Verdict::Success, std::chrono::duration_cast<Micros>(r.elapsed)});
         if (!failed) break;
       }
       --busy;
@@ -227,27 +232,34 @@ Result<SceneOutput> run_pool(const PoolSpec& spec, const std::optional<BreakerOp
     sample_json.push_back({{"t_s", static_cast<double>(t.count()) / 1e6}, {"in_use", n}});
   }
   char head[256];
-  std::snprintf(head, sizeof head, "%g requests/s, %s each with %d attempt(s), %s%s", spec.rate,
-                spec.backend.front().answer == BackendPhase::Answer::Hang ? "hanging" : "answering", spec.attempts,
-                spec.workers > 0 ? ("a pool of " + std::to_string(spec.workers)).c_str() : "as many workers as it wants",
-                breaker ? ", through a breaker" : ", no breaker");
+  std::snprintf(
+      head, sizeof head, "%g requests/s, %s each with %d attempt(s), %s%s", spec.rate,
+      spec.backend.front().answer == BackendPhase::Answer::Hang ? "hanging" : "answering", spec.attempts,
+      spec.workers > 0 ? ("a pool of " + std::to_string(spec.workers)).c_str() : "as many workers as it wants",
+      breaker ? ", through a breaker" : ", no breaker");
   out.lines.emplace_back(head);
   out.lines.push_back("workers in use: " + samples);
-  std::string verdict = "typically " + std::to_string(typical(shown)) + " workers in use, at most " + std::to_string(shown.peak);
+  std::string verdict =
+      "typically " + std::to_string(typical(shown)) + " workers in use, at most " + std::to_string(shown.peak);
   if (shown.exhausted) {
     verdict += "; the pool was exhausted at " + secs(*shown.exhausted);
-    if (shown.first_timeout) verdict += *shown.exhausted < *shown.first_timeout ? ", before the first timeout fired (" + secs(*shown.first_timeout) + ")"
-                                                                                 : " (first timeout at " + secs(*shown.first_timeout) + ")";
-    verdict += "; " + std::to_string(shown.turned_away) + " of " + std::to_string(shown.requests) + " requests found no worker";
+    if (shown.first_timeout)
+      verdict += *shown.exhausted < *shown.first_timeout
+                     ? ", before the first timeout fired (" + secs(*shown.first_timeout) + ")"
+                     : " (first timeout at " + secs(*shown.first_timeout) + ")";
+    verdict += "; " + std::to_string(shown.turned_away) + " of " + std::to_string(shown.requests) +
+               " requests found no worker";
   } else {
     verdict += "; the pool was never exhausted";
   }
-  if (shown.refused_by_breaker > 0) verdict += "; " + std::to_string(shown.refused_by_breaker) + " refused at once by the breaker";
+  if (shown.refused_by_breaker > 0)
+    verdict += "; " + std::to_string(shown.refused_by_breaker) + " refused at once by the breaker";
   out.lines.push_back(verdict);
   if (how.live) {
     const std::string simulated = "typically " + std::to_string(typical(sim)) + " in use, " +
                                   (sim.exhausted ? "exhausted at " + secs(*sim.exhausted) : "never exhausted");
-    out.lines.push_back(agree(shown, sim) ? "the simulation agrees (" + simulated + ")" : "the simulation differs: " + simulated);
+    out.lines.push_back(agree(shown, sim) ? "the simulation agrees (" + simulated + ")"
+                                          : "the simulation differs: " + simulated);
   }
   auto opt_s = [](const std::optional<Micros>& t) {
     return t ? nlohmann::json(static_cast<double>(t->count()) / 1e6) : nlohmann::json(nullptr);
@@ -262,7 +274,9 @@ Result<SceneOutput> run_pool(const PoolSpec& spec, const std::optional<BreakerOp
               {"samples", sample_json},
               {"live", how.live}};
   if (how.live)
-    out.data["simulated"] = {{"peak", sim.peak}, {"typical", typical(sim)}, {"exhausted_s", opt_s(sim.exhausted)},
+    out.data["simulated"] = {{"peak", sim.peak},
+                             {"typical", typical(sim)},
+                             {"exhausted_s", opt_s(sim.exhausted)},
                              {"first_timeout_s", opt_s(sim.first_timeout)}};
   if (how.live) out.data["agrees_with_simulation"] = agree(shown, sim);
   return out;

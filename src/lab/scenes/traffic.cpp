@@ -36,7 +36,8 @@ struct Tally {
 
 // The toggling server, simulated: healthy for a period, failing for the next, from `offset`.
 bool healthy_at(Micros t, Micros period, Micros offset) {
-  const auto k = static_cast<long long>(std::floor(static_cast<double>((t - offset).count()) / static_cast<double>(period.count())));
+  const auto k = static_cast<long long>(
+      std::floor(static_cast<double>((t - offset).count()) / static_cast<double>(period.count())));
   return k % 2 == 0;
 }
 
@@ -154,8 +155,8 @@ Result<SceneOutput> run_traffic(const TrafficSpec& spec, const BreakerOptions& o
   nlohmann::json per_second = nlohmann::json::array();
   for (const auto& [sec, s] : shown.seconds) {
     char line[160];
-    std::snprintf(line, sizeof line, "t=%2lld s  %3d calls  %3d answered  %3d default action  %s", sec, s.calls, s.answered,
-                  s.fallback, s.state.c_str());
+    std::snprintf(line, sizeof line, "t=%2lld s  %3d calls  %3d answered  %3d default action  %s", sec, s.calls,
+                  s.answered, s.fallback, s.state.c_str());
     out.lines.emplace_back(line);
     // The server's health at the second's middle, as the simulation has it (live: lined up with
     // the flip the calls saw).
@@ -174,9 +175,10 @@ Result<SceneOutput> run_traffic(const TrafficSpec& spec, const BreakerOptions& o
                       " calls to the server (" + std::to_string(shown.answered) + " answered, " +
                       std::to_string(shown.fallbacks) + " got the default action)");
   char cmp[640];
-  const double more = plain.backend_calls > 0 ? 100.0 * static_cast<double>(recursive.backend_calls - plain.backend_calls) /
-                                                    static_cast<double>(plain.backend_calls)
-                                              : 0.0;
+  const double more = plain.backend_calls > 0
+                          ? 100.0 * static_cast<double>(recursive.backend_calls - plain.backend_calls) /
+                                static_cast<double>(plain.backend_calls)
+                          : 0.0;
   std::snprintf(cmp, sizeof cmp,
                 "a recursive retry, simulated on the same traffic: %lld calls to the server instead of %lld "
                 "(%+.0f%%), %lld answers against %lld, and one request sent up to %d calls at once to a server that "

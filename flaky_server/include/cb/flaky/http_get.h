@@ -21,7 +21,8 @@ struct GetAnswer {
 // GET `target` ("/admin/record?since=0") from `url` ("http://127.0.0.1:8110"), with `headers`.
 // Errors, one line each: not such a URL; nothing listens (connection refused); no whole answer
 // within `timeout`; an answer that is not HTTP; a body over `max_body` bytes.
-[[nodiscard]] Result<GetAnswer> http_get(const std::string& url, const std::string& target, std::chrono::milliseconds timeout,
+[[nodiscard]] Result<GetAnswer> http_get(const std::string& url, const std::string& target,
+                                         std::chrono::milliseconds timeout,
                                          const std::vector<std::pair<std::string, std::string>>& headers = {},
                                          std::size_t max_body = 256u << 20);
 

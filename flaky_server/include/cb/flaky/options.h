@@ -16,23 +16,23 @@ using namespace std::chrono_literals;
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
-  int port = 8110;           // 0: any free port (the "listening on" line says which)
+  int port = 8110;  // 0: any free port (the "listening on" line says which)
   // >= 0: a socket already bound and listening, to serve instead of binding host:port; the
   // server owns it from start() on, whether start succeeds or not. cb-grade makes it inside a
   // graded program's own network namespace, where the program's 127.0.0.1:8110 is.
   int listen_fd = -1;
-  bool allow_remote = false; // binding anything but loopback needs this, on purpose
-  std::chrono::microseconds toggle_period = 4s;   // /toggle: healthy, then 500, in turns (the toggle scene)
+  bool allow_remote = false;                        // binding anything but loopback needs this, on purpose
+  std::chrono::microseconds toggle_period = 4s;     // /toggle: healthy, then 500, in turns (the toggle scene)
   std::chrono::microseconds slow_default = 3500ms;  // /slow without ?ms=: past the lab's 3 s slow line
-  std::chrono::microseconds hang_limit = 60s;     // /hang gives up on a forgotten client after this
-  std::size_t record_capacity = 10'000;           // entries the request record holds
+  std::chrono::microseconds hang_limit = 60s;       // /hang gives up on a forgotten client after this
+  std::size_t record_capacity = 10'000;             // entries the request record holds
   // Event loops, each on a thread of its own. A connection holds a file descriptor and a timer,
   // never a thread, so one loop serves any number of them; more loops only spread the work over
   // more cores.
   int threads = 1;
   // Open connections at most (each is a file descriptor); one more is answered 503 and closed.
   int max_connections = 10'000;
-  bool access_log = false;     // one line per request on stderr
+  bool access_log = false;  // one line per request on stderr
   // Non-empty: /admin/* answers only requests carrying "X-CB-Admin: <token>"; any other is
   // refused with 403 and kept in the record. cb-grade --run sets a secret one, so the program
   // it grades can neither reset nor rewrite the evidence.

@@ -24,20 +24,22 @@ enum class Outcome : std::uint8_t {
 [[nodiscard]] std::string_view to_string(Outcome o) noexcept;
 
 struct Entry {
-  std::uint64_t seq = 0;          // 1, 2, 3, ... since the last reset
-  std::int64_t t_us = 0;          // arrival, microseconds since the server started (monotonic)
-  std::int64_t wall_us = 0;       // arrival, microseconds since the Unix epoch
-  std::int64_t duration_us = -1;  // arrival to outcome; -1 while pending
-  std::int64_t count_answer = -1; // for /count: the value it answered
-  std::uint16_t status = 0;       // 0 when no status line was sent
+  std::uint64_t seq = 0;           // 1, 2, 3, ... since the last reset
+  std::int64_t t_us = 0;           // arrival, microseconds since the server started (monotonic)
+  std::int64_t wall_us = 0;        // arrival, microseconds since the Unix epoch
+  std::int64_t duration_us = -1;   // arrival to outcome; -1 while pending
+  std::int64_t count_answer = -1;  // for /count: the value it answered
+  std::uint16_t status = 0;        // 0 when no status line was sent
   Outcome outcome = Outcome::Pending;
-  bool counted = false;           // a lab request (everything but /count)
+  bool counted = false;  // a lab request (everything but /count)
   bool path_truncated = false;
   std::array<char, 8> method{};
   std::uint8_t path_length = 0;
-  std::array<char, 87> path{};    // the decoded path; longer ones are cut (path_truncated)
+  std::array<char, 87> path{};  // the decoded path; longer ones are cut (path_truncated)
 
-  [[nodiscard]] std::string_view method_view() const { return {method.data(), std::char_traits<char>::length(method.data())}; }
+  [[nodiscard]] std::string_view method_view() const {
+    return {method.data(), std::char_traits<char>::length(method.data())};
+  }
   [[nodiscard]] std::string_view path_view() const { return {path.data(), path_length}; }
 };
 
@@ -53,14 +55,14 @@ struct Arrival {
 };
 
 struct Page {
-  std::uint64_t epoch = 0;       // bumped by every reset, so a reader can tell its cursor is stale
-  std::uint64_t count = 0;       // lab requests since the reset
-  std::uint64_t next_seq = 0;    // the seq the next request will get
-  std::uint64_t first_seq = 0;   // the oldest seq still held (next_seq when empty)
-  std::uint64_t dropped = 0;     // entries pushed out of the ring since the reset
-  bool gap = false;              // entries after `since` were dropped before this read
+  std::uint64_t epoch = 0;      // bumped by every reset, so a reader can tell its cursor is stale
+  std::uint64_t count = 0;      // lab requests since the reset
+  std::uint64_t next_seq = 0;   // the seq the next request will get
+  std::uint64_t first_seq = 0;  // the oldest seq still held (next_seq when empty)
+  std::uint64_t dropped = 0;    // entries pushed out of the ring since the reset
+  bool gap = false;             // entries after `since` were dropped before this read
   std::size_t capacity = 0;
-  std::vector<Entry> entries;    // seq > since, oldest first, at most `limit`
+  std::vector<Entry> entries;  // seq > since, oldest first, at most `limit`
 };
 
 class RequestRecord {
@@ -69,8 +71,7 @@ class RequestRecord {
 
   // Numbers and stores a request as it arrives, and counts it if it is a lab request, in one
   // critical section, so /count and the record always agree on the order.
-  Arrival arrive(std::string_view method, std::string_view path, Kind kind, std::int64_t t_us,
-                 std::int64_t wall_us);
+  Arrival arrive(std::string_view method, std::string_view path, Kind kind, std::int64_t t_us, std::int64_t wall_us);
   // Fills in what became of it (a no-op if the ring has moved past it, or a reset came between).
   void complete(const Arrival& a, Outcome outcome, int status, std::int64_t end_us);
 

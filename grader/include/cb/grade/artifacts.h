@@ -39,7 +39,7 @@ struct TransitionLine {
   std::string from;
   std::string to;
   std::optional<std::int64_t> at_us;  // microseconds since the Unix epoch, when stamped
-  std::int64_t resolution_us = 0;      // what the stamp's last digit is worth (1000 for .012Z)
+  std::int64_t resolution_us = 0;     // what the stamp's last digit is worth (1000 for .012Z)
 };
 [[nodiscard]] Result<std::vector<TransitionLine>> parse_transitions(std::string_view text);
 

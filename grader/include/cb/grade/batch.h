@@ -14,18 +14,18 @@ namespace cb::grade {
 
 struct BatchOptions {
   std::string root;
-  std::string files_dir = ".";                 // inside each submission, where the lab's files are
-  std::optional<std::string> run_command;      // --run, in each submission's box, on a server of its own
-  sandbox::Sandbox* sandbox = nullptr;         // with run_command: every program runs in a box of it
+  std::string files_dir = ".";             // inside each submission, where the lab's files are
+  std::optional<std::string> run_command;  // --run, in each submission's box, on a server of its own
+  sandbox::Sandbox* sandbox = nullptr;     // with run_command: every program runs in a box of it
   std::chrono::milliseconds timeout = std::chrono::seconds{60};
   GradeOptions grade;
-  int jobs = 0;                                // 0: one per core
+  int jobs = 0;  // 0: one per core
 };
 
 struct BatchRow {
   std::string submission;  // the subdirectory's name
   std::optional<Report> report;
-  std::string error;       // when it could not be graded at all
+  std::string error;  // when it could not be graded at all
 };
 
 // Errors: the root cannot be listed.

@@ -35,21 +35,21 @@ enum class Decision : std::uint8_t { Permitted, Rejected };
 
 struct Call {
   double t_ms = 0;
-  int status = 200;      // ignored when timed_out
+  int status = 200;  // ignored when timed_out
   bool timed_out = false;
 };
 
 // Which rule decided a call: what a divergence there is about.
 enum class Rule : std::uint8_t {
-  NotJudgedYet,        // CLOSED, counted, the window below the minimum
-  BelowThreshold,      // CLOSED, judged, the rate under the threshold
-  Tripped,             // CLOSED -> OPEN: the rate reached the threshold
-  NotCounted,          // a 4xx (in CLOSED; in HALF_OPEN it also gives its slot back)
-  RejectedInWait,      // OPEN, before the wait's end
-  FirstTrial,          // OPEN -> HALF_OPEN: at or after the wait's end
-  TrialCounted,        // HALF_OPEN, a trial counted, not yet all
-  ClosedAfterTrials,   // HALF_OPEN -> CLOSED: the trials' rate under the threshold
-  ReopenedAfterTrials, // HALF_OPEN -> OPEN: the trials' rate reached it
+  NotJudgedYet,         // CLOSED, counted, the window below the minimum
+  BelowThreshold,       // CLOSED, judged, the rate under the threshold
+  Tripped,              // CLOSED -> OPEN: the rate reached the threshold
+  NotCounted,           // a 4xx (in CLOSED; in HALF_OPEN it also gives its slot back)
+  RejectedInWait,       // OPEN, before the wait's end
+  FirstTrial,           // OPEN -> HALF_OPEN: at or after the wait's end
+  TrialCounted,         // HALF_OPEN, a trial counted, not yet all
+  ClosedAfterTrials,    // HALF_OPEN -> CLOSED: the trials' rate under the threshold
+  ReopenedAfterTrials,  // HALF_OPEN -> OPEN: the trials' rate reached it
 };
 
 struct Step {

@@ -32,7 +32,7 @@ struct Answer {
 // early), and, when it did not end as the protocol says, why.
 struct Replies {
   std::vector<Answer> answers;
-  std::string problem;  // "exited with 1", "no answer within 5 s", "answered 'x', which is not ..."
+  std::string problem;      // "exited with 1", "no answer within 5 s", "answered 'x', which is not ..."
   std::string stderr_tail;  // the end of what it wrote on standard error, for the person reading
   Replies() = default;
   Replies(std::vector<Answer> a) : answers(std::move(a)) {}  // NOLINT: a program that only answers
@@ -52,8 +52,8 @@ using Program = std::function<Replies(const Trace& trace)>;
 [[nodiscard]] Trace generate(std::uint64_t seed, int index);
 
 struct Divergence {
-  std::size_t at = 0;  // the first call where the program and the model differ
-  Step want;           // the model's answer there
+  std::size_t at = 0;         // the first call where the program and the model differ
+  Step want;                  // the model's answer there
   std::optional<Answer> got;  // the program's; nullopt if it gave none
 };
 
@@ -86,8 +86,8 @@ struct ShrinkBudget {
 };
 struct Shrunk {
   Trace trace;
-  int runs = 0;           // of the program, while shrinking
-  bool complete = true;   // false: the budget ran out first
+  int runs = 0;          // of the program, while shrinking
+  bool complete = true;  // false: the budget ran out first
 };
 [[nodiscard]] Shrunk shrink(const Trace& failing, const Program& program, ShrinkBudget budget = {});
 

@@ -15,14 +15,14 @@ namespace cb::grade {
 
 struct RecordEntry {
   std::uint64_t seq = 0;
-  double t_ms = 0;                     // arrival, since the server started
-  std::optional<std::int64_t> wall_us; // arrival, Unix epoch
+  double t_ms = 0;                      // arrival, since the server started
+  std::optional<std::int64_t> wall_us;  // arrival, Unix epoch
   std::string method;
   std::string path;
-  std::optional<int> status;           // none if no status line was sent
+  std::optional<int> status;  // none if no status line was sent
   std::string outcome;
   bool counted = false;
-  std::optional<std::int64_t> count;   // /count: the value answered
+  std::optional<std::int64_t> count;  // /count: the value answered
   std::optional<double> duration_ms;
 };
 
@@ -58,12 +58,12 @@ struct LabRun {
   // Step 3's /always500: from the first one to the first /count after it (fastfail's "before")
   // or the first other request. Calls leaking through OPEN in step 4 come after that /count.
   std::vector<const RecordEntry*> burst;
-  std::size_t first_burst_500 = 0;              // burst.size()
-  std::optional<std::size_t> trip;              // index in `lab` of the burst's last /always500
-  std::optional<std::size_t> last_500;          // index in `lab` of the last /always500
-  std::optional<double> gap_after_open_ms;      // arrival of the next request after it, minus its end
-  std::vector<const RecordEntry*> trials;       // after the last /always500, before the first /bad
-  std::size_t bad = 0;                          // /bad requests received
+  std::size_t first_burst_500 = 0;          // burst.size()
+  std::optional<std::size_t> trip;          // index in `lab` of the burst's last /always500
+  std::optional<std::size_t> last_500;      // index in `lab` of the last /always500
+  std::optional<double> gap_after_open_ms;  // arrival of the next request after it, minus its end
+  std::vector<const RecordEntry*> trials;   // after the last /always500, before the first /bad
+  std::size_t bad = 0;                      // /bad requests received
   std::size_t bad_answered_400 = 0;
   // Lab runs in the record: a run starts again when a request goes back to an earlier phase of
   // the script (a /fast after the /bad calls, an /always500 after the trials). 0 when no lab

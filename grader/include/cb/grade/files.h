@@ -19,9 +19,9 @@ inline constexpr std::size_t kMaxFileBytes = 1 << 20;
 struct FileRead {
   enum class Status { Ok, Missing, Refused };
   Status status = Status::Missing;
-  std::string bytes;   // Ok: the content
+  std::string bytes;          // Ok: the content
   std::int64_t mtime_us = 0;  // Ok: when it was last written (Unix epoch, microseconds)
-  std::string reason;  // Missing / Refused: one line, naming the file
+  std::string reason;         // Missing / Refused: one line, naming the file
 };
 
 class SubmissionDir {

@@ -11,19 +11,19 @@
 namespace cb::grade::lab {
 
 // The breaker's settings.
-inline constexpr int kWindow = 10;            // calls in the count window
-inline constexpr int kMinimumCalls = 5;       // no judgement before the window holds this many
+inline constexpr int kWindow = 10;       // calls in the count window
+inline constexpr int kMinimumCalls = 5;  // no judgement before the window holds this many
 inline constexpr int kFailureRatePercent = 50;
-inline constexpr double kWaitMs = 3000.0;     // the cool-down in OPEN
-inline constexpr int kTrials = 3;             // calls permitted in HALF_OPEN, judged together
+inline constexpr double kWaitMs = 3000.0;  // the cool-down in OPEN
+inline constexpr int kTrials = 3;          // calls permitted in HALF_OPEN, judged together
 
 // The script: what each step sends.
-inline constexpr int kFast = 3;               // step 2
-inline constexpr int kBurst = 5;              // step 3 sends this many /always500 ...
-inline constexpr int kTripAt = 3;             // ... and the breaker opens on this one
-inline constexpr int kBlocked = 10;           // step 4's calls while OPEN
-inline constexpr double kMaxRefusalMs = 50.0; // a refusal must be faster than this
-inline constexpr int kBad = 10;               // step 7's /bad
+inline constexpr int kFast = 3;                // step 2
+inline constexpr int kBurst = 5;               // step 3 sends this many /always500 ...
+inline constexpr int kTripAt = 3;              // ... and the breaker opens on this one
+inline constexpr int kBlocked = 10;            // step 4's calls while OPEN
+inline constexpr double kMaxRefusalMs = 50.0;  // a refusal must be faster than this
+inline constexpr int kBad = 10;                // step 7's /bad
 
 inline constexpr int kSteps = 8;
 

@@ -18,13 +18,13 @@ enum class Status { Pass, Fail, Skip, Error };
 [[nodiscard]] const char* to_string(Status s) noexcept;  // "pass", "fail", "skip", "error"
 
 struct Check {
-  std::string id;                 // "s3.trip": stable across versions, for tools
-  std::string name;               // the title a person reads
+  std::string id;    // "s3.trip": stable across versions, for tools
+  std::string name;  // the title a person reads
   Status status = Status::Skip;
-  std::string message;            // why it failed or was skipped, and what to do
-  nlohmann::json expected;        // null when not a comparison
+  std::string message;      // why it failed or was skipped, and what to do
+  nlohmann::json expected;  // null when not a comparison
   nlohmann::json actual;
-  bool needs_server = false;      // judged on the server's record
+  bool needs_server = false;  // judged on the server's record
 };
 
 struct StepReport {
@@ -39,10 +39,10 @@ struct StepReport {
 
 // What the evidence (from Report::server) holds, so a report always says what it stood on.
 struct EvidenceInfo {
-  std::uint64_t epoch = 0;     // the record's epoch (bumped by every reset)
-  std::size_t requests = 0;    // entries in the record
-  std::size_t runs = 0;        // lab runs found in it (1 for a clean record)
-  std::string problem;         // non-empty: the evidence failed, and why (one line)
+  std::uint64_t epoch = 0;   // the record's epoch (bumped by every reset)
+  std::size_t requests = 0;  // entries in the record
+  std::size_t runs = 0;      // lab runs found in it (1 for a clean record)
+  std::string problem;       // non-empty: the evidence failed, and why (one line)
   // --run: no other program could reach the server (its own network, or only its uid served);
   // what was refused at the door on the way.
   bool private_server = false;
@@ -51,12 +51,12 @@ struct EvidenceInfo {
 
 // --run: how the student's program ended.
 struct ProgramRun {
-  double seconds = 0;       // from start to exit (or to the kill)
-  int exit_code = 0;        // its exit status, or 128 + the signal that ended it
-  bool timed_out = false;   // killed at the time limit, and graded as far as it got
+  double seconds = 0;      // from start to exit (or to the kill)
+  int exit_code = 0;       // its exit status, or 128 + the signal that ended it
+  bool timed_out = false;  // killed at the time limit, and graded as far as it got
   double limit_seconds = 0;
-  std::string limit_hit;    // the sandbox's limit it ran into ("cpu", "memory", ...), or empty
-  std::string limit_text;   // the same for a person: "the CPU-time limit (30 s a process)"
+  std::string limit_hit;   // the sandbox's limit it ran into ("cpu", "memory", ...), or empty
+  std::string limit_text;  // the same for a person: "the CPU-time limit (30 s a process)"
 };
 
 // What the graded programs ran under (docs/GRADER.md, "The sandbox").
@@ -81,45 +81,45 @@ struct ConformanceRow {
 struct ConformancePart {
   std::string command;
   std::uint64_t seed = 0;
-  int traces = 0;       // asked for
-  int agreed = 0;       // traces answered as the rules do, before the first that was not
+  int traces = 0;                // asked for
+  int agreed = 0;                // traces answered as the rules do, before the first that was not
   Status status = Status::Skip;  // pass, fail, or error (the program could not be started at all)
   double score = 0;
   double max_score = 0;
   double seconds = 0;
   // When it failed:
-  int failing_trace = -1;           // that trace's number in the seed's sequence
-  std::size_t original_calls = 0;   // its length before shrinking
-  nlohmann::json settings;          // the shrunk trace's settings, as the protocol's first line
-  std::vector<std::string> input;   // the shrunk trace as the program's input, line by line
-  std::vector<ConformanceRow> rows; // the shrunk trace up to and with the call that differs
-  std::string rule;                 // stable id of what it got wrong ("minimum_calls", ...)
-  std::string message;              // the same for a person; or why the part could not run
-  std::string stderr_tail;          // the end of the program's standard error on that trace
+  int failing_trace = -1;            // that trace's number in the seed's sequence
+  std::size_t original_calls = 0;    // its length before shrinking
+  nlohmann::json settings;           // the shrunk trace's settings, as the protocol's first line
+  std::vector<std::string> input;    // the shrunk trace as the program's input, line by line
+  std::vector<ConformanceRow> rows;  // the shrunk trace up to and with the call that differs
+  std::string rule;                  // stable id of what it got wrong ("minimum_calls", ...)
+  std::string message;               // the same for a person; or why the part could not run
+  std::string stderr_tail;           // the end of the program's standard error on that trace
   int shrink_runs = 0;
   double shrink_seconds = 0;
-  bool shrunk_fully = true;         // false: the shrinking budget ran out first
+  bool shrunk_fully = true;  // false: the shrinking budget ran out first
 };
 
 struct Report {
   std::string dir;
-  std::string server;        // where the evidence came from, or empty
-  std::string evidence_note; // why there is no evidence, when there is none
+  std::string server;         // where the evidence came from, or empty
+  std::string evidence_note;  // why there is no evidence, when there is none
   EvidenceInfo evidence;
   std::vector<StepReport> steps;
   double score = 0;
   double max_score = 0;
-  bool passed = false;       // every selected step passed
+  bool passed = false;           // every selected step passed
   Status status = Status::Skip;  // pass, fail, or error (the grader's fault: exit 2)
-  int checks_run = 0;        // passed or failed (not skipped)
+  int checks_run = 0;            // passed or failed (not skipped)
   int checks_total = 0;
   double seconds = 0;
-  std::string run_output;    // --run: the tail of the student's output
-  std::optional<ProgramRun> program;  // --run: how the program ended
-  std::optional<SandboxInfo> sandbox;  // --run, --conformance: what the programs ran under
-  std::vector<std::string> notes;  // what the grader noticed outside any one check
+  std::string run_output;                      // --run: the tail of the student's output
+  std::optional<ProgramRun> program;           // --run: how the program ended
+  std::optional<SandboxInfo> sandbox;          // --run, --conformance: what the programs ran under
+  std::vector<std::string> notes;              // what the grader noticed outside any one check
   std::optional<ConformancePart> conformance;  // --conformance
-  Timeline timeline;         // the run's events on one axis, for --format html
+  Timeline timeline;                           // the run's events on one axis, for --format html
 };
 
 // Adds the conformance part to a report: its points, and its verdict to the report's.

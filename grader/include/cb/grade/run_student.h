@@ -13,7 +13,7 @@
 namespace cb::grade {
 
 struct RunOptions {
-  std::string command;      // run by /bin/sh -c in the box's copy of the submission
+  std::string command;  // run by /bin/sh -c in the box's copy of the submission
   // The server's address. In the full sandbox the program has a network of its own, where this
   // address is always free (port 0 means the handout's 8110 there); elsewhere the server is on
   // the machine's loopback, and 0, or 8110 being taken, means a free port.
@@ -25,13 +25,13 @@ struct RunOptions {
 };
 
 struct RunOutcome {
-  std::string server_url;          // what CB_SERVER said
+  std::string server_url;            // what CB_SERVER said
   Result<Record> record = Record{};  // the server's record after the command ended
-  int exit_code = 0;               // the command's, or 128 + signal
-  bool timed_out = false;          // killed at the time limit; graded as far as it got
-  std::string output_tail;         // the last 8 KiB of its stdout and stderr
+  int exit_code = 0;                 // the command's, or 128 + signal
+  bool timed_out = false;            // killed at the time limit; graded as far as it got
+  std::string output_tail;           // the last 8 KiB of its stdout and stderr
   double seconds = 0;
-  bool survivors = false;          // outside the full sandbox: something it started could not be killed
+  bool survivors = false;  // outside the full sandbox: something it started could not be killed
   sandbox::Containment containment;
   sandbox::LimitHit limit_hit = sandbox::LimitHit::None;
   // No other program could put a request into the record: the server listened in the program's

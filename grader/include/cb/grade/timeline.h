@@ -17,15 +17,15 @@ struct TransitionLine;
 
 struct TimelineRequest {
   std::uint64_t seq = 0;
-  std::int64_t at_us = 0;         // arrival
-  double duration_ms = 0;         // arrival to answer
+  std::int64_t at_us = 0;  // arrival
+  double duration_ms = 0;  // arrival to answer
   std::string path;
-  std::optional<int> status;      // none: no answer was sent
-  int step = 0;                   // the lab step it belongs to (1-8), 0 when none
+  std::optional<int> status;  // none: no answer was sent
+  int step = 0;               // the lab step it belongs to (1-8), 0 when none
 };
 
 struct TimelineTransition {
-  int line = 0;                   // in transitions.log
+  int line = 0;  // in transitions.log
   std::string from;
   std::string to;
   std::optional<std::int64_t> at_us;
@@ -35,8 +35,8 @@ struct TimelineTransition {
 struct Timeline {
   std::vector<TimelineRequest> requests;  // the record's, admin requests left out
   std::vector<TimelineTransition> transitions;
-  std::vector<std::int64_t> refused_us;   // refusals, when the program that ran the lab says
-  double wait_ms = 3000;                  // the lab's cool-down
+  std::vector<std::int64_t> refused_us;  // refusals, when the program that ran the lab says
+  double wait_ms = 3000;                 // the lab's cool-down
   // The successful trials before HALF_OPEN->CLOSED, as step 6's check places the close (the
   // page says what the checklist says): `trials_closed_after`, or up to `trials_closed_at_most`
   // where the stamp's last digit leaves it open.

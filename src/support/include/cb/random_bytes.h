@@ -14,8 +14,10 @@ inline std::string random_bytes(std::size_t n) {
   std::size_t got = 0;
   while (got < n) {
     const ssize_t r = ::getrandom(out.data() + got, n - got, 0);
-    if (r > 0) got += static_cast<std::size_t>(r);
-    else if (errno != EINTR) break;
+    if (r > 0)
+      got += static_cast<std::size_t>(r);
+    else if (errno != EINTR)
+      break;
   }
   return out;
 }

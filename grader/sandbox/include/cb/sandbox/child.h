@@ -20,8 +20,8 @@ namespace cb::sandbox {
 struct Program {
   std::string command;
   std::vector<std::string> env;  // NAME=value, on top of the sandbox's own environment
-  int in_fd = -1;   // its standard input; -1: /dev/null
-  int out_fd = -1;  // -1: /dev/null
+  int in_fd = -1;                // its standard input; -1: /dev/null
+  int out_fd = -1;               // -1: /dev/null
   int err_fd = -1;
   // The lab's server, for the full sandbox: a socket bound and listening on host:port inside the
   // program's own network is handed to `serve` (which starts serving it) before the program
@@ -40,8 +40,8 @@ struct Child {
   pid_t pid = -1;
   Kind kind = Kind::None;
   bool reaped = false;
-  int status = 0;    // waitpid's, once reaped
-  rusage usage{};    // what it and the children it waited for used, once reaped
+  int status = 0;                                // waitpid's, once reaped
+  rusage usage{};                                // what it and the children it waited for used, once reaped
   [[nodiscard]] int exit_code() const noexcept;  // its exit status, or 128 + the signal
   [[nodiscard]] bool contained() const noexcept { return kind == Kind::Namespaces; }
   [[nodiscard]] std::chrono::microseconds cpu_used() const noexcept;

@@ -45,14 +45,14 @@ struct Policy {
 
 struct Containment {
   Kind kind = Kind::None;
-  uid_t uid = 0;              // the program's uid as the machine sees it
-  uid_t uid_inside = 0;       // as the program sees it (differs in a user namespace)
-  bool own_uid = false;       // not the grader's uid
+  uid_t uid = 0;         // the program's uid as the machine sees it
+  uid_t uid_inside = 0;  // as the program sees it (differs in a user namespace)
+  bool own_uid = false;  // not the grader's uid
   bool user_namespace = false;
-  bool own_network = false;   // a network namespace with loopback only
+  bool own_network = false;  // a network namespace with loopback only
   bool seccomp = false;
-  int landlock_abi = 0;       // Landlock's ABI version applied (fallback), 0 when none
-  std::string why;            // why not the full sandbox (fallback), or "asked for" (none)
+  int landlock_abi = 0;  // Landlock's ABI version applied (fallback), 0 when none
+  std::string why;       // why not the full sandbox (fallback), or "asked for" (none)
   Limits limits;
   [[nodiscard]] bool trusted() const noexcept { return kind != Kind::None; }
   // One line for a person: "namespaces (uid 60001, own network, ...)".

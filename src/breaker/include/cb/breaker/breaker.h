@@ -115,9 +115,9 @@ class CircuitBreaker {
   const Clock& clock_;
   const Duration coarse_lag_;  // clock_.coarse_lag(), read once
   std::mutex mu_;
-  std::unique_ptr<StateMachine> machine_;  // guarded by mu_
-  std::vector<Transition> undelivered_;    // guarded by mu_
-  bool delivering_ = false;                // guarded by mu_
+  std::unique_ptr<StateMachine> machine_;                             // guarded by mu_
+  std::vector<Transition> undelivered_;                               // guarded by mu_
+  bool delivering_ = false;                                           // guarded by mu_
   std::shared_ptr<const std::vector<TransitionListener>> listeners_;  // guarded by mu_
 };
 

@@ -59,7 +59,8 @@ template <class Fn, class Classify, class Fallback>
     -> Reply<std::remove_cvref_t<std::invoke_result_t<Fn&>>> {
   using T = std::remove_cvref_t<std::invoke_result_t<Fn&>>;
   using R = Reply<T>;
-  static_assert(!std::is_void_v<T>, "cb::call needs a callable that returns its answer (a Reply<void> has nothing to hold)");
+  static_assert(!std::is_void_v<T>,
+                "cb::call needs a callable that returns its answer (a Reply<void> has nothing to hold)");
   static_assert(std::is_invocable_r_v<Verdict, Classify&, const T&>, "classify must be callable as Verdict(const T&)");
   static_assert(std::is_invocable_r_v<R, Fallback&, const Refused&>,
                 "the fallback must take a refusal: Reply<T>(const cb::Refused&)");

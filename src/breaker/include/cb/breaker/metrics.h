@@ -43,9 +43,9 @@ struct Status {
   State state = State::Closed;
   Mode mode = Mode::Normal;
   std::uint64_t generation = 0;
-  TimePoint since{};                      // when the current state began
-  Duration cooldown{0};                   // OPEN: the length of this cool-down
-  std::optional<Duration> open_remaining; // OPEN (not forced): time until HALF_OPEN
+  TimePoint since{};                       // when the current state began
+  Duration cooldown{0};                    // OPEN: the length of this cool-down
+  std::optional<Duration> open_remaining;  // OPEN (not forced): time until HALF_OPEN
   Metrics metrics;
 };
 

@@ -15,11 +15,11 @@ namespace cb::classify {
 
 // Where an answer came from, in the spirit of Envoy's outlier-detection origins.
 enum class Origin : std::uint8_t {
-  Response,          // a well-formed status line; `status` holds its code
-  Timeout,           // no answer before the caller gave up
-  ConnectRefused,    // nobody listening
-  ConnectionReset,   // the peer dropped the connection
-  MalformedResponse, // something came back, but not a well-formed status line
+  Response,           // a well-formed status line; `status` holds its code
+  Timeout,            // no answer before the caller gave up
+  ConnectRefused,     // nobody listening
+  ConnectionReset,    // the peer dropped the connection
+  MalformedResponse,  // something came back, but not a well-formed status line
 };
 
 [[nodiscard]] std::string_view to_string(Origin o) noexcept;

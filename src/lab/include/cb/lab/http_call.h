@@ -32,7 +32,7 @@ struct HttpAnswer {
   classify::Observation observation;  // a status, or how the call failed
   std::string body;                   // when a status line came, the body (at most 64 KiB)
   std::chrono::nanoseconds elapsed{0};
-  std::string detail;                 // for people: "connection refused", "no answer after 2 s", ...
+  std::string detail;  // for people: "connection refused", "no answer after 2 s", ...
 };
 
 // A fresh connection per call (Connection: close): a request is never sent twice, and a call

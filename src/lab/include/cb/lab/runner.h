@@ -21,7 +21,7 @@ namespace cb::lab {
 class Reporter {
  public:
   virtual ~Reporter() = default;
-  virtual void action(const std::string& text) = 0;                    // one line per action
+  virtual void action(const std::string& text) = 0;  // one line per action
   virtual void countdown(std::chrono::microseconds left, std::chrono::microseconds total) = 0;
 };
 

@@ -38,8 +38,8 @@
 namespace cb::lab {
 
 struct BreakerSpec {
-  BreakerOptions options;                       // validated
-  std::optional<classify::Classifier> classifier; // none: the HTTP default (4xx ignored)
+  BreakerOptions options;                          // validated
+  std::optional<classify::Classifier> classifier;  // none: the HTTP default (4xx ignored)
 };
 
 struct Action {

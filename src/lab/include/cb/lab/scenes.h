@@ -42,9 +42,9 @@ struct ChargesSpec {
 // as long as its calls take (retries included), against a dependency that slows or hangs.
 struct PoolSpec {
   std::string breaker = "none";
-  double rate = 50;          // requests per second
+  double rate = 50;  // requests per second
   Micros duration{10'000'000};
-  int workers = 200;         // 0: as many as needed (to see how many it wants)
+  int workers = 200;  // 0: as many as needed (to see how many it wants)
   std::vector<BackendPhase> backend;
   Micros timeout{30'000'000};
   int attempts = 1;
@@ -84,7 +84,7 @@ using SceneSpec = std::variant<ChargesSpec, PoolSpec, TrafficSpec, FleetSpec>;
 struct SceneRun {
   bool live = false;
   double scale = 1.0;
-  std::string server;  // live: the flaky server's URL
+  std::string server;              // live: the flaky server's URL
   std::optional<Micros> duration;  // overrides a traffic scene's duration
   std::optional<std::uint64_t> seed;
 };
@@ -100,7 +100,8 @@ struct SceneOutput {
                                               const SceneRun& how);
 [[nodiscard]] Result<SceneOutput> run_pool(const PoolSpec& spec, const std::optional<BreakerOptions>& breaker,
                                            const SceneRun& how);
-[[nodiscard]] Result<SceneOutput> run_traffic(const TrafficSpec& spec, const BreakerOptions& breaker, const SceneRun& how);
+[[nodiscard]] Result<SceneOutput> run_traffic(const TrafficSpec& spec, const BreakerOptions& breaker,
+                                              const SceneRun& how);
 [[nodiscard]] Result<SceneOutput> run_fleet(const FleetSpec& spec, const BreakerOptions& breaker, const SceneRun& how);
 
 // Which phase the backend is in at `t` (the last one that has begun).

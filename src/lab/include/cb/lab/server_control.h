@@ -32,7 +32,8 @@ struct Probe {
 
 // Probes until a flaky server answers or `total` passes: a server just started may be bound but
 // not yet serving (its workers start on their own thread; under a sanitizer, slowly).
-[[nodiscard]] Probe wait_until_ready(const ServerUrl& server, std::chrono::milliseconds total = std::chrono::seconds{10});
+[[nodiscard]] Probe wait_until_ready(const ServerUrl& server,
+                                     std::chrono::milliseconds total = std::chrono::seconds{10});
 
 struct ServerWish {
   std::optional<ServerUrl> named;  // --server or CB_SERVER: that server, whoever started it
@@ -44,10 +45,10 @@ struct ServerWish {
 
 struct ServerInUse {
   ServerUrl url;
-  Probe probe;                               // what it answered once chosen
-  std::unique_ptr<flaky::FlakyServer> own;   // started in this process (stops with it)
-  std::optional<int> background_pid;         // started in the background (the user stops it)
-  std::string how;                           // for the header: "the bundled server, started for this run"
+  Probe probe;                              // what it answered once chosen
+  std::unique_ptr<flaky::FlakyServer> own;  // started in this process (stops with it)
+  std::optional<int> background_pid;        // started in the background (the user stops it)
+  std::string how;                          // for the header: "the bundled server, started for this run"
 };
 
 // Errors: a named server where nothing listens and none can be started (not on this machine,
@@ -65,6 +66,7 @@ struct BackgroundServer {
 // Starts it in a detached background process that keeps running after this one exits; returns
 // once it answers. Call before this process has started any thread. Its log (the server's own
 // access log) goes to `log_path`.
-[[nodiscard]] Result<BackgroundServer> start_in_background(const flaky::ServerOptions& options, const std::string& log_path);
+[[nodiscard]] Result<BackgroundServer> start_in_background(const flaky::ServerOptions& options,
+                                                           const std::string& log_path);
 
 }  // namespace cb::lab

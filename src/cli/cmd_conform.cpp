@@ -8,6 +8,7 @@
 #include "cmd_conform.h"
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -48,8 +49,7 @@ Result<BreakerOptions> settings(const std::string& line) {
   const auto wait = j.find("wait_in_open_ms");
   if (wait == j.end() || !wait->is_number() || wait->get<double>() < 0 || wait->get<double>() > 86'400'000)
     return Error{"line 1: \"wait_in_open_ms\": expected milliseconds from 0 to 86400000"};
-  BreakerOptions o =
-      profiles::lab(std::chrono::microseconds(static_cast<long long>(wait->get<double>() * 1000.0 + 0.5)));
+  BreakerOptions o = profiles::lab(std::chrono::microseconds(std::llround(wait->get<double>() * 1000.0)));
   o.trip.window.size = *window;
   o.trip.window.minimum_calls = *minimum;
   o.trip.failure_rate_percent = *rate;
@@ -100,7 +100,7 @@ ExitCode run_conform(const ConformOptions&) {
     } else {
       return fail(at + "\"result\": expected a status from 100 to 599 or \"timeout\"");
     }
-    clock.set(TimePoint{std::chrono::microseconds(static_cast<long long>(last_t * 1000.0 + 0.5))});
+    clock.set(TimePoint{std::chrono::microseconds(std::llround(last_t * 1000.0))});
     const Admission a = breaker.try_acquire();
     if (a) (void)breaker.record(a.ticket, {verdict, Duration::zero()});
     std::cout << "{\"decision\":\"" << (a ? "permitted" : "rejected") << "\",\"state\":\"" << to_string(breaker.state())

@@ -1,6 +1,7 @@
 #include "cb/lab/runner.h"
 
 #include <nlohmann/json.hpp>
+#include <cmath>
 #include <thread>
 
 #include "cb/atomic_file.h"
@@ -38,7 +39,7 @@ std::string describe(const Status& s) {
     out += " (" + std::to_string(m.trials_admitted) + " trial(s), " + std::to_string(m.trial_failures) + " failed)";
   } else if (m.window.calls > 0) {
     out += " (" + std::to_string(m.window.failures) + " of " + std::to_string(m.window.calls) + " failed";
-    if (m.failure_rate_percent) out += ": " + std::to_string(static_cast<int>(*m.failure_rate_percent + 0.5)) + "%";
+    if (m.failure_rate_percent) out += ": " + std::to_string(std::lround(*m.failure_rate_percent)) + "%";
     out += ")";
   }
   return out;

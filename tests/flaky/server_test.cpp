@@ -146,7 +146,7 @@ struct Await {
   std::promise<Outcome> promise;
   std::future<Outcome> future = promise.get_future();
   std::atomic<bool> done{false};
-  void attach(ServerOptions& o, std::string path, bool pending = false) {
+  void attach(ServerOptions& o, const std::string& path, bool pending = false) {
     o.observer = [this, path, pending](std::uint64_t, std::string_view p, Outcome outcome) {
       if (p == path && (outcome == Outcome::Pending) == pending && !done.exchange(true)) promise.set_value(outcome);
     };
@@ -377,7 +377,7 @@ TEST_CASE("flaky server: a port already in use is an error naming it") {
 }
 
 TEST_CASE("flaky server: options are checked - and only loopback unless asked") {
-  auto error = [](ServerOptions o) {
+  auto error = [](const ServerOptions& o) {
     auto v = validate(o);
     return v.ok() ? std::string("(accepted)") : v.error().message;
   };

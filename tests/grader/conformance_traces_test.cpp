@@ -13,7 +13,7 @@ namespace cb::grade::conformance {
 namespace {
 
 // A program that answers with the model's rules under settings `bend` changes.
-Program bent(std::function<void(Settings&)> bend) {
+Program bent(const std::function<void(Settings&)>& bend) {
   return [bend](const Trace& t) {
     Settings s = t.settings;
     bend(s);

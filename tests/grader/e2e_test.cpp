@@ -56,9 +56,9 @@ TEST_CASE("cb-grade --run: files written without calling the server fail") {
   TempDir out;
   const Ran r = grade_run(out, "python3 " + kStudent + " no-server");
   CHECK(r.exit_code == 1);
-  for (const auto& [step, status] : verdicts(r.out)) {
-    CAPTURE(step);
-    CHECK(status == "fail");
+  for (const auto& verdict : verdicts(r.out)) {
+    CAPTURE(verdict.first);  // the step
+    CHECK(verdict.second == "fail");
   }
 }
 
@@ -162,11 +162,10 @@ TEST_CASE("cb-grade: every format is well-formed") {
     CHECK(r.exit_code == 0);
     TempDir t;
     t.write("r.xml", r.out);
-    const Ran parsed =
-        run({"/usr/bin/env", "python3", "-c",
-             "import sys, xml.etree.ElementTree as E; s=E.parse(sys.argv[1]).getroot().find('testsuite');"
-             "print(s.get('tests'), len(s.findall('testcase')), len(s.findall('testcase/failure')))",
-             t / "r.xml"});
+    const std::string program =
+        "import sys, xml.etree.ElementTree as E; s=E.parse(sys.argv[1]).getroot().find('testsuite');"
+        "print(s.get('tests'), len(s.findall('testcase')), len(s.findall('testcase/failure')))";
+    const Ran parsed = run({"/usr/bin/env", "python3", "-c", program, t / "r.xml"});
     CHECK(parsed.exit_code == 0);
     CHECK(parsed.out == "8 8 0\n");
   }

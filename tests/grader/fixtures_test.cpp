@@ -115,7 +115,8 @@ TEST_CASE("a record the program alone could reach: two runs, or one that lost it
   const std::pair<const char*, const char*> cases[] = {
       {"two-runs", "the record holds 2 runs of the lab (the 2nd begins at request #"},
       {"good", "the program made more requests than the server's record keeps"}};
-  for (const auto& [name, message] : cases) {
+  for (const auto& [fixture, message] : cases) {
+    const std::string name = fixture;  // a copy: CAPTURE's lambda cannot take a structured binding in clang 14
     CAPTURE(name);
     const std::string path = std::string(CB_FIXTURES) + "/submissions/" + name;
     auto dir = SubmissionDir::open(path);

@@ -101,7 +101,8 @@ void same_verdict_everywhere(const std::string& name) {
   const std::string original = slurp(fixture + "/transitions.log");
   std::optional<std::map<std::string, std::string>> first;
   int graded = 0;
-  for (const auto& [transition, w] : where) {
+  for (const auto& [moved, w] : where) {
+    const std::string transition = moved;  // a copy: CAPTURE's lambda cannot take a structured binding in clang 14
     for (std::int64_t t = w.after_us + 1; t < w.before_us; t += 50) {
       for (int digits : {3, 6}) {
         const std::int64_t stamp = digits == 3 ? t / 1000 * 1000 : t;

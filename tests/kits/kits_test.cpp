@@ -51,7 +51,7 @@ json conformance_of_kit(const std::string& dir, int want_exit) {
 
 // A kit made by cb-lab init in `dir`, its rules replaced by the reference ones.
 std::string reference_kit(const TempDir& dir, const Kit& kit) {
-  const std::string kit_dir = dir / "kit";
+  std::string kit_dir = dir / "kit";
   REQUIRE(run({kLab, "init", kit_dir, "--lang", kit.lang}).exit_code == 0);
   std::filesystem::copy_file(kReference + "/" + kit.lang + "/" + kit.rules, kit_dir + "/" + kit.rules,
                              std::filesystem::copy_options::overwrite_existing);

@@ -251,7 +251,7 @@ void landlock(const Plan& plan) {
   if (plan.landlock_abi <= 0) return;
   landlock_abi::RulesetAttr attr{plan.landlock_fs, plan.landlock_net, plan.landlock_scope};
   // Each ABI reads only the fields it knows: before 4 no network, before 6 no scope.
-  const long size = plan.landlock_abi >= 6 ? sizeof attr : plan.landlock_abi >= 4 ? 16 : 8;
+  const long size = plan.landlock_abi >= 6 ? static_cast<long>(sizeof attr) : plan.landlock_abi >= 4 ? 16 : 8;
   const long ruleset = sys(landlock_abi::kCreateRuleset, p(&attr), size, 0);
   if (ruleset < 0) die(plan, Step::Landlock);
   for (std::size_t i = 0; i < plan.landlock_rules.size(); ++i) {

@@ -61,7 +61,7 @@ class Axis {
   // A gap is 64 px wide, less when there are many: together they take at most half the width.
   static constexpr double kGapWidth = 64;
 
-  Axis(std::vector<std::int64_t> times, double x0, double x1) : x0_(x0) {
+  Axis(std::vector<std::int64_t> times, double x0, double x1) {
     std::sort(times.begin(), times.end());
     if (times.empty()) times.push_back(0);
     const std::int64_t span = times.back() - times.front();
@@ -124,7 +124,6 @@ class Axis {
   [[nodiscard]] double per_us() const { return per_us_; }
 
  private:
-  double x0_;
   double per_us_ = 1;
   std::vector<Segment> segs_;
 };

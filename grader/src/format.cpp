@@ -255,8 +255,10 @@ std::string render_junit(const Report& r) {
          "\"/>\n      <property name=\"dir\" value=\"" + xml_escape(r.dir) +
          "\"/>\n      <property name=\"server\" value=\"" + xml_escape(r.server) +
          "\"/>\n      <property name=\"record_runs\" value=\"" + std::to_string(r.evidence.runs) +
-         "\"/>\n      <property name=\"status\" value=\"" + to_string(r.status) + "\"/>\n" + program +
-         "    </properties>\n" + cases + "  </testsuite>\n</testsuites>\n";
+         "\"/>\n      <property name=\"private_server\" value=\"" + (r.evidence.private_server ? "true" : "false") +
+         "\"/>\n      <property name=\"foreign_connections\" value=\"" +
+         std::to_string(r.evidence.foreign_connections) + "\"/>\n      <property name=\"status\" value=\"" +
+         to_string(r.status) + "\"/>\n" + program + "    </properties>\n" + cases + "  </testsuite>\n</testsuites>\n";
 }
 
 }  // namespace cb::grade

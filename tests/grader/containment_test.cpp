@@ -158,6 +158,12 @@ TEST_CASE(
     const json report = json::parse(r.out);
     CHECK(report["evidence"]["private_server"] == true);
     CHECK(checks_by_id(report)["s1.once"]["status"] == "fail");
+    // JUnit carries the same, for a CI server's reader.
+    const Ran junit = run({kGrade, "--run", "python3 twice.py", "--submission", submission.path(), "--sandbox",
+                           "fallback", "--any-port", "--dir", out.path(), "--format", "junit"});
+    CHECK(junit.exit_code == 1);
+    CHECK(junit.out.find("<property name=\"private_server\" value=\"true\"/>") != std::string::npos);
+    CHECK(junit.out.find("<property name=\"foreign_connections\" value=\"0\"/>") != std::string::npos);
   }
   // Run as the grader itself, on the machine's network, the second run could be anyone's.
   TempDir out;

@@ -2,6 +2,7 @@
 
 #include "cb/grade/artifacts.h"
 #include "cb/grade/evidence.h"
+#include "cb/grade/lab_spec.h"
 
 #include "cb/flaky/http_get.h"
 #include "cb/utc_time.h"
@@ -144,11 +145,11 @@ enum class Phase { Start, Fast, Burst, Trials, Bad };
 LabRun analyse(const Record& record) {
   LabRun run;
   for (const RecordEntry& e : record.entries) {
-    if (e.path == "/count") {
+    if (e.path == lab::kCountPath) {
       run.count_calls.push_back(&e);
     } else if (e.counted) {
       run.lab.push_back(&e);
-    } else if (e.path.rfind("/admin/", 0) == 0) {
+    } else if (e.path.rfind(lab::kAdminPrefix, 0) == 0) {
       run.admin.push_back(&e);
     }
   }
@@ -157,11 +158,11 @@ LabRun analyse(const Record& record) {
   std::size_t lab_index = 0;
   for (const RecordEntry& e : record.entries) {
     if (burst_over) break;
-    if (e.path == "/always500" && e.counted) {
+    if (e.path == lab::kFailPath && e.counted) {
       in_burst = true;
       run.burst.push_back(&e);
       run.trip = lab_index;
-    } else if (in_burst && (e.path == "/count" || e.counted)) {
+    } else if (in_burst && (e.path == lab::kCountPath || e.counted)) {
       burst_over = true;
     }
     if (e.counted) ++lab_index;
@@ -170,9 +171,9 @@ LabRun analyse(const Record& record) {
 
   Phase phase = Phase::Start;
   for (const RecordEntry* e : run.lab) {
-    const bool fast = e->path == "/fast";
-    const bool fail = e->path == "/always500";
-    const bool bad = e->path == "/bad";
+    const bool fast = e->path == lab::kFastPath;
+    const bool fail = e->path == lab::kFailPath;
+    const bool bad = e->path == lab::kBadPath;
     const bool again = (fail && (phase == Phase::Trials || phase == Phase::Bad)) || (fast && phase == Phase::Bad);
     if (run.runs == 0 || again) {
       ++run.runs;
@@ -191,14 +192,14 @@ LabRun analyse(const Record& record) {
   std::optional<std::size_t> first_bad;
   for (std::size_t i = 0; i < run.lab.size(); ++i) {
     const RecordEntry& e = *run.lab[i];
-    if (e.path == "/always500") {
+    if (e.path == lab::kFailPath) {
       seen_500 = true;
       ++run.always500;
       run.last_500 = i;
     } else if (!seen_500) {
-      ++(e.path == "/fast" && e.status == 200 ? run.fast_before_first_500 : run.other_before_first_500);
+      ++(e.path == lab::kFastPath && e.status == 200 ? run.fast_before_first_500 : run.other_before_first_500);
     }
-    if (e.path == "/bad") {
+    if (e.path == lab::kBadPath) {
       ++run.bad;
       if (e.status == 400) ++run.bad_answered_400;
       if (!first_bad) first_bad = i;

@@ -46,9 +46,9 @@ void state_just_after(StepBuilder& s, const Inputs& in, int step, const std::str
   // A program that ran on past step N rewrote state.json later: what is wrong is when it
   // stopped, not the breaker.
   std::string later;
-  if (in.run && last_step_seen(*in.run) > step)
+  if (const int seen = in.run ? last_step_seen(*in.run) : 0; seen > step)
     later = ": state.json is from a later step, since the record shows the run went on to step " +
-            std::to_string(last_step_seen(*in.run)) + "; stop the program after step " + std::to_string(step) +
+            std::to_string(seen) + "; stop the program after step " + std::to_string(step) +
             " (a starter kit: sh run.sh --until " + std::to_string(step) + ")";
   expect_state(s, prefix + "state", "state.json", *f, want, later);
 }

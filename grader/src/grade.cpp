@@ -58,6 +58,11 @@ std::string file_time_problem(const LabRun& run, std::int64_t newest_mtime, cons
          "; reset the server (POST /admin/reset) and run the lab again, or grade with --run";
 }
 
+// " (the 2nd begins at request #22)": where a record of more than one run shows the second.
+std::string second_run_text(const LabRun& run) {
+  return " (the 2nd begins at request #" + std::to_string(*run.second_run_seq) + ")";
+}
+
 // What the program itself did to the record, when nothing else could reach the server: more
 // requests than it keeps, or the lab run twice. Empty when the record holds one run, whole.
 std::string program_record_problem(const Record& record, const LabRun& run) {
@@ -65,29 +70,29 @@ std::string program_record_problem(const Record& record, const LabRun& run) {
     return "the program made more requests than the server's record keeps, so it lost its first ones (the lab makes "
            "a few dozen)";
   if (run.runs > 1)
-    return "the record holds " + std::to_string(run.runs) + " runs of the lab (the 2nd begins at request #" +
-           std::to_string(*run.second_run_seq) + "): run it once";
+    return "the record holds " + std::to_string(run.runs) + " runs of the lab" + second_run_text(run) + ": run it once";
   return {};
 }
 
+// `programs`: program_record_problem() where the record is the program's alone (then what it
+// names is a mistake step 1 charges, not evidence that failed), else empty.
 std::string evidence_problem(const std::optional<Record>& record, const std::optional<LabRun>& run,
-                             const GradeOptions& o, std::int64_t newest_mtime, const std::string& server) {
+                             const GradeOptions& o, const std::string& programs, std::int64_t newest_mtime,
+                             const std::string& server) {
   if (!o.evidence_failure.empty()) return o.evidence_failure;
   if (!record) return {};
   if (o.expected_epoch && record->epoch != *o.expected_epoch)
     return "the server's record was reset during the run (its epoch is " + std::to_string(record->epoch) +
            ", the run began in " + std::to_string(*o.expected_epoch) + "): what it shows is not the whole run";
-  if (o.record_private && !program_record_problem(*record, *run).empty()) return {};
+  if (!programs.empty()) return {};
   if (auto defect = record_defect(*record); !defect.empty()) return defect;
   if (run->runs > 1 && o.expected_epoch)  // a server started or reset for this run, which others could reach
-    return "the server's record holds " + std::to_string(run->runs) + " lab runs (the 2nd begins at request #" +
-           std::to_string(*run->second_run_seq) +
-           "): either the program ran the lab twice or another program on this machine reached the server, and this "
+    return "the server's record holds " + std::to_string(run->runs) + " lab runs" + second_run_text(*run) +
+           ": either the program ran the lab twice or another program on this machine reached the server, and this "
            "sandbox cannot tell them apart; grade where the program gets a network or a uid of its own (docs/GRADER.md)";
   if (run->runs > 1)
-    return "the server's record holds " + std::to_string(run->runs) + " lab runs (the 2nd begins at request #" +
-           std::to_string(*run->second_run_seq) +
-           "): the lab ran again without a reset between, so no step can be judged on it; reset the server (POST "
+    return "the server's record holds " + std::to_string(run->runs) + " lab runs" + second_run_text(*run) +
+           ": the lab ran again without a reset between, so no step can be judged on it; reset the server (POST "
            "/admin/reset) before a run, or grade with --run";
   if (o.check_file_times) return file_time_problem(*run, newest_mtime, server);
   return {};
@@ -137,7 +142,7 @@ Report grade(const SubmissionDir& dir, const std::optional<Record>& record, cons
     report.notes.push_back(std::to_string(options.foreign_connections) +
                            " connection(s) from other programs on this machine reached the server and were refused: "
                            "only the program's own uid is served, so the record is its alone");
-  const std::string problem = evidence_problem(record, in.run, options, newest, report.server);
+  const std::string problem = evidence_problem(record, in.run, options, pre.record_unusable, newest, report.server);
   report.evidence.problem = problem;
   const bool taints_files = !options.evidence_failure.empty();
 

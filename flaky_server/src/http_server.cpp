@@ -260,17 +260,13 @@ struct HttpServer::Loop {
     if (options().access_log) server.log_line(req, c.peer, status, to_string(reply.outcome), t1 - t0);
     switch (reply.ending) {
       case Ending::Reset:
-      case Ending::Drop:
-        closing(c, reply.ending);
-        return;
+      case Ending::Drop: closing(c, reply.ending); return;
       case Ending::Garbage:
         c.out += kGarbage;
         closing(c, Ending::Close);
         return;
       case Ending::KeepAlive:
-      case Ending::Close:
-        answer(c, req, reply.response, reply.ending == Ending::Close);
-        return;
+      case Ending::Close: answer(c, req, reply.response, reply.ending == Ending::Close); return;
     }
   }
 

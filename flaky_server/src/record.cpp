@@ -8,20 +8,13 @@ namespace cb::flaky {
 
 std::string_view to_string(Outcome o) noexcept {
   switch (o) {
-    case Outcome::Pending:
-      return "pending";
-    case Outcome::Answered:
-      return "answered";
-    case Outcome::Reset:
-      return "reset";
-    case Outcome::Garbage:
-      return "garbage";
-    case Outcome::ClientGone:
-      return "client-gone";
-    case Outcome::HangLimit:
-      return "hang-limit";
-    case Outcome::Cut:
-      return "cut";
+    case Outcome::Pending: return "pending";
+    case Outcome::Answered: return "answered";
+    case Outcome::Reset: return "reset";
+    case Outcome::Garbage: return "garbage";
+    case Outcome::ClientGone: return "client-gone";
+    case Outcome::HangLimit: return "hang-limit";
+    case Outcome::Cut: return "cut";
   }
   return "?";
 }

@@ -13,16 +13,11 @@ std::string trials_text(std::size_t n) { return std::to_string(n) + (n == 1 ? " 
 
 std::string precision_text(std::int64_t resolution_us) {
   switch (resolution_us) {
-    case 1'000'000:
-      return "whole seconds";
-    case 100'000:
-      return "tenths of a second";
-    case 10'000:
-      return "hundredths of a second";
-    case 1'000:
-      return "milliseconds";
-    default:
-      return std::to_string(resolution_us) + " us";
+    case 1'000'000: return "whole seconds";
+    case 100'000: return "tenths of a second";
+    case 10'000: return "hundredths of a second";
+    case 1'000: return "milliseconds";
+    default: return std::to_string(resolution_us) + " us";
   }
 }
 

@@ -55,12 +55,9 @@ Step Model::call(const Call& c) {
 
 std::string_view to_string(State s) noexcept {
   switch (s) {
-    case State::Closed:
-      return "CLOSED";
-    case State::Open:
-      return "OPEN";
-    case State::HalfOpen:
-      return "HALF_OPEN";
+    case State::Closed: return "CLOSED";
+    case State::Open: return "OPEN";
+    case State::HalfOpen: return "HALF_OPEN";
   }
   return "?";
 }
@@ -69,48 +66,32 @@ std::string_view to_string(Decision d) noexcept { return d == Decision::Permitte
 
 std::string_view describe(Rule r) noexcept {
   switch (r) {
-    case Rule::NotJudgedYet:
-      return "judged before the window held the minimum number of calls";
+    case Rule::NotJudgedYet: return "judged before the window held the minimum number of calls";
     case Rule::BelowThreshold:
       return "opened under the threshold, or counted a call it should not (a 4xx, or one the window had slid past)";
-    case Rule::Tripped:
-      return "did not open when the failure rate reached the threshold (> instead of >=?)";
-    case Rule::NotCounted:
-      return "counted a 4xx, the caller's mistake, as a failure or a trial";
-    case Rule::RejectedInWait:
-      return "let a call through before the wait in OPEN was over";
+    case Rule::Tripped: return "did not open when the failure rate reached the threshold (> instead of >=?)";
+    case Rule::NotCounted: return "counted a 4xx, the caller's mistake, as a failure or a trial";
+    case Rule::RejectedInWait: return "let a call through before the wait in OPEN was over";
     case Rule::FirstTrial:
       return "did not let the first call at or after the end of the wait through as a trial (> instead of >=)";
-    case Rule::TrialCounted:
-      return "judged the trials before all the permitted ones were made";
-    case Rule::ClosedAfterTrials:
-      return "did not close after the permitted trials succeeded enough";
-    case Rule::ReopenedAfterTrials:
-      return "did not reopen when the trials' failure rate reached the threshold";
+    case Rule::TrialCounted: return "judged the trials before all the permitted ones were made";
+    case Rule::ClosedAfterTrials: return "did not close after the permitted trials succeeded enough";
+    case Rule::ReopenedAfterTrials: return "did not reopen when the trials' failure rate reached the threshold";
   }
   return "";
 }
 
 std::string_view id(Rule r) noexcept {
   switch (r) {
-    case Rule::NotJudgedYet:
-      return "minimum_calls";
-    case Rule::BelowThreshold:
-      return "below_threshold";
-    case Rule::Tripped:
-      return "trip_at_threshold";
-    case Rule::NotCounted:
-      return "4xx_not_counted";
-    case Rule::RejectedInWait:
-      return "rejected_in_wait";
-    case Rule::FirstTrial:
-      return "first_trial_at_wait_end";
-    case Rule::TrialCounted:
-      return "trials_judged_together";
-    case Rule::ClosedAfterTrials:
-      return "closed_after_trials";
-    case Rule::ReopenedAfterTrials:
-      return "reopened_after_trials";
+    case Rule::NotJudgedYet: return "minimum_calls";
+    case Rule::BelowThreshold: return "below_threshold";
+    case Rule::Tripped: return "trip_at_threshold";
+    case Rule::NotCounted: return "4xx_not_counted";
+    case Rule::RejectedInWait: return "rejected_in_wait";
+    case Rule::FirstTrial: return "first_trial_at_wait_end";
+    case Rule::TrialCounted: return "trials_judged_together";
+    case Rule::ClosedAfterTrials: return "closed_after_trials";
+    case Rule::ReopenedAfterTrials: return "reopened_after_trials";
   }
   return "";
 }

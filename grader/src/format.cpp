@@ -16,16 +16,11 @@ std::optional<Format> parse_format(std::string_view name) {
 
 std::string render(const Report& report, Format format, bool colour) {
   switch (format) {
-    case Format::Text:
-      return render_text(report, colour);
-    case Format::Json:
-      return render_json(report);
-    case Format::Junit:
-      return render_junit(report);
-    case Format::Gradescope:
-      return render_gradescope(report);
-    case Format::Html:
-      return render_html(report);
+    case Format::Text: return render_text(report, colour);
+    case Format::Json: return render_json(report);
+    case Format::Junit: return render_junit(report);
+    case Format::Gradescope: return render_gradescope(report);
+    case Format::Html: return render_html(report);
   }
   return {};
 }
@@ -155,21 +150,11 @@ std::string xml_escape(std::string_view raw) {
       continue;
     }
     switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
       default:
         // XML 1.0 cannot hold control characters other than tab, newline and return, escaped
         // or not.

@@ -38,14 +38,10 @@ std::string span_text(double seconds) {
 
 const char* verdict(Status s) {
   switch (s) {
-    case Status::Pass:
-      return "PASS";
-    case Status::Fail:
-      return "FAIL";
-    case Status::Error:
-      return "ERROR";
-    case Status::Skip:
-      return "SKIP";
+    case Status::Pass: return "PASS";
+    case Status::Fail: return "FAIL";
+    case Status::Error: return "ERROR";
+    case Status::Skip: return "SKIP";
   }
   return "?";
 }

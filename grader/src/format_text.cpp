@@ -15,14 +15,10 @@ struct Paint {
 
 std::string label(Status s, const Paint& paint) {
   switch (s) {
-    case Status::Pass:
-      return paint("32", "ok  ");
-    case Status::Fail:
-      return paint("1;31", "FAIL");
-    case Status::Skip:
-      return paint("33", "skip");
-    case Status::Error:
-      return paint("1;35", "ERR ");
+    case Status::Pass: return paint("32", "ok  ");
+    case Status::Fail: return paint("1;31", "FAIL");
+    case Status::Skip: return paint("33", "skip");
+    case Status::Error: return paint("1;35", "ERR ");
   }
   return "?";
 }

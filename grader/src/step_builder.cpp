@@ -7,14 +7,10 @@ namespace cb::grade {
 
 const char* to_string(Status s) noexcept {
   switch (s) {
-    case Status::Pass:
-      return "pass";
-    case Status::Fail:
-      return "fail";
-    case Status::Skip:
-      return "skip";
-    case Status::Error:
-      return "error";
+    case Status::Pass: return "pass";
+    case Status::Fail: return "fail";
+    case Status::Skip: return "skip";
+    case Status::Error: return "error";
   }
   return "?";
 }

@@ -47,58 +47,38 @@ std::optional<Mode> parse_mode(std::string_view text) noexcept { return value_of
 
 std::string_view to_string(Verdict v) noexcept {
   switch (v) {
-    case Verdict::Success:
-      return "success";
-    case Verdict::Failure:
-      return "failure";
-    case Verdict::Ignored:
-      return "ignored";
+    case Verdict::Success: return "success";
+    case Verdict::Failure: return "failure";
+    case Verdict::Ignored: return "ignored";
   }
   return "?";
 }
 
 std::string_view to_string(Decision d) noexcept {
   switch (d) {
-    case Decision::Permitted:
-      return "permitted";
-    case Decision::RefusedOpen:
-      return "refused-open";
-    case Decision::RefusedHalfOpenFull:
-      return "refused-half-open-full";
-    case Decision::RefusedForcedOpen:
-      return "refused-forced-open";
+    case Decision::Permitted: return "permitted";
+    case Decision::RefusedOpen: return "refused-open";
+    case Decision::RefusedHalfOpenFull: return "refused-half-open-full";
+    case Decision::RefusedForcedOpen: return "refused-forced-open";
   }
   return "?";
 }
 
 std::string_view to_string(Reason r) noexcept {
   switch (r) {
-    case Reason::ConsecutiveFailures:
-      return "consecutive failures";
-    case Reason::FailureRate:
-      return "failure rate";
-    case Reason::SlowCallRate:
-      return "slow-call rate";
-    case Reason::CooldownElapsed:
-      return "cool-down elapsed";
-    case Reason::TrialFailed:
-      return "trial failed";
-    case Reason::TrialFailureRate:
-      return "trial failure rate";
-    case Reason::TrialSlowCallRate:
-      return "trial slow-call rate";
-    case Reason::HalfOpenTimeout:
-      return "half-open max wait";
-    case Reason::TrialsSucceeded:
-      return "trials succeeded";
-    case Reason::ForcedOpen:
-      return "forced open";
-    case Reason::ForcedClosed:
-      return "forced closed";
-    case Reason::Disabled:
-      return "disabled";
-    case Reason::Reset:
-      return "reset";
+    case Reason::ConsecutiveFailures: return "consecutive failures";
+    case Reason::FailureRate: return "failure rate";
+    case Reason::SlowCallRate: return "slow-call rate";
+    case Reason::CooldownElapsed: return "cool-down elapsed";
+    case Reason::TrialFailed: return "trial failed";
+    case Reason::TrialFailureRate: return "trial failure rate";
+    case Reason::TrialSlowCallRate: return "trial slow-call rate";
+    case Reason::HalfOpenTimeout: return "half-open max wait";
+    case Reason::TrialsSucceeded: return "trials succeeded";
+    case Reason::ForcedOpen: return "forced open";
+    case Reason::ForcedClosed: return "forced closed";
+    case Reason::Disabled: return "disabled";
+    case Reason::Reset: return "reset";
   }
   return "?";
 }

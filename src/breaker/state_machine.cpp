@@ -66,21 +66,14 @@ void StateMachine::observe(LazyNow& now) { advance_time(now); }
 // "HALF_OPEN, a slot free" through at once.
 Admission StateMachine::admit(LazyNow& now) {
   switch (mode_) {
-    case Mode::ForcedOpen:
-      ++counters_.not_permitted;
-      return {Decision::RefusedForcedOpen, {kRefused, state_}};
+    case Mode::ForcedOpen: ++counters_.not_permitted; return {Decision::RefusedForcedOpen, {kRefused, state_}};
     case Mode::ForcedClosed:
-    case Mode::Disabled:
-      ++counters_.permitted;
-      return {Decision::Permitted, {generation_, State::Closed}};
-    case Mode::Normal:
-      break;
+    case Mode::Disabled: ++counters_.permitted; return {Decision::Permitted, {generation_, State::Closed}};
+    case Mode::Normal: break;
   }
   advance_time(now);
   switch (state_) {
-    case State::Closed:
-      ++counters_.permitted;
-      return {Decision::Permitted, {generation_, State::Closed}};
+    case State::Closed: ++counters_.permitted; return {Decision::Permitted, {generation_, State::Closed}};
     case State::Open:
       // Refused at once: it never reaches the dependency and counts as neither success nor
       // failure, only as not permitted.
@@ -280,15 +273,9 @@ void StateMachine::set_mode(Mode mode, LazyNow& now) {
       cooldown_ = Duration::zero();
       begin(State::Open, now(), Reason::ForcedOpen);
       break;
-    case Mode::ForcedClosed:
-      begin(State::Closed, now(), Reason::ForcedClosed);
-      break;
-    case Mode::Disabled:
-      begin(State::Closed, now(), Reason::Disabled);
-      break;
-    case Mode::Normal:
-      begin(State::Closed, now(), Reason::Reset);
-      break;
+    case Mode::ForcedClosed: begin(State::Closed, now(), Reason::ForcedClosed); break;
+    case Mode::Disabled: begin(State::Closed, now(), Reason::Disabled); break;
+    case Mode::Normal: begin(State::Closed, now(), Reason::Reset); break;
   }
 }
 

@@ -201,16 +201,11 @@ HttpAnswer http_request(const ServerUrl& server, const std::string& method, cons
 
 std::string outcome_word(const HttpAnswer& a) {
   switch (a.observation.origin) {
-    case Origin::Response:
-      return std::to_string(a.observation.status);
-    case Origin::Timeout:
-      return "timeout";
-    case Origin::ConnectRefused:
-      return "refused-conn";
-    case Origin::ConnectionReset:
-      return "reset";
-    case Origin::MalformedResponse:
-      return "garbage";
+    case Origin::Response: return std::to_string(a.observation.status);
+    case Origin::Timeout: return "timeout";
+    case Origin::ConnectRefused: return "refused-conn";
+    case Origin::ConnectionReset: return "reset";
+    case Origin::MalformedResponse: return "garbage";
   }
   return "?";
 }

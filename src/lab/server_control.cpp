@@ -24,10 +24,8 @@ using namespace std::chrono_literals;
 Probe probe(const ServerUrl& server, std::chrono::milliseconds timeout) {
   const HttpAnswer a = http_request(server, "GET", "/admin/health", timeout);
   switch (a.observation.origin) {
-    case classify::Origin::ConnectRefused:
-      return {Probe::Kind::NothingListens, a.detail};
-    case classify::Origin::Timeout:
-      return {Probe::Kind::NoAnswer, a.detail};
+    case classify::Origin::ConnectRefused: return {Probe::Kind::NothingListens, a.detail};
+    case classify::Origin::Timeout: return {Probe::Kind::NoAnswer, a.detail};
     case classify::Origin::Response: {
       const auto j = nlohmann::json::parse(a.body, nullptr, false);
       if (a.observation.status == 200 && j.is_object() && j.value("status", "") == "ok")
@@ -35,8 +33,7 @@ Probe probe(const ServerUrl& server, std::chrono::milliseconds timeout) {
       return {Probe::Kind::NotFlaky, "GET /admin/health answered " + std::to_string(a.observation.status)};
     }
     case classify::Origin::ConnectionReset:
-    case classify::Origin::MalformedResponse:
-      return {Probe::Kind::NotFlaky, a.detail};
+    case classify::Origin::MalformedResponse: return {Probe::Kind::NotFlaky, a.detail};
   }
   return {Probe::Kind::NoAnswer, a.detail};
 }

@@ -31,66 +31,36 @@ namespace cb::sandbox::jail {
 
 const char* step_name(Step step) noexcept {
   switch (step) {
-    case Step::Dumpable:
-      return "making itself dumpable for its user namespace's maps";
-    case Step::SetGroupsFile:
-      return "writing /proc/self/setgroups";
-    case Step::UidMap:
-      return "writing /proc/self/uid_map";
-    case Step::GidMap:
-      return "writing /proc/self/gid_map";
-    case Step::Loopback:
-      return "bringing up the loopback interface";
-    case Step::Socket:
-      return "making the server's socket";
-    case Step::Bind:
-      return "binding the server's address";
-    case Step::Listen:
-      return "listening on the server's address";
-    case Step::SendSocket:
-      return "handing the server's socket to the grader";
-    case Step::WaitForGo:
-      return "waiting for the grader";
-    case Step::Hostname:
-      return "naming its host";
-    case Step::PrivateMounts:
-      return "making its mounts private";
-    case Step::BaseTmpfs:
-      return "mounting the tmpfs it builds its root in";
-    case Step::PivotToBase:
-      return "pivot_root into the tmpfs";
-    case Step::MountStep:
-      return "building its root";
-    case Step::HideHost:
-      return "letting go of the host's root";
-    case Step::PivotToRoot:
-      return "pivot_root into its root";
-    case Step::WorkDir:
-      return "entering its working directory";
-    case Step::Limit:
-      return "setting a resource limit";
-    case Step::Capabilities:
-      return "dropping capabilities";
-    case Step::Groups:
-      return "dropping supplementary groups";
-    case Step::Gid:
-      return "setting its gid";
-    case Step::Uid:
-      return "setting its uid";
-    case Step::Session:
-      return "starting a session of its own";
-    case Step::DeathSignal:
-      return "asking to die with the grader";
-    case Step::NoNewPrivileges:
-      return "setting no_new_privs";
-    case Step::Descriptors:
-      return "closing inherited descriptors";
-    case Step::Landlock:
-      return "applying Landlock";
-    case Step::Seccomp:
-      return "installing the system-call filter";
-    case Step::Exec:
-      return "starting /bin/sh";
+    case Step::Dumpable: return "making itself dumpable for its user namespace's maps";
+    case Step::SetGroupsFile: return "writing /proc/self/setgroups";
+    case Step::UidMap: return "writing /proc/self/uid_map";
+    case Step::GidMap: return "writing /proc/self/gid_map";
+    case Step::Loopback: return "bringing up the loopback interface";
+    case Step::Socket: return "making the server's socket";
+    case Step::Bind: return "binding the server's address";
+    case Step::Listen: return "listening on the server's address";
+    case Step::SendSocket: return "handing the server's socket to the grader";
+    case Step::WaitForGo: return "waiting for the grader";
+    case Step::Hostname: return "naming its host";
+    case Step::PrivateMounts: return "making its mounts private";
+    case Step::BaseTmpfs: return "mounting the tmpfs it builds its root in";
+    case Step::PivotToBase: return "pivot_root into the tmpfs";
+    case Step::MountStep: return "building its root";
+    case Step::HideHost: return "letting go of the host's root";
+    case Step::PivotToRoot: return "pivot_root into its root";
+    case Step::WorkDir: return "entering its working directory";
+    case Step::Limit: return "setting a resource limit";
+    case Step::Capabilities: return "dropping capabilities";
+    case Step::Groups: return "dropping supplementary groups";
+    case Step::Gid: return "setting its gid";
+    case Step::Uid: return "setting its uid";
+    case Step::Session: return "starting a session of its own";
+    case Step::DeathSignal: return "asking to die with the grader";
+    case Step::NoNewPrivileges: return "setting no_new_privs";
+    case Step::Descriptors: return "closing inherited descriptors";
+    case Step::Landlock: return "applying Landlock";
+    case Step::Seccomp: return "installing the system-call filter";
+    case Step::Exec: return "starting /bin/sh";
   }
   return "starting";
 }
@@ -221,9 +191,7 @@ void mounts(const Plan& plan) {
       case MountOp::Kind::Symlink:
         if (sys(SYS_symlinkat, p(op.source.c_str()), AT_FDCWD, target) != 0) die(plan, Step::MountStep, index);
         break;
-      case MountOp::Kind::Bind:
-        bind_op(plan, op, index);
-        break;
+      case MountOp::Kind::Bind: bind_op(plan, op, index); break;
       case MountOp::Kind::Tmpfs:
         if (sys(SYS_mount, p("tmpfs"), target, p("tmpfs"), MS_NOSUID | MS_NODEV, p(op.options.c_str())) != 0)
           die(plan, Step::MountStep, index);

@@ -12,18 +12,12 @@ namespace cb::sandbox {
 
 std::string_view to_string(LimitHit hit) noexcept {
   switch (hit) {
-    case LimitHit::None:
-      return "none";
-    case LimitHit::Cpu:
-      return "cpu";
-    case LimitHit::FileSize:
-      return "file_size";
-    case LimitHit::Memory:
-      return "memory";
-    case LimitHit::Processes:
-      return "processes";
-    case LimitHit::OpenFiles:
-      return "open_files";
+    case LimitHit::None: return "none";
+    case LimitHit::Cpu: return "cpu";
+    case LimitHit::FileSize: return "file_size";
+    case LimitHit::Memory: return "memory";
+    case LimitHit::Processes: return "processes";
+    case LimitHit::OpenFiles: return "open_files";
   }
   return "none";
 }
@@ -109,18 +103,13 @@ LimitHit limit_hit(const Limits& limits, int status, std::chrono::microseconds c
 
 std::string describe(const Limits& limits, LimitHit hit) {
   switch (hit) {
-    case LimitHit::None:
-      return "";
-    case LimitHit::Cpu:
-      return "the CPU-time limit (" + std::to_string(limits.cpu.count()) + " s a process)";
-    case LimitHit::FileSize:
-      return "the file-size limit (" + size_text(limits.file_bytes) + ")";
+    case LimitHit::None: return "";
+    case LimitHit::Cpu: return "the CPU-time limit (" + std::to_string(limits.cpu.count()) + " s a process)";
+    case LimitHit::FileSize: return "the file-size limit (" + size_text(limits.file_bytes) + ")";
     case LimitHit::Memory:
       return "the memory limit (" + size_text(limits.memory_bytes) + " of address space a process)";
-    case LimitHit::Processes:
-      return "the process limit (" + std::to_string(limits.processes) + " at once)";
-    case LimitHit::OpenFiles:
-      return "the open-file limit (" + std::to_string(limits.open_files) + " a process)";
+    case LimitHit::Processes: return "the process limit (" + std::to_string(limits.processes) + " at once)";
+    case LimitHit::OpenFiles: return "the open-file limit (" + std::to_string(limits.open_files) + " a process)";
   }
   return "";
 }

@@ -12,26 +12,19 @@ Result<Mode> parse_mode(std::string_view text) {
 
 std::string_view to_string(Mode mode) noexcept {
   switch (mode) {
-    case Mode::Auto:
-      return "auto";
-    case Mode::Strict:
-      return "strict";
-    case Mode::Fallback:
-      return "fallback";
-    case Mode::None:
-      return "none";
+    case Mode::Auto: return "auto";
+    case Mode::Strict: return "strict";
+    case Mode::Fallback: return "fallback";
+    case Mode::None: return "none";
   }
   return "auto";
 }
 
 std::string_view to_string(Kind kind) noexcept {
   switch (kind) {
-    case Kind::Namespaces:
-      return "namespaces";
-    case Kind::Fallback:
-      return "fallback";
-    case Kind::None:
-      return "none";
+    case Kind::Namespaces: return "namespaces";
+    case Kind::Fallback: return "fallback";
+    case Kind::None: return "none";
   }
   return "none";
 }

@@ -16,16 +16,10 @@ Result<Sandbox::Decision> Sandbox::decide() {
   std::lock_guard lock(mu_);
   if (!decision_) {
     switch (policy_.mode) {
-      case Mode::None:
-        decision_ = Decision{Kind::None, "asked for (--sandbox none)"};
-        break;
-      case Mode::Fallback:
-        decision_ = Decision{Kind::Fallback, "asked for (--sandbox fallback)"};
-        break;
+      case Mode::None: decision_ = Decision{Kind::None, "asked for (--sandbox none)"}; break;
+      case Mode::Fallback: decision_ = Decision{Kind::Fallback, "asked for (--sandbox fallback)"}; break;
       case Mode::Auto:
-      case Mode::Strict:
-        decision_ = probe();
-        break;
+      case Mode::Strict: decision_ = probe(); break;
     }
   }
   if (policy_.mode == Mode::Strict && decision_->kind != Kind::Namespaces)

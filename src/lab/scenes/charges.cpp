@@ -71,10 +71,8 @@ Simulated simulate_payments(const ChargesSpec& spec, Micros at) {
     case BackendPhase::Answer::Ok:
       if (p.latency < spec.timeout) return {p.latency, false, false};
       return {spec.timeout, true, true};
-    case BackendPhase::Answer::Error:
-      return {std::min(p.latency, spec.timeout), true, p.latency >= spec.timeout};
-    case BackendPhase::Answer::Hang:
-      return {spec.timeout, true, true};
+    case BackendPhase::Answer::Error: return {std::min(p.latency, spec.timeout), true, p.latency >= spec.timeout};
+    case BackendPhase::Answer::Hang: return {spec.timeout, true, true};
   }
   return {};
 }

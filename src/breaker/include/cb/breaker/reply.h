@@ -57,14 +57,10 @@ template <class T>
 template <class T>
 [[nodiscard]] const char* kind_of(const Reply<T>& r) noexcept {
   switch (r.index()) {
-    case 0:
-      return "answer";
-    case 1:
-      return "degraded";
-    case 2:
-      return "cached";
-    default:
-      return "error";
+    case 0: return "answer";
+    case 1: return "degraded";
+    case 2: return "cached";
+    default: return "error";
   }
 }
 

@@ -149,26 +149,27 @@ TEST_CASE(
                    "        urllib.request.urlopen(os.environ['CB_SERVER'] + path, timeout=5).read()\n"
                    "    except urllib.error.HTTPError:\n"
                    "        pass\n");
-  if (::geteuid() == 0) {  // a uid of its own only when the grader is root
+  // twice.py graded with --run in `sandbox`, reported as `format`.
+  const auto grade_twice = [&](const std::string& sandbox, const std::string& format) {
     TempDir out;
-    const Ran r = run({kGrade, "--run", "python3 twice.py", "--submission", submission.path(), "--sandbox", "fallback",
-                       "--any-port", "--dir", out.path(), "--format", "json"});
+    return run({kGrade, "--run", "python3 twice.py", "--submission", submission.path(), "--sandbox", sandbox,
+                "--any-port", "--dir", out.path(), "--format", format});
+  };
+  if (::geteuid() == 0) {  // a uid of its own only when the grader is root
+    const Ran r = grade_twice("fallback", "json");
     INFO(r.out, r.err);
     CHECK(r.exit_code == 1);
     const json report = json::parse(r.out);
     CHECK(report["evidence"]["private_server"] == true);
     CHECK(checks_by_id(report)["s1.once"]["status"] == "fail");
     // JUnit carries the same, for a CI server's reader.
-    const Ran junit = run({kGrade, "--run", "python3 twice.py", "--submission", submission.path(), "--sandbox",
-                           "fallback", "--any-port", "--dir", out.path(), "--format", "junit"});
+    const Ran junit = grade_twice("fallback", "junit");
     CHECK(junit.exit_code == 1);
     CHECK(junit.out.find("<property name=\"private_server\" value=\"true\"/>") != std::string::npos);
     CHECK(junit.out.find("<property name=\"foreign_connections\" value=\"0\"/>") != std::string::npos);
   }
   // Run as the grader itself, on the machine's network, the second run could be anyone's.
-  TempDir out;
-  const Ran r = run({kGrade, "--run", "python3 twice.py", "--submission", submission.path(), "--sandbox", "none",
-                     "--any-port", "--dir", out.path(), "--format", "json"});
+  const Ran r = grade_twice("none", "json");
   INFO(r.out, r.err);
   CHECK(r.exit_code == 2);
   const json report = json::parse(r.out);

@@ -138,22 +138,28 @@ TEST_CASE("placement: a saved run's verdicts do not move with its stamps inside 
   }
 }
 
-TEST_CASE("placement: a > breaker is charged to step 3, never to step 4, wherever its stamp falls") {
-  // wrong-operator: the 4th /always500 reached the server and the 5th was refused. A stamp in the
-  // 4th's millisecond alone would allow "opened on the 3rd, and let the 4th through while OPEN";
-  // the record, which saw nothing more while OPEN, reads "opened on the 4th".
-  const std::string fixture = std::string(CB_FIXTURES) + "/submissions/wrong-operator";
+// A saved run re-graded with its own state files and record, and `log` as its transitions.log.
+Report regrade_with_log(const std::string& name, const std::string& log) {
+  const std::string fixture = std::string(CB_FIXTURES) + "/submissions/" + name;
   const auto record = parse_record(slurp(fixture + "/record.json"));
   REQUIRE(record.ok());
   TempDir dir;
   for (const char* f : {"state.json", "fastfail.txt", "ignore4xx.json"}) fs::copy_file(fixture + "/" + f, dir / f);
-  // 19:28:54.851Z: the millisecond the 2nd, 3rd and 4th /always500 were answered in.
-  dir.write("transitions.log",
-            "2026-11-29T19:28:54.851Z CLOSED->OPEN\n2026-11-29T19:28:57.904Z OPEN->HALF_OPEN\n2026-11-29T19:28:57.909Z "
-            "HALF_OPEN->CLOSED\n");
+  dir.write("transitions.log", log);
   auto sub = SubmissionDir::open(dir.path());
   REQUIRE(sub.ok());
-  const Report report = grade(*sub, *record, "", GradeOptions{});
+  return grade(*sub, *record, "", GradeOptions{});
+}
+
+TEST_CASE("placement: a > breaker is charged to step 3, never to step 4, wherever its stamp falls") {
+  // wrong-operator: the 4th /always500 reached the server and the 5th was refused. A stamp in the
+  // 4th's millisecond alone would allow "opened on the 3rd, and let the 4th through while OPEN";
+  // the record, which saw nothing more while OPEN, reads "opened on the 4th".
+  // 19:28:54.851Z: the millisecond the 2nd, 3rd and 4th /always500 were answered in.
+  const Report report = regrade_with_log(
+      "wrong-operator",
+      "2026-11-29T19:28:54.851Z CLOSED->OPEN\n2026-11-29T19:28:57.904Z OPEN->HALF_OPEN\n2026-11-29T19:28:57.909Z "
+      "HALF_OPEN->CLOSED\n");
   CHECK(to_string(report.steps[2].status) == std::string("fail"));
   CHECK(to_string(report.steps[3].status) == std::string("pass"));
   const Check& trip = report.steps[2].checks.front();
@@ -165,17 +171,10 @@ TEST_CASE("placement: a close the record cannot settle passes on the benefit of 
   // good: the trials were answered at .905, .907 and .908 (ms). A close stamped .908Z may have
   // come after the 3rd (answered at .908013) or right after the 2nd: the student gets the 3rd,
   // in writing.
-  const std::string fixture = std::string(CB_FIXTURES) + "/submissions/good";
-  const auto record = parse_record(slurp(fixture + "/record.json"));
-  REQUIRE(record.ok());
-  TempDir dir;
-  for (const char* f : {"state.json", "fastfail.txt", "ignore4xx.json"}) fs::copy_file(fixture + "/" + f, dir / f);
-  dir.write("transitions.log",
-            "2026-11-29T19:28:54.852Z CLOSED->OPEN\n2026-11-29T19:28:57.904Z OPEN->HALF_OPEN\n2026-11-29T19:28:57.908Z "
-            "HALF_OPEN->CLOSED\n");
-  auto sub = SubmissionDir::open(dir.path());
-  REQUIRE(sub.ok());
-  const Report report = grade(*sub, *record, "", GradeOptions{});
+  const Report report = regrade_with_log(
+      "good",
+      "2026-11-29T19:28:54.852Z CLOSED->OPEN\n2026-11-29T19:28:57.904Z OPEN->HALF_OPEN\n2026-11-29T19:28:57.908Z "
+      "HALF_OPEN->CLOSED\n");
   CHECK(report.passed);
   const Check& closed = report.steps[5].checks.back();
   CHECK(closed.id == "s6.closed_after_trials");
@@ -185,8 +184,8 @@ TEST_CASE("placement: a close the record cannot settle passes on the benefit of 
         "close after the 3rd trial but also after the 2nd (answered within the stamp's last digit); stamp to the "
         "microsecond to decide");
   // A stamp that settles it says nothing more.
-  fs::copy_file(fixture + "/transitions.log", dir / "transitions.log", fs::copy_options::overwrite_existing);
-  const Report settled = grade(*SubmissionDir::open(dir.path()), *record, "", GradeOptions{});
+  const Report settled =
+      regrade_with_log("good", slurp(std::string(CB_FIXTURES) + "/submissions/good/transitions.log"));
   CHECK(settled.steps[5].checks.back().message.empty());
 }
 

@@ -35,7 +35,6 @@ struct Placement {
   std::size_t high = 0;     // ... up to after `high` requests answered
   std::size_t reading = 0;  // what the whole record reads: after this many
   const TransitionLine* line = nullptr;
-  [[nodiscard]] bool ambiguous() const noexcept { return low != high; }
 };
 
 // CLOSED->OPEN among the burst's /always500. nullopt when there is nothing to place (no record,

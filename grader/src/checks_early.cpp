@@ -72,13 +72,6 @@ void expect_state(StepBuilder& s, std::string_view id, const std::string& file, 
   s.expect(f.state == want, id, message, want, f.state);
 }
 
-const TransitionLine* find_transition(const std::vector<TransitionLine>& log, std::string_view from,
-                                      std::string_view to) {
-  for (const TransitionLine& l : log)
-    if (l.from == from && l.to == to) return &l;
-  return nullptr;
-}
-
 bool never_opened(const LabRun& run) {
   return run.always500 >= run.first_burst_500 + static_cast<std::size_t>(lab::kBlocked);
 }

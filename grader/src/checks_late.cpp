@@ -137,10 +137,7 @@ void step6(StepBuilder& s, const Inputs& in, bool just_after) {
   // Ready only when s6.trials passed: there are at least 3 successful trials to place the close among.
   if (just_after || !s.ready("s6.closed_after_trials")) return;
 
-  const TransitionLine* closed = nullptr;
-  const auto& log = *in.transitions.value;
-  for (const TransitionLine& l : log)
-    if (l.from == "HALF_OPEN" && l.to == "CLOSED") closed = &l;
+  const TransitionLine* closed = last_transition(*in.transitions.value, "HALF_OPEN", "CLOSED");
   if (closed == nullptr) {
     s.skip("s6.closed_after_trials",
            "transitions.log has no HALF_OPEN->CLOSED to place among the trials (step 8 judges its lines)");

@@ -70,8 +70,4 @@ void expect_state(StepBuilder& s, std::string_view id, const std::string& file, 
 // The last step of the script the record shows requests of (1 when none but the server's).
 [[nodiscard]] int last_step_seen(const LabRun& run);
 
-// The first line FROM->TO in the log, wherever it is (the order is step 8's to judge).
-[[nodiscard]] const TransitionLine* find_transition(const std::vector<TransitionLine>& log, std::string_view from,
-                                                    std::string_view to);
-
 }  // namespace cb::grade

@@ -3,7 +3,12 @@
 #include <algorithm>
 
 namespace cb::grade {
-namespace {
+const TransitionLine* find_transition(const std::vector<TransitionLine>& log, std::string_view from,
+                                      std::string_view to) {
+  for (const TransitionLine& l : log)
+    if (l.from == from && l.to == to) return &l;
+  return nullptr;
+}
 
 const TransitionLine* last_transition(const std::vector<TransitionLine>& log, std::string_view from,
                                       std::string_view to) {
@@ -13,11 +18,12 @@ const TransitionLine* last_transition(const std::vector<TransitionLine>& log, st
   return found;
 }
 
+namespace {
+
 // How many of `requests` (in order) the stamp's interval leaves answered before its start, and
 // before its end. nullopt when one has no wall-clock time.
 std::optional<Placement> bounds(const std::vector<const RecordEntry*>& requests, const TransitionLine& l) {
   Placement p;
-  p.line = &l;
   const std::int64_t start = *l.at_us;
   const std::int64_t end = start + l.resolution_us;
   for (const RecordEntry* e : requests) {
@@ -42,9 +48,7 @@ std::optional<Placement> place_trip(const LabRun& run, const std::vector<Transit
   if (run.burst.empty()) return std::nullopt;
   // The first: a breaker that opened more than once is step 8's to judge; the trip of step 3 is
   // the first.
-  const TransitionLine* open = nullptr;
-  for (const TransitionLine& l : log)
-    if (open == nullptr && l.from == "CLOSED" && l.to == "OPEN") open = &l;
+  const TransitionLine* open = find_transition(log, "CLOSED", "OPEN");
   if (open == nullptr || !open->at_us) return std::nullopt;
   const auto first = run.burst.front()->wall_us;
   const auto last = answered_wall_us(*run.burst.back());

@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cb/grade/artifacts.h"
@@ -30,11 +31,18 @@
 
 namespace cb::grade {
 
+// The first line FROM->TO in the log, wherever it is (the order is step 8's to judge), and the
+// last: the trip of step 3 is the first CLOSED->OPEN, the close of step 6 the last
+// HALF_OPEN->CLOSED.
+[[nodiscard]] const TransitionLine* find_transition(const std::vector<TransitionLine>& log, std::string_view from,
+                                                    std::string_view to);
+[[nodiscard]] const TransitionLine* last_transition(const std::vector<TransitionLine>& log, std::string_view from,
+                                                    std::string_view to);
+
 struct Placement {
   std::size_t low = 0;      // the stamp alone allows after `low` ...
   std::size_t high = 0;     // ... up to after `high` requests answered
   std::size_t reading = 0;  // what the whole record reads: after this many
-  const TransitionLine* line = nullptr;
 };
 
 // CLOSED->OPEN among the burst's /always500. nullopt when there is nothing to place (no record,

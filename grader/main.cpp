@@ -53,6 +53,7 @@ struct Options {
   std::string trace_timeout = "5s";
   std::string warm_up = "20s";
   std::string submission = ".";
+  std::string spec;
 };
 
 // A rubric is a few lines; a saved record of a full server (10,000 entries of about 300
@@ -98,6 +99,9 @@ int main(int argc, char** argv) {
                  "text, json, junit, gradescope or html (a page with the run drawn on a time axis)")
       ->capture_default_str();
   app.add_option("-o,--output", o.output, "Write the report here (atomically) instead of standard output");
+  app.add_option("--spec", o.spec,
+                 "Grade against this lab (scenarios/lab.json's format: its numbers, titles and files) instead of the "
+                 "one built in");
   app.add_option("--rubric", o.rubric, "JSON points per step: {\"points\": {\"1\": 10, ...}}");
   app.add_option("--record", o.record_file, "Grade on a saved record (from --save-record) instead of a live server");
   app.add_option("--save-record", o.save_record, "Keep the server's record this grade was given on, as JSON");
@@ -147,6 +151,12 @@ int main(int argc, char** argv) {
     return could_not_run("--conformance grades one program; it does not go with --batch");
   GradeOptions grade_options;
   grade_options.steps = {o.steps.begin(), o.steps.end()};
+  if (!o.spec.empty()) {
+    auto spec = load_lab_spec(o.spec);
+    if (!spec) return could_not_run(spec.error().message);
+    grade_options.spec = *spec;
+  }
+  const LabSpec& spec = grade_options.spec ? *grade_options.spec : lab_spec();
   if (!o.rubric.empty()) {
     const auto text = cb::read_bounded_file(o.rubric, kMaxRubricBytes, "rubric");
     if (!text) return could_not_run(text.error().message);
@@ -165,7 +175,7 @@ int main(int argc, char** argv) {
   if (o.batch.empty() && (!o.run.empty() || !o.conformance.empty())) {
     if (!o.run.empty()) {
       if (auto made = cb::make_directories(o.dir); !made) return could_not_run(made.error().message);
-      if (auto cleared = clear_lab_files(o.dir); !cleared) return could_not_run(cleared.error().message);
+      if (auto cleared = clear_lab_files(o.dir, spec); !cleared) return could_not_run(cleared.error().message);
     }
     auto made = sandbox.box(o.submission, o.run.empty() ? std::string() : o.dir);
     if (!made) return could_not_run(made.error().message);
@@ -234,6 +244,7 @@ int main(int argc, char** argv) {
     server_used = "saved record " + o.record_file;
   } else if (!o.run.empty()) {
     RunOptions run;
+    run.spec = &spec;
     run.command = o.run;
     run.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*timeout);
     if (!o.server.empty()) {
@@ -255,7 +266,7 @@ int main(int argc, char** argv) {
     // the student to read.
     graded_dir = box->out_host();
     if (graded_dir != o.dir)
-      if (auto copied = copy_lab_files(graded_dir, o.dir); !copied) return could_not_run(copied.error().message);
+      if (auto copied = copy_lab_files(graded_dir, o.dir, spec); !copied) return could_not_run(copied.error().message);
     server_used = ran->server_url;
     run_output = ran->output_tail;
     program = ProgramRun{
@@ -297,7 +308,7 @@ int main(int argc, char** argv) {
   if (!dir) {
     // `--step 1` (the server runs) is a question a student asks before writing any file.
     bool reads_files = grade_options.steps.empty();
-    for (int step : grade_options.steps) reads_files = reads_files || lab::reads_files(step);
+    for (int step : grade_options.steps) reads_files = reads_files || spec.reads_files(step);
     if (reads_files || !o.run.empty()) return could_not_run(dir.error().message);
     dir = SubmissionDir::absent(o.dir);
   }

@@ -51,6 +51,7 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
     }
     box = std::move(made).value();
     RunOptions run;
+    run.spec = o.grade.spec.get();
     run.command = *o.run_command;
     run.port = 0;  // outside the full sandbox: a server per submission, side by side
     run.timeout = o.timeout;

@@ -2,6 +2,11 @@
 
 namespace cb::grade::conformance {
 
+Settings lab_settings(const LabSpec& spec) {
+  return {spec.rules.window, spec.rules.minimum_calls, static_cast<int>(spec.rules.failure_rate), spec.rules.wait_ms,
+          spec.rules.trials};
+}
+
 Model::Kind Model::kind_of(const Call& c) noexcept {
   if (c.timed_out || c.status >= 500) return Kind::Failure;
   if (c.status >= 400) return Kind::Ignored;

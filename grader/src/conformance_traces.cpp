@@ -63,6 +63,7 @@ std::vector<bool> counted_since_closed(const Trace& t, std::size_t last) {
 Trace generate(std::uint64_t seed, int index) {
   Rng r(seed * 1'000'003U + static_cast<std::uint64_t>(static_cast<unsigned>(index)));
   Trace t;
+  t.settings = lab_settings();
   if (index % 5 != 0) {
     t.settings.window = r.between(4, 20);
     t.settings.minimum_calls = r.between(1, t.settings.window);
@@ -131,7 +132,7 @@ Explanation explain(const Divergence& d, const Trace& trace, const Replies& repl
     if (!replies.problem.empty()) text += ": " + replies.problem;
     return {"no_answer", text};
   }
-  const Settings lab;
+  const Settings lab = lab_settings();
   if (!same(trace.settings, lab) && answered_as(trace, lab, replies.answers, d.at))
     return {"settings_ignored", "answered as the lab's own settings (" + shown(lab) + ") would, not this trace's (" +
                                     shown(trace.settings) + "): take them from the first line"};
@@ -224,7 +225,7 @@ Shrunk shrink(const Trace& failing, const Program& program, ShrinkBudget budget)
       }
     }
     // Settings nearer the lab's, one at a time.
-    const Settings lab;
+    const Settings lab = lab_settings();
     std::vector<Settings> nearer;
     auto toward_lab = [&](auto member) {
       if (best.settings.*member == lab.*member) return;

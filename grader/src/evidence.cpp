@@ -136,20 +136,24 @@ std::string record_defect(const Record& r) {
 
 namespace {
 
+// The server's own endpoints, whatever the lab sends: its count, and its record and reset.
+constexpr std::string_view kCountPath = "/count";
+constexpr std::string_view kAdminPrefix = "/admin/";
+
 // The script's phases, in order; a request that belongs to an earlier phase than the one the
 // record is in starts a new run.
 enum class Phase { Start, Fast, Burst, Trials, Bad };
 
 }  // namespace
 
-LabRun analyse(const Record& record) {
+LabRun analyse(const Record& record, const LabSpec& spec) {
   LabRun run;
   for (const RecordEntry& e : record.entries) {
-    if (e.path == lab::kCountPath) {
+    if (e.path == kCountPath) {
       run.count_calls.push_back(&e);
     } else if (e.counted) {
       run.lab.push_back(&e);
-    } else if (e.path.rfind(lab::kAdminPrefix, 0) == 0) {
+    } else if (e.path.rfind(kAdminPrefix, 0) == 0) {
       run.admin.push_back(&e);
     }
   }
@@ -158,11 +162,11 @@ LabRun analyse(const Record& record) {
   std::size_t lab_index = 0;
   for (const RecordEntry& e : record.entries) {
     if (burst_over) break;
-    if (e.path == lab::kFailPath && e.counted) {
+    if (e.path == spec.script.fail_path && e.counted) {
       in_burst = true;
       run.burst.push_back(&e);
       run.trip = lab_index;
-    } else if (in_burst && (e.path == lab::kCountPath || e.counted)) {
+    } else if (in_burst && (e.path == kCountPath || e.counted)) {
       burst_over = true;
     }
     if (e.counted) ++lab_index;
@@ -171,9 +175,9 @@ LabRun analyse(const Record& record) {
 
   Phase phase = Phase::Start;
   for (const RecordEntry* e : run.lab) {
-    const bool fast = e->path == lab::kFastPath;
-    const bool fail = e->path == lab::kFailPath;
-    const bool bad = e->path == lab::kBadPath;
+    const bool fast = e->path == spec.script.fast_path;
+    const bool fail = e->path == spec.script.fail_path;
+    const bool bad = e->path == spec.script.bad_path;
     const bool again = (fail && (phase == Phase::Trials || phase == Phase::Bad)) || (fast && phase == Phase::Bad);
     if (run.runs == 0 || again) {
       ++run.runs;
@@ -192,14 +196,14 @@ LabRun analyse(const Record& record) {
   std::optional<std::size_t> first_bad;
   for (std::size_t i = 0; i < run.lab.size(); ++i) {
     const RecordEntry& e = *run.lab[i];
-    if (e.path == lab::kFailPath) {
+    if (e.path == spec.script.fail_path) {
       seen_500 = true;
       ++run.always500;
       run.last_500 = i;
     } else if (!seen_500) {
-      ++(e.path == lab::kFastPath && e.status == 200 ? run.fast_before_first_500 : run.other_before_first_500);
+      ++(e.path == spec.script.fast_path && e.status == 200 ? run.fast_before_first_500 : run.other_before_first_500);
     }
-    if (e.path == lab::kBadPath) {
+    if (e.path == spec.script.bad_path) {
       ++run.bad;
       if (e.status == 400) ++run.bad_answered_400;
       if (!first_bad) first_bad = i;

@@ -191,7 +191,7 @@ Picture picture(const Report& r) {
   times.insert(times.end(), tl.refused_us.begin(), tl.refused_us.end());
   Picture out;
   if (times.empty()) {
-    out.caption = "Nothing to draw: no server record and no stamped transitions.log.";
+    out.caption = "Nothing to draw: no server record and no stamped " + tl.log_file + ".";
     return out;
   }
   const Axis axis(times, kLeft, kRight);
@@ -245,9 +245,8 @@ Picture picture(const Report& r) {
     band(axis.end());
   } else {
     s += "<text class=\"rowlabel\" x=\"" + num(kLeft) + "\" y=\"69\">" +
-         std::string(tl.transitions.empty()
-                         ? "no transitions.log to draw the states from"
-                         : "transitions.log has lines without a time stamp: the states cannot be placed") +
+         (tl.transitions.empty() ? "no " + tl.log_file + " to draw the states from"
+                                 : tl.log_file + " has lines without a time stamp: the states cannot be placed") +
          "</text>";
   }
 
@@ -459,7 +458,7 @@ Picture picture(const Report& r) {
                        "bursts between share one scale.") +
       (tl.refused_us.empty() ? "" : " Refused calls are the lab's own count: a refusal never reaches the server.") +
       (stamped && tl.transitions.front().resolution_us >= 1000
-           ? " transitions.log's stamps are in whole milliseconds, so a state may seem to change up to 1 ms early."
+           ? " " + tl.log_file + "'s stamps are in whole milliseconds, so a state may seem to change up to 1 ms early."
            : "") +
       " Hover a mark for its details.";
   return out;

@@ -41,8 +41,6 @@ Parsed<T> read_file(const SubmissionDir& dir, std::string_view name_view, F pars
   return out;
 }
 
-constexpr StepFn kSteps[] = {nullptr, step1, step2, step3, step4, step5, step6, step7, step8};
-
 // The files were written during the run the record shows, or the record is another run's: from
 // a minute before its first lab request to ten minutes after its last (a program may write its
 // files at the end, after a slow step).
@@ -108,24 +106,26 @@ int exit_code(const Report& report) noexcept {
 Report grade(const SubmissionDir& dir, const std::optional<Record>& record, const std::string& no_record_reason,
              const GradeOptions& options) {
   const auto started = std::chrono::steady_clock::now();
-  Inputs in{record, std::nullopt, options.probe, {}, {}, {}, {}, std::nullopt, std::nullopt, {}};
-  if (record) in.run = analyse(*record);
+  const LabSpec& spec = options.spec ? *options.spec : lab_spec();
+  Prerequisites pre;
+  Inputs in{spec, pre, record, std::nullopt, options.probe, {}, {}, {}, {}, std::nullopt, std::nullopt, {}};
+  if (record) in.run = analyse(*record, spec);
   std::int64_t newest = 0;
-  in.state = read_file<StateFile>(dir, lab::kStateFile, parse_state_file, newest);
-  in.ignore = read_file<StateFile>(dir, lab::kIgnoreFile, parse_state_file, newest);
-  in.fastfail = read_file<FastFail>(dir, lab::kFastFailFile, parse_fastfail, newest);
-  in.transitions = read_file<std::vector<TransitionLine>>(dir, lab::kTransitionsFile, parse_transitions, newest);
+  in.state = read_file<StateFile>(dir, spec.files.state, parse_state_file, newest);
+  in.ignore = read_file<StateFile>(dir, spec.files.ignore, parse_state_file, newest);
+  in.fastfail = read_file<FastFail>(dir, spec.files.fastfail, parse_fastfail, newest);
+  in.transitions = read_file<std::vector<TransitionLine>>(dir, spec.files.transitions, parse_transitions, newest);
   if (in.transitions.ok) in.stamp_problem = stamp_problem(*in.transitions.value);
   if (in.run && in.transitions.ok) {
     in.trip = place_trip(*in.run, *in.transitions.value);
-    in.close = place_close(successful_trials(*in.run), *in.transitions.value, static_cast<std::size_t>(lab::kTrials));
+    in.close =
+        place_close(successful_trials(*in.run), *in.transitions.value, static_cast<std::size_t>(spec.rules.trials));
   }
 
-  Prerequisites pre;
   pre.has_record = record.has_value();
   if (record && options.record_private) pre.record_unusable = program_record_problem(*record, *in.run);
   pre.no_record_reason = no_record_reason;
-  if (!in.transitions.ok) pre.file_problems.emplace(std::string(lab::kTransitionsFile), in.transitions.problem);
+  if (!in.transitions.ok) pre.file_problems.emplace("transitions", in.transitions.problem);
 
   Report report;
   report.dir = dir.path();
@@ -147,12 +147,10 @@ Report grade(const SubmissionDir& dir, const std::optional<Record>& record, cons
   const bool taints_files = !options.evidence_failure.empty();
 
   const bool just_after = !options.steps.empty();
-  for (int n = 1; n <= lab::kSteps; ++n) {
+  for (int n = 1; n <= spec.steps(); ++n) {
     if (just_after && options.steps.count(n) == 0) continue;
-    StepBuilder b(n, just_after, pre);
-    kSteps[n](b, in, just_after);
     const double points = options.rubric.points[static_cast<std::size_t>(n)];
-    StepReport step = b.finish(points);
+    StepReport step = run_step(n, just_after, in, pre, points);
     // A record of two runs leaves a step's rule unjudged wherever the record was its judge: the
     // files alone (which the program writes as it likes) earn nothing, or running twice would
     // be a way out of the record's checks.
@@ -172,9 +170,9 @@ Report grade(const SubmissionDir& dir, const std::optional<Record>& record, cons
         c.message = "not judged: " + problem;
         c.status = Status::Error;
       }
-      settle(step, points);
+      settle(step, points, spec);
     }
-    step.title = std::string(lab::step_title(n));
+    step.title = std::string(spec.step_title(n));
     for (const Check& c : step.checks) {
       ++report.checks_total;
       if (c.status != Status::Skip) ++report.checks_run;
@@ -197,6 +195,8 @@ Report grade(const SubmissionDir& dir, const std::optional<Record>& record, cons
   if (!problem.empty()) report.notes.push_back("The evidence failed: " + problem);
   report.timeline = make_timeline(record ? &*record : nullptr, in.run ? &*in.run : nullptr,
                                   in.transitions.ok ? &*in.transitions.value : nullptr);
+  report.timeline.wait_ms = spec.rules.wait_ms;
+  report.timeline.log_file = spec.files.transitions;
   if (in.close) {
     report.timeline.trials_closed_after = in.close->reading;
     report.timeline.trials_closed_at_most = in.close->high;

@@ -1,7 +1,8 @@
 #pragma once
-// What the lab's step checks share: the inputs they judge (the record's analysis and the four
-// files, parsed), and the small helpers that word their messages. The checks themselves are in
-// checks_early.cpp (steps 1-4) and checks_late.cpp (steps 5-8); grade.cpp runs them.
+// What the lab's check bodies share: the inputs they judge (the spec, the record's analysis and
+// the four files, parsed), and the small helpers that word their messages. The bodies are in
+// checks_early.cpp (steps 1-4) and checks_late.cpp (steps 5-8), each file's table of id -> body
+// at its end; step_builder.cpp runs them in catalogue order.
 
 #include <optional>
 #include <string>
@@ -9,12 +10,15 @@
 #include "cb/grade/artifacts.h"
 #include "cb/grade/evidence.h"
 #include "cb/grade/grade.h"
+#include "cb/grade/lab_spec.h"
 #include "placement.h"
 #include "step_builder.h"
 
 namespace cb::grade {
 
 struct Inputs {
+  const LabSpec& spec;
+  const Prerequisites& pre;
   const std::optional<Record>& record;
   std::optional<LabRun> run;
   std::optional<ServerProbe> probe;
@@ -35,19 +39,9 @@ struct Inputs {
 // the breaker opened and closed. The first line that breaks that, in words; empty when none does.
 [[nodiscard]] std::string stamp_problem(const std::vector<TransitionLine>& log);
 
-using StepFn = void (*)(StepBuilder&, const Inputs&, bool just_after);
-void step1(StepBuilder& s, const Inputs& in, bool just_after);
-void step2(StepBuilder& s, const Inputs& in, bool just_after);
-void step3(StepBuilder& s, const Inputs& in, bool just_after);
-void step4(StepBuilder& s, const Inputs& in, bool just_after);
-void step5(StepBuilder& s, const Inputs& in, bool just_after);
-void step6(StepBuilder& s, const Inputs& in, bool just_after);
-void step7(StepBuilder& s, const Inputs& in, bool just_after);
-void step8(StepBuilder& s, const Inputs& in, bool just_after);
-
-// The record shows no OPEN period: every /always500 of step 4 reached the server too. (A breaker
-// that opened and let every call through looks the same to the record; its log says it opened.)
-[[nodiscard]] bool never_opened(const LabRun& run);
+// The record shows no OPEN period: every call of step 4 reached the server too. (A breaker that
+// opened and let every call through looks the same to the record; its log says it opened.)
+[[nodiscard]] bool never_opened(const LabRun& run, const LabSpec& spec);
 // Neither the record nor transitions.log shows the breaker ever left CLOSED. Then what stands on
 // its having opened (a moment it opened, trials that close it again) did not happen, and is not
 // judged (steps 3 and 4 are charged).
@@ -55,17 +49,17 @@ void step8(StepBuilder& s, const Inputs& in, bool just_after);
 inline constexpr const char* kNeverOpened =
     "not judged: every /always500 of step 4 reached the server, so nothing shows the breaker was ever OPEN";
 
-// state.json right after step `step` (--step N): its contract, then its "state".
-void state_just_after(StepBuilder& s, const Inputs& in, int step, const std::string& want);
+// A file contract's check (every "contract" of the catalogue): the file parsed, or why not.
+void contract_check(Verdict& v, const Inputs& in, std::string_view role);
+// state.json right after step `step` (--step N): its "state".
+void state_just_after(Verdict& v, const Inputs& in, int step, const std::string& want);
 
-// "1st", "2nd", "3rd", "4th", ...
-[[nodiscard]] std::string nth(std::size_t n);
 // "1.234 s"
 [[nodiscard]] std::string seconds_text(double ms);
 // "CLOSED", "state.json: \"state\" is \"closed\"; states are upper case: \"CLOSED\"", ...
 // `why_other` is added when the state is another one altogether (not a spelling).
-void expect_state(StepBuilder& s, std::string_view id, const std::string& file, const StateFile& f,
-                  const std::string& want, const std::string& why_other = {});
+void expect_state(Verdict& v, std::string_view file, const StateFile& f, const std::string& want,
+                  const std::string& why_other = {});
 
 // The last step of the script the record shows requests of (1 when none but the server's).
 [[nodiscard]] int last_step_seen(const LabRun& run);

@@ -1,111 +1,416 @@
 #include "cb/grade/lab_spec.h"
 
-namespace cb::grade::lab {
+#include <algorithm>
+#include <cstdio>
+#include <deque>
+#include <nlohmann/json.hpp>
+
+#include "cb/bounded_file.h"
+#include "cb/decimal_time.h"
+
+namespace cb::grade {
 namespace {
 
-constexpr std::string_view kTitles[] = {
-    "",
-    "The flaky server runs and /count answers",
-    "3 calls to /fast leave the breaker CLOSED",
-    "5 calls to /always500 open it on the 3rd failure",
-    "10 calls while OPEN are refused at once, none reaching the server",
-    "After the 3 s cool-down, one call finds it HALF_OPEN",
-    "Successful trials in HALF_OPEN close it (3 permitted)",
-    "A new breaker ignores 4xx: 10 x /bad leave it CLOSED with 0 failures",
-    "transitions.log holds the three transitions in order",
+using nlohmann::json;
+
+// The script the grader's checks are written for, step by step: a spec may change every number,
+// title and file name, not what each step does.
+constexpr std::array<std::string_view, 8> kStepIds{"server",   "fast",   "trip",      "refused",
+                                                   "cooldown", "trials", "ignore4xx", "log"};
+
+// The rules' arithmetic, the engine's and the handout's: `fast` successes, then failures one by
+// one; the window holds the last `window` calls and judges once it holds `minimum_calls`. The
+// failure that opens it, with what the window holds then; `strict` compares with > (the trap).
+struct Trip {
+  int at = 0, failures = 0, calls = 0;
+};
+Trip first_trip(const LabRules& r, int fast, int burst, bool strict) {
+  std::deque<bool> window;  // true: a failure
+  auto push = [&](bool failed) {
+    window.push_back(failed);
+    if (static_cast<int>(window.size()) > r.window) window.pop_front();
+  };
+  for (int i = 0; i < fast; ++i) push(false);
+  for (int k = 1; k <= burst; ++k) {
+    push(true);
+    const int calls = static_cast<int>(window.size());
+    const int failures = static_cast<int>(std::count(window.begin(), window.end(), true));
+    if (calls < r.minimum_calls) continue;
+    const double lhs = failures * 100.0;
+    const double rhs = r.failure_rate * calls;
+    if (strict ? lhs > rhs : lhs >= rhs) return {k, failures, calls};
+  }
+  return {};
+}
+
+std::string number_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+std::string seconds_words(double ms) {
+  return format_seconds(std::chrono::microseconds(static_cast<std::int64_t>(ms * 1000.0))) + " s";
+}
+
+std::string count_word(std::size_t n) {
+  constexpr std::array<std::string_view, 11> kWords{"no",  "one",   "two",   "three", "four", "five",
+                                                    "six", "seven", "eight", "nine",  "ten"};
+  return n < kWords.size() ? std::string(kWords[n]) : std::to_string(n);
+}
+
+// Reads one object's fields, naming the path of the one that is wrong.
+struct Reader {
+  const std::string& file;
+  Error error(const std::string& path, const std::string& what) const {
+    return Error{file + ": " + path + ": " + what};
+  }
+
+  Result<const json*> member(const json& j, const std::string& path, const char* key) const {
+    if (!j.is_object()) return error(path, "expected an object");
+    const auto it = j.find(key);
+    if (it == j.end()) return error(path + "." + key, "missing (the lab spec writes it out)");
+    return &*it;
+  }
+  Result<double> number(const json& j, const std::string& path, const char* key, double low, double high) const {
+    CB_TRY(v, member(j, path, key));
+    if (!(*v)->is_number() || (*v)->get<double>() < low || (*v)->get<double>() > high)
+      return error(path + "." + key, "expected a number from " + number_text(low) + " to " + number_text(high));
+    return (*v)->get<double>();
+  }
+  Result<int> whole(const json& j, const std::string& path, const char* key, int low, int high) const {
+    CB_TRY(v, member(j, path, key));
+    if (!(*v)->is_number_integer() || (*v)->get<long long>() < low || (*v)->get<long long>() > high)
+      return error(path + "." + key,
+                   "expected a whole number from " + std::to_string(low) + " to " + std::to_string(high));
+    return static_cast<int>((*v)->get<long long>());
+  }
+  Result<std::string> text(const json& j, const std::string& path, const char* key) const {
+    CB_TRY(v, member(j, path, key));
+    if (!(*v)->is_string() || (*v)->get_ref<const std::string&>().empty())
+      return error(path + "." + key, "expected a non-empty string");
+    return (*v)->get<std::string>();
+  }
+  Result<double> millis(const json& j, const std::string& path, const char* key) const {
+    CB_TRY(t, text(j, path, key));
+    auto d = parse_duration(*t);
+    if (!d) return error(path + "." + key, d.error().message);
+    return static_cast<double>(d->count()) / 1000.0;
+  }
 };
 
-// Pseudo-prerequisites: "server" is the server's record, whatever it holds (absent when there is
-// no server to ask); "record" is that record holding one whole run (s1.once says when not);
-// "file:NAME" is a lab file that parsed. Each file's contract is judged, and charged, in one
-// step only (state.json where the run leaves it, fastfail.txt in 4, ignore4xx.json in 7,
-// transitions.log in 8); other steps that read it skip what they cannot judge without it.
-std::vector<CheckSpec> make_checks() {
-  using W = When;
-  // A table, one check a line.
-  // clang-format off
-  return {
-      {"s1.server", 1, W::Always, "the flaky server answers, with its record of every request", true, {"server"}},
-      {"s1.once", 1, W::Always, "the record holds one whole run of the lab", true, {"s1.server"}},
-      {"s1.count", 1, W::Finished, "/count was asked and answered {\"count\": N}", true, {"record"}},
-      {"s1.admin", 1, W::Always, "the program left the server's admin endpoints alone", true, {"server"}},
+Result<LabRules> read_rules(const Reader& r, const json& root) {
+  CB_TRY(breakers, r.member(root, "", "breakers"));
+  CB_TRY(main, r.member(**breakers, "breakers", "main"));
+  const std::string at = "breakers.main";
+  const json& m = **main;
+  LabRules rules;
+  CB_TRY(window, r.whole(m, at, "window_size", 1, 1000));
+  CB_TRY(minimum, r.whole(m, at, "minimum_calls", 1, 1000));
+  CB_TRY(rate, r.number(m, at, "failure_rate", 1, 100));
+  CB_TRY(slow_rate, r.number(m, at, "slow_call_rate", 1, 100));
+  CB_TRY(slow, r.millis(m, at, "slow_call_duration"));
+  CB_TRY(wait, r.millis(m, at, "wait_in_open"));
+  CB_TRY(trials, r.whole(m, at, "permitted_in_half_open", 1, 1000));
+  if (*minimum > *window) return r.error(at + ".minimum_calls", "is more than window_size");
+  rules = {*window, *minimum, *rate, *slow_rate, *slow, *wait, *trials};
+  return rules;
+}
 
-      {"s2.state_contract", 2, W::JustAfter, "state.json follows the contract", false, {}},
-      {"s2.state", 2, W::JustAfter, "state.json: \"state\" is \"CLOSED\"", false, {"s2.state_contract"}},
-      {"s2.failures", 2, W::JustAfter, "state.json: \"failures\" is 0", false, {"s2.state_contract"}},
-      {"s2.window", 2, W::JustAfter, "state.json: \"window_size\" is 10", false, {"s2.state_contract"}},
-      {"s2.fast_first", 2, W::Always, "the server received 3 /fast first", true, {"record"}},
-
-      {"s3.state_contract", 3, W::JustAfter, "state.json follows the contract", false, {}},
-      {"s3.state", 3, W::JustAfter, "state.json: \"state\" is \"OPEN\"", false, {"s3.state_contract"}},
-      {"s3.failures", 3, W::JustAfter, "state.json: \"failures\" is the window's 3 that opened it (or 0)", false,
-       {"s3.state_contract"}},
-      {"s3.trip", 3, W::Always, "the breaker opened on the 3rd /always500", true, {"record"}},
-
-      {"s4.state_contract", 4, W::JustAfter, "state.json follows the contract", false, {}},
-      {"s4.state", 4, W::JustAfter, "state.json: \"state\" is \"OPEN\"", false, {"s4.state_contract"}},
-      {"s4.fastfail_contract", 4, W::Always, "fastfail.txt follows the contract", false, {}},
-      {"s4.blocked", 4, W::Always, "fastfail.txt: blocked=10", false, {"s4.fastfail_contract"}},
-      {"s4.before_after", 4, W::Always, "fastfail.txt: before equals after", false, {"s4.fastfail_contract"}},
-      {"s4.max_ms", 4, W::Always, "fastfail.txt: max_ms < 50", false, {"s4.fastfail_contract"}},
-      {"s4.counts_real", 4, W::Always, "fastfail.txt: before and after are /count answers from the server", true,
-       {"s4.fastfail_contract", "record"}},
-      {"s4.before_at_trip", 4, W::Always, "fastfail.txt: before was taken after the breaker opened", true,
-       {"s4.fastfail_contract", "record"}},
-      {"s4.none_reached", 4, W::Always, "no call reached the server while the breaker was OPEN", true, {"record"}},
-
-      {"s5.state_contract", 5, W::JustAfter, "state.json follows the contract", false, {}},
-      {"s5.state", 5, W::JustAfter, "state.json: \"state\" is \"HALF_OPEN\"", false, {"s5.state_contract"}},
-      {"s5.failures", 5, W::JustAfter, "state.json: \"failures\" is 0 (HALF_OPEN counts its trials only)", false,
-       {"s5.state_contract"}},
-      {"s5.log_wait", 5, W::Finished, "transitions.log: OPEN->HALF_OPEN at least 3 s after CLOSED->OPEN", false,
-       {"file:transitions.log"}},
-      {"s5.waited", 5, W::Always, "the first call after the breaker opened came at least 3 s later", true, {"record"}},
-
-      {"s6.state_contract", 6, W::Always, "state.json follows the contract", false, {}},
-      {"s6.state", 6, W::Always, "state.json: \"state\" is \"CLOSED\"", false, {"s6.state_contract"}},
-      {"s6.permitted", 6, W::Always, "state.json: \"permitted_in_half_open\" >= 3", false, {"s6.state_contract"}},
-      {"s6.trials", 6, W::Always, "at least 3 successful trial calls reached the server", true, {"record"}},
-      {"s6.closed_after_trials", 6, W::Finished, "HALF_OPEN->CLOSED came after the server answered the 3rd trial", true,
-       {"s6.trials", "file:transitions.log", "record"}},
-
-      {"s7.ignore_contract", 7, W::Always, "ignore4xx.json follows the contract", false, {}},
-      {"s7.state", 7, W::Always, "ignore4xx.json: \"state\" is \"CLOSED\"", false, {"s7.ignore_contract"}},
-      {"s7.failures", 7, W::Always, "ignore4xx.json: \"failures\" is 0", false, {"s7.ignore_contract"}},
-      {"s7.bad_all", 7, W::Always, "the server received all 10 /bad", true, {"record"}},
-
-      {"s8.log_contract", 8, W::Always, "transitions.log follows the contract", false, {}},
-      {"s8.order", 8, W::Always, "transitions.log: exactly CLOSED->OPEN, OPEN->HALF_OPEN, HALF_OPEN->CLOSED", false,
-       {"s8.log_contract"}},
-      {"s8.increasing", 8, W::Always, "transitions.log: the timestamps never go backwards", false, {"s8.order"}},
-      {"s8.seen", 8, W::Always, "transitions.log: the server saw each transition happen", true, {"s8.order", "record"}},
-  };
-  // clang-format on
+// The first action of `kind` in a step's "do".
+const json* action_of(const json& step, std::string_view kind) {
+  const auto it = step.find("do");
+  if (it == step.end() || !it->is_array()) return nullptr;
+  for (const json& a : *it)
+    if (a.is_object() && a.value("action", "") == kind) return &a;
+  return nullptr;
 }
 
 }  // namespace
 
-std::string_view step_title(int step) noexcept { return step >= 1 && step <= kSteps ? kTitles[step] : ""; }
-
-const std::vector<CheckSpec>& checks() {
-  static const std::vector<CheckSpec> all = make_checks();
-  return all;
+std::string nth(std::size_t n) {
+  const char* suffix = n % 100 >= 11 && n % 100 <= 13 ? "th"
+                       : n % 10 == 1                  ? "st"
+                       : n % 10 == 2                  ? "nd"
+                       : n % 10 == 3                  ? "rd"
+                                                      : "th";
+  return std::to_string(n) + suffix;
 }
 
-const CheckSpec* find_check(std::string_view id) noexcept {
-  for (const CheckSpec& c : checks())
+std::string_view LabFiles::of(std::string_view role) const noexcept {
+  if (role == "state") return state;
+  if (role == "fastfail") return fastfail;
+  if (role == "ignore") return ignore;
+  if (role == "transitions") return transitions;
+  return {};
+}
+
+Result<LabSpec> parse_lab_spec(std::string_view json_text, const std::string& name) {
+  json root;
+  try {
+    root = json::parse(json_text);
+  } catch (const json::parse_error& e) {
+    std::string what = e.what();
+    if (const auto at = what.find(" at line "); at != std::string::npos) what = what.substr(at + 4);
+    return Error{name + ": " + what};
+  }
+  const Reader r{name};
+  LabSpec spec;
+  CB_TRY(rules, read_rules(r, root));
+  spec.rules = *rules;
+
+  CB_TRY(grading, r.member(root, "", "grading"));
+  CB_TRY(max_ms, r.number(**grading, "grading", "max_refusal_ms", 1, 10000));
+  spec.max_refusal_ms = *max_ms;
+  CB_TRY(transitions, r.member(**grading, "grading", "transitions"));
+  if (!(*transitions)->is_array() || (*transitions)->empty())
+    return r.error("grading.transitions", "expected an array of \"FROM->TO\"");
+  for (const json& t : **transitions) {
+    if (!t.is_string() || t.get_ref<const std::string&>().find("->") == std::string::npos)
+      return r.error("grading.transitions", "expected an array of \"FROM->TO\"");
+    spec.transitions.push_back(t.get<std::string>());
+  }
+
+  // The steps: their ids in the grader's order, their titles, and the numbers their actions send.
+  CB_TRY(steps_j, r.member(root, "", "steps"));
+  const json& steps = **steps_j;
+  // Steps after the lab's are the runner's alone: a scenario may add some, and they are not graded.
+  if (!steps.is_array() || steps.size() < kStepIds.size())
+    return r.error("steps", "expected the lab's " + std::to_string(kStepIds.size()) + " steps");
+  auto call_in = [&](std::size_t i) -> Result<const json*> {
+    const json* a = action_of(steps[i], "call");
+    if (a == nullptr) return r.error("steps[" + std::to_string(i) + "].do", "expected a \"call\" action");
+    return a;
+  };
+  auto file_in = [&](std::size_t i, std::string_view kind, std::string& out) -> Result<void> {
+    const json* a = action_of(steps[i], kind);
+    const std::string at = "steps[" + std::to_string(i) + "].do";
+    if (a == nullptr) return r.error(at, "expected a \"" + std::string(kind) + "\" action");
+    CB_TRY(file, r.text(*a, at, "file"));
+    out = *file;
+    return {};
+  };
+  for (std::size_t i = 0; i < kStepIds.size(); ++i) {
+    const std::string at = "steps[" + std::to_string(i) + "]";
+    CB_TRY(id, r.text(steps[i], at, "id"));
+    if (*id != kStepIds[i])
+      return r.error(at + ".id", "expected \"" + std::string(kStepIds[i]) + "\" (the grader grades the lab's script)");
+    spec.step_ids_.push_back(*id);
+  }
+  auto times = [&](std::size_t i, int& out, std::string* path) -> Result<void> {
+    CB_TRY(a, call_in(i));
+    out = (*a)->value("times", 1);
+    if (path != nullptr) *path = (*a)->value("path", "");
+    return {};
+  };
+  CB_TRY_VOID(times(1, spec.script.fast, &spec.script.fast_path));
+  CB_TRY_VOID(times(2, spec.script.burst, &spec.script.fail_path));
+  CB_TRY_VOID(times(3, spec.script.blocked, nullptr));
+  CB_TRY_VOID(times(6, spec.script.bad, &spec.script.bad_path));
+  {
+    CB_TRY(a, call_in(5));
+    spec.script.trials_max = (*a)->value("max", 20);
+  }
+  CB_TRY_VOID(file_in(1, "write_state", spec.files.state));
+  CB_TRY_VOID(file_in(3, "write_fastfail", spec.files.fastfail));
+  CB_TRY_VOID(file_in(6, "write_state", spec.files.ignore));
+  CB_TRY_VOID(file_in(7, "write_transitions", spec.files.transitions));
+
+  const Trip trip = first_trip(spec.rules, spec.script.fast, spec.script.burst, false);
+  if (trip.at == 0)
+    return r.error("breakers.main", "these numbers never open the breaker within step 3's " +
+                                        std::to_string(spec.script.burst) + " failing calls");
+  spec.trip_at = trip.at;
+  spec.trip_failures = trip.failures;
+  spec.trip_calls = trip.calls;
+  spec.trip_at_gt = first_trip(spec.rules, spec.script.fast, spec.script.burst, true).at;
+
+  auto& v = spec.values_;
+  v["window"] = std::to_string(spec.rules.window);
+  v["minimum_calls"] = std::to_string(spec.rules.minimum_calls);
+  v["failure_rate"] = number_text(spec.rules.failure_rate);
+  v["slow_call_rate"] = number_text(spec.rules.slow_call_rate);
+  v["wait"] = seconds_words(spec.rules.wait_ms);
+  v["trials"] = std::to_string(spec.rules.trials);
+  v["trials_nth"] = nth(static_cast<std::size_t>(spec.rules.trials));
+  v["fast"] = std::to_string(spec.script.fast);
+  v["burst"] = std::to_string(spec.script.burst);
+  v["blocked"] = std::to_string(spec.script.blocked);
+  v["bad"] = std::to_string(spec.script.bad);
+  v["trip_at"] = std::to_string(spec.trip_at);
+  v["trip_at_nth"] = nth(static_cast<std::size_t>(spec.trip_at));
+  v["trip_next_nth"] = nth(static_cast<std::size_t>(spec.trip_at) + 1);
+  v["trip_failures"] = std::to_string(spec.trip_failures);
+  v["trip_calls"] = std::to_string(spec.trip_calls);
+  v["max_refusal_ms"] = number_text(spec.max_refusal_ms);
+  v["state_file"] = spec.files.state;
+  v["fastfail_file"] = spec.files.fastfail;
+  v["ignore_file"] = spec.files.ignore;
+  v["transitions_file"] = spec.files.transitions;
+  v["transition_count"] = std::to_string(spec.transitions.size());
+  v["transition_words"] = count_word(spec.transitions.size());
+  std::string list;
+  for (std::size_t i = 0; i < spec.transitions.size(); ++i)
+    list += (i == 0 ? "" : ", ") + spec.transitions[i];
+  v["transition_list"] = list;
+
+  for (std::size_t i = 0; i < kStepIds.size(); ++i) {
+    CB_TRY(title, r.text(steps[i], "steps[" + std::to_string(i) + "]", "title"));
+    spec.step_titles_.push_back(spec.fill(*title));
+  }
+
+  CB_TRY(messages, r.member(root, "", "messages"));
+  if (!(*messages)->is_object()) return r.error("messages", "expected an object of message templates");
+  for (const auto& [key, text] : (*messages)->items()) {
+    if (!text.is_string()) return r.error("messages." + key, "expected a string");
+    spec.messages_.emplace(key, text.get<std::string>());
+  }
+
+  // The catalogue: a need is met by what is already known when the check runs, so it names a
+  // check listed before it in its own step.
+  CB_TRY(checks, r.member(root, "", "checks"));
+  if (!(*checks)->is_array()) return r.error("checks", "expected an array");
+  for (std::size_t i = 0; i < (*checks)->size(); ++i) {
+    const json& cj = (**checks)[i];
+    const std::string at = "checks[" + std::to_string(i) + "]";
+    CheckSpec c;
+    CB_TRY(id, r.text(cj, at, "id"));
+    c.id = *id;
+    const auto dot = c.id.find('.');
+    if (c.id[0] != 's' || dot == std::string::npos || dot < 2 ||
+        !std::all_of(c.id.begin() + 1, c.id.begin() + static_cast<std::ptrdiff_t>(dot),
+                     [](char ch) { return ch >= '0' && ch <= '9'; }))
+      return r.error(at + ".id", "expected \"s<step>.<name>\"");
+    c.step = std::stoi(c.id.substr(1, dot - 1));
+    if (c.step < 1 || c.step > spec.steps()) return r.error(at + ".id", "names no step of the lab");
+    if (spec.find_check(c.id) != nullptr) return r.error(at + ".id", "\"" + c.id + "\" is listed twice");
+    CB_TRY(when, r.text(cj, at, "when"));
+    if (*when == "always") {
+      c.when = When::Always;
+    } else if (*when == "finished") {
+      c.when = When::Finished;
+    } else if (*when == "just_after") {
+      c.when = When::JustAfter;
+    } else {
+      return r.error(at + ".when", "expected \"always\", \"finished\" or \"just_after\"");
+    }
+    CB_TRY(title, r.text(cj, at, "title"));
+    c.title = spec.fill(*title);
+    if (cj.contains("on_server")) {
+      if (!cj["on_server"].is_boolean()) return r.error(at + ".on_server", "expected true or false");
+      c.needs_server = cj["on_server"].get<bool>();
+    }
+    if (cj.contains("contract")) {
+      CB_TRY(role, r.text(cj, at, "contract"));
+      if (spec.files.of(*role).empty()) return r.error(at + ".contract", "expected a file role");
+      c.contract = *role;
+    }
+    if (cj.contains("needs")) {
+      const json& needs = cj["needs"];
+      if (!needs.is_array()) return r.error(at + ".needs", "expected an array");
+      for (const json& n : needs) {
+        if (!n.is_string()) return r.error(at + ".needs", "expected strings");
+        const std::string need = n.get<std::string>();
+        if (need == "server" || need == "record") {
+          c.needs_server = true;
+        } else if (need.rfind("file:", 0) == 0) {
+          if (spec.files.of(need.substr(5)).empty()) return r.error(at + ".needs", "\"" + need + "\" names no file");
+        } else {
+          const CheckSpec* other = spec.find_check(need);
+          if (other == nullptr || other->step != c.step)
+            return r.error(at + ".needs",
+                           "\"" + need + "\" is no check listed before it in step " + std::to_string(c.step));
+          c.needs_server = c.needs_server || other->needs_server;
+        }
+        c.needs.push_back(need);
+      }
+    }
+    spec.checks_.push_back(std::move(c));
+  }
+  return spec;
+}
+
+Result<std::shared_ptr<const LabSpec>> load_lab_spec(const std::string& path) {
+  // The lab's spec is 12 KiB; 1 MiB is far past any a person writes.
+  auto text = read_bounded_file(path, 1U << 20, "lab spec");
+  if (!text) return text.error();
+  auto spec = parse_lab_spec(*text, path);
+  if (!spec) return spec.error();
+  return std::shared_ptr<const LabSpec>(std::make_shared<LabSpec>(std::move(*spec)));
+}
+
+const LabSpec& lab_spec() {
+  // Checked at build time by the tests, which parse the same text; a build whose spec does not
+  // parse cannot grade at all, so it stops at once and says why.
+  static const LabSpec spec = [] {
+    auto s = parse_lab_spec(embedded_lab_spec_text(), "lab.json (built in)");
+    if (!s) throw std::runtime_error(s.error().message);
+    return std::move(*s);
+  }();
+  return spec;
+}
+
+std::string_view LabSpec::step_title(int n) const noexcept {
+  return n >= 1 && n <= steps() ? std::string_view(step_titles_[static_cast<std::size_t>(n - 1)]) : "";
+}
+
+std::string_view LabSpec::step_id(int n) const noexcept {
+  return n >= 1 && n <= steps() ? std::string_view(step_ids_[static_cast<std::size_t>(n - 1)]) : "";
+}
+
+const CheckSpec* LabSpec::find_check(std::string_view id) const noexcept {
+  for (const CheckSpec& c : checks_)
     if (c.id == id) return &c;
   return nullptr;
 }
 
-bool reads_files(int step) {
-  for (const CheckSpec& c : checks()) {
+bool LabSpec::reads_files(int step) const {
+  for (const CheckSpec& c : checks_) {
     if (c.step != step) continue;
     if (!c.needs_server) return true;
-    for (std::string_view need : c.needs)
+    for (const std::string& need : c.needs)
       if (need.rfind("file:", 0) == 0) return true;
   }
   return false;
 }
 
-}  // namespace cb::grade::lab
+std::string LabSpec::fill(std::string_view text, Vars vars) const {
+  std::string out;
+  out.reserve(text.size() + 32);
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t open = text.find('{', i);
+    if (open == std::string_view::npos) break;
+    const std::size_t close = text.find('}', open);
+    if (close == std::string_view::npos) break;
+    const std::string_view name = text.substr(open + 1, close - open - 1);
+    const bool is_name = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    });
+    const std::string* value = nullptr;
+    if (is_name) {
+      for (const auto& [k, val] : vars)
+        if (k == name) value = &val;
+      if (value == nullptr)
+        if (const auto it = values_.find(name); it != values_.end()) value = &it->second;
+    }
+    out.append(text.substr(i, open - i));
+    if (value != nullptr) {
+      out += *value;
+      i = close + 1;
+    } else {
+      out += '{';
+      i = open + 1;
+    }
+  }
+  out.append(text.substr(i));
+  return out;
+}
+
+std::string LabSpec::say(std::string_view key, Vars vars) const {
+  const auto it = messages_.find(key);
+  if (it == messages_.end()) return "[lab spec: no message " + std::string(key) + "]";
+  return fill(it->second, vars);
+}
+
+}  // namespace cb::grade

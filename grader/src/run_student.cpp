@@ -74,8 +74,8 @@ SandboxInfo sandbox_info(const sandbox::Containment& c) {
   return info;
 }
 
-Result<void> clear_lab_files(const std::string& dir) {
-  for (std::string_view file : lab::kFiles) {
+Result<void> clear_lab_files(const std::string& dir, const LabSpec& spec) {
+  for (std::string_view file : spec.files.all()) {
     const std::string path = dir + "/" + std::string(file);
     // unlink removes a symbolic link itself, never what it points to.
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
@@ -86,10 +86,10 @@ Result<void> clear_lab_files(const std::string& dir) {
   return {};
 }
 
-Result<void> copy_lab_files(const std::string& from, const std::string& to) {
+Result<void> copy_lab_files(const std::string& from, const std::string& to, const LabSpec& spec) {
   auto dir = SubmissionDir::open(from);
   if (!dir) return dir.error();
-  for (std::string_view file : lab::kFiles) {
+  for (std::string_view file : spec.files.all()) {
     const std::string name(file);
     const FileRead read = dir->read(name);
     if (read.status != FileRead::Status::Ok) continue;
@@ -99,7 +99,7 @@ Result<void> copy_lab_files(const std::string& from, const std::string& to) {
 }
 
 Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, const sandbox::Box& box) {
-  if (auto cleared = clear_lab_files(box.out_host()); !cleared) return cleared.error();
+  if (auto cleared = clear_lab_files(box.out_host(), o.spec ? *o.spec : lab_spec()); !cleared) return cleared.error();
   RunOutcome out;
   out.containment = sandbox.containment(box);
 

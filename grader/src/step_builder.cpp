@@ -1,7 +1,10 @@
 #include "step_builder.h"
 
 #include <algorithm>
-#include <stdexcept>
+#include <set>
+
+#include "cb/grade/grade.h"
+#include "lab_checks.h"
 
 namespace cb::grade {
 
@@ -17,21 +20,50 @@ const char* to_string(Status s) noexcept {
 
 namespace {
 
-const lab::CheckSpec& spec_of(std::string_view id) {
-  const lab::CheckSpec* spec = lab::find_check(id);
-  // A programming error in the grader, caught by every test that grades anything.
-  if (spec == nullptr) throw std::logic_error("cb-grade: no check has the id " + std::string(id));
-  return *spec;
+bool applies(const CheckSpec& c, int step, bool just_after) {
+  if (c.step != step) return false;
+  return c.when == When::Always || (c.when == When::JustAfter) == just_after;
 }
 
-bool applies(const lab::CheckSpec& c, int step, bool just_after) {
-  if (c.step != step) return false;
-  return c.when == lab::When::Always || (c.when == lab::When::JustAfter) == just_after;
+const Check* reported(const std::vector<Check>& done, std::string_view id) {
+  for (const Check& c : done)
+    if (c.id == id) return &c;
+  return nullptr;
+}
+
+// Why check `c` may not run, or nothing when every need is met. Its needs are checks listed
+// before it (the catalogue says so), so they have all been decided.
+std::optional<std::string> unmet(const CheckSpec& c, const LabSpec& spec, const Prerequisites& pre,
+                                 const std::vector<Check>& done, const std::set<std::string>& absent) {
+  for (const std::string& need : c.needs) {
+    if (need == "server") {
+      if (!pre.has_record) return pre.no_record_reason;
+    } else if (need == "record") {
+      if (!pre.has_record) return pre.no_record_reason;
+      if (!pre.record_unusable.empty()) return "not judged on the record: " + pre.record_unusable + " (step 1)";
+    } else if (need.rfind("file:", 0) == 0) {
+      const std::string role = need.substr(5);
+      if (const auto it = pre.file_problems.find(role); it != pre.file_problems.end())
+        return "needs " + std::string(spec.files.of(role)) + " (judged in step " + std::to_string(spec.steps()) +
+               "): " + it->second;
+    } else {
+      const Check* done_need = reported(done, need);
+      if (done_need == nullptr) return "needs " + need + ", which was not checked";
+      if (done_need->status == Status::Pass) continue;
+      if (absent.count(need) != 0) return done_need->message;
+      // A file's contract is named by the file ("needs state.json: ..."); any other check by its
+      // id, so the reader can find the failure it stands on.
+      if (const CheckSpec* n = spec.find_check(need); n != nullptr && !n->contract.empty())
+        return "needs " + std::string(spec.files.of(n->contract)) + ": " + done_need->message;
+      return "not judged: it stands on " + need + ", which did not pass: " + done_need->message;
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace
 
-void settle(StepReport& step, double points) {
+void settle(StepReport& step, double points, const LabSpec& spec) {
   bool any_fail = false;
   bool any_error = false;
   bool any_pass = false;
@@ -40,7 +72,8 @@ void settle(StepReport& step, double points) {
     any_error = any_error || c.status == Status::Error;
     // A file that follows its contract says nothing of the step's rule: a step whose other
     // checks were all skipped (their premise did not happen) is not passed on its file's form.
-    const bool contract = c.id.size() > 9 && c.id.compare(c.id.size() - 9, 9, "_contract") == 0;
+    const CheckSpec* s = spec.find_check(c.id);
+    const bool contract = s != nullptr && !s->contract.empty();
     any_pass = any_pass || (c.status == Status::Pass && !contract);
   }
   step.status = any_fail ? Status::Fail : any_error ? Status::Error : any_pass ? Status::Pass : Status::Skip;
@@ -48,99 +81,96 @@ void settle(StepReport& step, double points) {
   step.score = step.status == Status::Pass ? points : 0.0;
 }
 
-StepBuilder::StepBuilder(int step, bool just_after, const Prerequisites& pre)
-    : just_after_(just_after), pre_(pre), started_(std::chrono::steady_clock::now()) {
-  step_.step = step;
+void Verdict::set(Status status, std::string message, nlohmann::json expected, nlohmann::json actual) {
+  twice_ = twice_ || reported_;
+  reported_ = true;
+  status_ = status;
+  message_ = std::move(message);
+  expected_ = std::move(expected);
+  actual_ = std::move(actual);
 }
 
-const Check* StepBuilder::reported(std::string_view id) const {
-  for (const Check& c : step_.checks)
-    if (c.id == id) return &c;
+void Verdict::pass(nlohmann::json expected, nlohmann::json actual) {
+  set(Status::Pass, {}, std::move(expected), std::move(actual));
+}
+
+void Verdict::pass_noting(std::string note, nlohmann::json expected, nlohmann::json actual) {
+  set(Status::Pass, std::move(note), std::move(expected), std::move(actual));
+}
+
+void Verdict::fail(std::string message, nlohmann::json expected, nlohmann::json actual) {
+  set(Status::Fail, std::move(message), std::move(expected), std::move(actual));
+}
+
+void Verdict::skip(std::string reason) { set(Status::Skip, std::move(reason), nullptr, nullptr); }
+
+void Verdict::skip_absent(std::string reason) {
+  skip(std::move(reason));
+  absent_ = true;
+}
+
+void Verdict::expect(bool ok, const std::string& message, nlohmann::json expected, nlohmann::json actual) {
+  if (ok) {
+    pass(std::move(expected), std::move(actual));
+  } else {
+    fail(message, std::move(expected), std::move(actual));
+  }
+}
+
+CheckBody find_body(std::string_view id) noexcept {
+  for (auto table : {early_checks(), late_checks()})
+    for (const CheckEntry& e : table)
+      if (e.id == id) return e.body;
   return nullptr;
 }
 
-std::optional<std::string> StepBuilder::unmet(std::string_view id) const {
-  for (std::string_view need : spec_of(id).needs) {
-    if (need == "server") {
-      if (!pre_.has_record) return pre_.no_record_reason;
-    } else if (need == "record") {
-      if (!pre_.has_record) return pre_.no_record_reason;
-      if (!pre_.record_unusable.empty()) return "not judged on the record: " + pre_.record_unusable + " (step 1)";
-    } else if (need.rfind("file:", 0) == 0) {
-      const std::string_view file = need.substr(5);
-      if (const auto it = pre_.file_problems.find(file); it != pre_.file_problems.end())
-        return "needs " + std::string(file) + " (judged in step 8): " + it->second;
+std::vector<std::string_view> checks_with_code() {
+  std::vector<std::string_view> ids;
+  for (auto table : {early_checks(), late_checks()})
+    for (const CheckEntry& e : table) ids.push_back(e.id);
+  return ids;
+}
+
+StepReport run_step(int step, bool just_after, const Inputs& in, const Prerequisites& pre, double points) {
+  const auto started = std::chrono::steady_clock::now();
+  StepReport report;
+  report.step = step;
+  // Checks skipped because what they need is absent: their dependants inherit the reason.
+  std::set<std::string> absent;
+  for (const CheckSpec& spec : in.spec.checks()) {
+    if (!applies(spec, step, just_after)) continue;
+    Check c{spec.id, spec.title, Status::Skip, {}, nullptr, nullptr, spec.needs_server};
+    if (auto why = unmet(spec, in.spec, pre, report.checks, absent)) {
+      c.message = std::move(*why);
+      absent.insert(spec.id);
+    } else if (const CheckBody body = find_body(spec.id); body == nullptr && spec.contract.empty()) {
+      c.status = Status::Error;
+      c.message = "the grader has no code for this check (a grader bug: please report it)";
     } else {
-      const Check* c = reported(need);
-      if (c == nullptr) {
-        if (auto deeper = unmet(need)) return deeper;
-        return "needs " + std::string(spec_of(need).title) + ", which was not checked";
+      // A file's contract is one rule for every file, chosen by the catalogue's "contract".
+      Verdict v;
+      if (spec.contract.empty()) {
+        body(v, in, just_after);
+      } else {
+        contract_check(v, in, spec.contract);
       }
-      if (c->status == Status::Pass) continue;
-      // A file's contract is named by the file ("needs state.json: ..."); any other check by its
-      // id, so the reader can find the failure it stands on.
-      const std::string title(spec_of(need).title);
-      const auto file_end = title.find(' ');
-      if (title.compare(file_end == std::string::npos ? title.size() : file_end, 21, " follows the contract") == 0)
-        return "needs " + title.substr(0, file_end) + ": " + c->message;
-      return "not judged: it stands on " + std::string(need) + ", which did not pass: " + c->message;
+      if (!v.reported_ || v.twice_) {
+        c.status = Status::Error;
+        c.message = std::string("the check's code gave ") + (v.twice_ ? "two verdicts" : "no verdict") +
+                    " (a grader bug: please report it)";
+      } else {
+        c.status = v.status_;
+        c.message = std::move(v.message_);
+        c.expected = std::move(v.expected_);
+        c.actual = std::move(v.actual_);
+        if (v.absent_) absent.insert(spec.id);
+      }
     }
+    report.checks.push_back(std::move(c));
   }
-  return std::nullopt;
-}
-
-bool StepBuilder::ready(std::string_view id) const { return !unmet(id).has_value(); }
-
-void StepBuilder::add(std::string_view id, Status status, std::string message, nlohmann::json expected,
-                      nlohmann::json actual) {
-  const lab::CheckSpec& spec = spec_of(id);
-  if (reported(id) != nullptr) throw std::logic_error("cb-grade: check " + std::string(id) + " reported twice");
-  step_.checks.push_back({std::string(spec.id), std::string(spec.title), status, std::move(message),
-                          std::move(expected), std::move(actual), spec.needs_server});
-}
-
-void StepBuilder::pass(std::string_view id, nlohmann::json expected, nlohmann::json actual) {
-  add(id, Status::Pass, {}, std::move(expected), std::move(actual));
-}
-
-void StepBuilder::pass_noting(std::string_view id, std::string note, nlohmann::json expected, nlohmann::json actual) {
-  add(id, Status::Pass, std::move(note), std::move(expected), std::move(actual));
-}
-
-void StepBuilder::fail(std::string_view id, std::string message, nlohmann::json expected, nlohmann::json actual) {
-  add(id, Status::Fail, std::move(message), std::move(expected), std::move(actual));
-}
-
-void StepBuilder::skip(std::string_view id, std::string reason) {
-  add(id, Status::Skip, std::move(reason), nullptr, nullptr);
-}
-
-void StepBuilder::expect(bool ok, std::string_view id, const std::string& message, nlohmann::json expected,
-                         nlohmann::json actual) {
-  if (ok) {
-    pass(id, std::move(expected), std::move(actual));
-  } else {
-    fail(id, message, std::move(expected), std::move(actual));
-  }
-}
-
-StepReport StepBuilder::finish(double points) {
-  std::vector<Check> ordered;
-  for (const lab::CheckSpec& spec : lab::checks()) {
-    if (!applies(spec, step_.step, just_after_)) continue;
-    if (const Check* c = reported(spec.id)) {
-      ordered.push_back(*c);
-      continue;
-    }
-    const auto why = unmet(spec.id);
-    ordered.push_back({std::string(spec.id), std::string(spec.title), Status::Skip,
-                       why ? *why : std::string("not reached (a grader bug: please report it)"), nullptr, nullptr,
-                       spec.needs_server});
-  }
-  step_.checks = std::move(ordered);
-  settle(step_, points);
-  step_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-  return std::move(step_);
+  settle(report, points, in.spec);
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return report;
 }
 
 }  // namespace cb::grade

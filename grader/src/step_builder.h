@@ -1,11 +1,14 @@
 #pragma once
-// Building one step's checks, check50-style, from the catalogue in lab_spec.h: a check is named
-// by its id; a check whose prerequisite failed or was skipped is skipped with the reason, not
-// failed with noise; a check the step never reached is skipped the same way at finish().
+// Running one step's checks, check50-style. The catalogue (lab_spec.h) says which checks a step
+// has, in what order, and what each needs; each body is registered beside its code under its id
+// (checks_early.cpp, checks_late.cpp). A check whose need is unmet is skipped with the reason
+// and its body never runs, so no body judges on what it was not given; a body reports exactly
+// one verdict.
 
 #include <chrono>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -22,64 +25,62 @@ struct Parsed {
   std::optional<T> value;
 };
 
-// What every step's prerequisites are judged on: the record, and the lab files' parses.
+// What every step's needs are judged on: the record, and the lab files' parses.
 struct Prerequisites {
   bool has_record = false;
   std::string no_record_reason;
   // The record is there but holds what the program did wrong to it as a whole (two runs): the
   // checks that judge its requests are skipped with this reason; s1.once fails with it.
   std::string record_unusable;
-  std::map<std::string, std::string, std::less<>> file_problems;  // file name -> problem; absent when it parsed
+  std::map<std::string, std::string, std::less<>> file_problems;  // file role -> problem; absent when it parsed
 };
 
 // A step's status and score from its checks: fail if one failed, else error if one erred, else
-// pass if one passed, else skip. A step scores all its points or none.
-void settle(StepReport& step, double points);
+// pass if a check of a rule passed (a file's contract alone passes nothing), else skip. A step
+// scores all its points or none.
+void settle(StepReport& step, double points, const LabSpec& spec);
 
-class StepBuilder {
+struct Inputs;  // lab_checks.h
+
+// The one verdict a check's body gives.
+class Verdict {
  public:
-  StepBuilder(int step, bool just_after, const Prerequisites& pre);
-
-  // Whether check `id` may run: every check it needs passed (and the record, and the files it
-  // reads, are there). A check that may not run is skipped at finish() with the reason.
-  [[nodiscard]] bool ready(std::string_view id) const;
-  [[nodiscard]] const Prerequisites& pre() const noexcept { return pre_; }
-
-  void pass(std::string_view id, nlohmann::json expected = nullptr, nlohmann::json actual = nullptr);
+  void pass(nlohmann::json expected = nullptr, nlohmann::json actual = nullptr);
   // A pass that must say what it stood on (the benefit of a doubt the record cannot settle).
-  void pass_noting(std::string_view id, std::string note, nlohmann::json expected = nullptr,
-                   nlohmann::json actual = nullptr);
-  void fail(std::string_view id, std::string message, nlohmann::json expected = nullptr,
-            nlohmann::json actual = nullptr);
-  void skip(std::string_view id, std::string reason);
+  void pass_noting(std::string note, nlohmann::json expected = nullptr, nlohmann::json actual = nullptr);
+  void fail(std::string message, nlohmann::json expected = nullptr, nlohmann::json actual = nullptr);
+  void skip(std::string reason);
+  // Skipped because what it judges is absent (no record): its dependants are skipped for the same
+  // reason, in the same words, rather than for standing on a check that did not pass.
+  void skip_absent(std::string reason);
   // pass or fail on `ok`; `message` is only kept on failure.
-  void expect(bool ok, std::string_view id, const std::string& message, nlohmann::json expected = nullptr,
-              nlohmann::json actual = nullptr);
-
-  // A file's contract check: passes and returns the value, or fails and returns nullptr.
-  template <class T>
-  const T* file(const Parsed<T>& p, std::string_view contract_id) {
-    if (p.ok) {
-      pass(contract_id);
-      return &*p.value;
-    }
-    fail(contract_id, p.problem);
-    return nullptr;
-  }
-
-  // Every check of this step that applies and was not reported is skipped, with the reason its
-  // first unmet prerequisite gives; then the checks are put in catalogue order.
-  [[nodiscard]] StepReport finish(double points);
+  void expect(bool ok, const std::string& message, nlohmann::json expected = nullptr, nlohmann::json actual = nullptr);
 
  private:
-  [[nodiscard]] const Check* reported(std::string_view id) const;
-  [[nodiscard]] std::optional<std::string> unmet(std::string_view id) const;
-  void add(std::string_view id, Status status, std::string message, nlohmann::json expected, nlohmann::json actual);
-
-  StepReport step_;
-  bool just_after_;
-  const Prerequisites& pre_;
-  std::chrono::steady_clock::time_point started_;
+  friend StepReport run_step(int, bool, const Inputs&, const Prerequisites&, double);
+  void set(Status status, std::string message, nlohmann::json expected, nlohmann::json actual);
+  bool reported_ = false;
+  bool twice_ = false;
+  bool absent_ = false;
+  Status status_ = Status::Skip;
+  std::string message_;
+  nlohmann::json expected_, actual_;
 };
+
+// A check's body: it judges, and says so in `v`. `just_after` is true under --step N.
+using CheckBody = void (*)(Verdict& v, const Inputs& in, bool just_after);
+struct CheckEntry {
+  std::string_view id;
+  CheckBody body;
+};
+// The bodies, each file's table beside its code. A file's contract check has none of its own: the
+// catalogue's "contract" names the file, and contract_check() judges it.
+[[nodiscard]] std::span<const CheckEntry> early_checks() noexcept;  // steps 1-4
+[[nodiscard]] std::span<const CheckEntry> late_checks() noexcept;   // steps 5-8
+// nullptr when no body is registered under `id`.
+[[nodiscard]] CheckBody find_body(std::string_view id) noexcept;
+
+// Every check of step `step` that applies (--step N or a finished run), in catalogue order.
+[[nodiscard]] StepReport run_step(int step, bool just_after, const Inputs& in, const Prerequisites& pre, double points);
 
 }  // namespace cb::grade

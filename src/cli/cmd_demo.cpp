@@ -13,6 +13,7 @@
 #include "cb/breaker/profiles.h"
 #include "cb/classify/classifier.h"
 #include "cb/decimal_time.h"
+#include "cb/grade/lab_spec.h"
 
 namespace cb::cli {
 namespace {
@@ -62,18 +63,35 @@ void line(const std::string& step, const std::string& what, const std::string& r
   std::printf("  %-7s %-44s %s\n", step.c_str(), what.c_str(), result.c_str());
 }
 
+// The lab's breaker as its spec writes it: the engine's lab profile, with the spec's numbers.
+BreakerOptions lab_breaker(const grade::LabSpec& spec, Duration wait) {
+  BreakerOptions o = profiles::lab(wait);
+  o.trip.window.size = spec.rules.window;
+  o.trip.window.minimum_calls = spec.rules.minimum_calls;
+  o.trip.failure_rate_percent = spec.rules.failure_rate;
+  o.trip.slow_call_rate_percent = spec.rules.slow_call_rate;
+  o.half_open.permitted_calls = spec.rules.trials;
+  return o;
+}
+
 }  // namespace
 
 CLI::App* setup_demo(CLI::App& app, DemoOptions& options) {
   auto* cmd = app.add_subcommand("demo", "The lab's breaker on a simulated clock and downstream (no server needed)");
-  cmd->add_option("--wait", options.wait_in_open_s, "Seconds in OPEN (the lab uses 3)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--wait", options.wait_in_open_s, "Seconds in OPEN (default: the lab's)")
+      ->check(CLI::NonNegativeNumber);
   return cmd;
 }
 
 ExitCode run_demo(const DemoOptions& options) {
   Demo demo;
-  const auto wait = std::chrono::duration_cast<Duration>(std::chrono::duration<double>(options.wait_in_open_s));
-  auto created = CircuitBreaker::create(profiles::lab(wait), demo.clock);
+  const grade::LabSpec& spec = grade::lab_spec();
+  const grade::LabScript& script = spec.script;
+  const auto wait =
+      options.wait_in_open_s < 0
+          ? std::chrono::duration_cast<Duration>(std::chrono::duration<double, std::milli>(spec.rules.wait_ms))
+          : std::chrono::duration_cast<Duration>(std::chrono::duration<double>(options.wait_in_open_s));
+  auto created = CircuitBreaker::create(lab_breaker(spec, wait), demo.clock);
   if (!created) {
     std::cerr << "cb-lab demo: " << created.error().message << '\n';
     return ExitCode::Usage;
@@ -85,25 +103,29 @@ ExitCode run_demo(const DemoOptions& options) {
                   std::string(to_string(t.to)) + "  (" + std::string(to_string(t.reason)) + ")");
   });
 
-  std::cout << "The lab's breaker (profile lab: window 10, minimum 5, failure rate >= 50%, 3 trials), "
+  std::cout << "The lab's breaker (window " << spec.rules.window << ", minimum " << spec.rules.minimum_calls
+            << ", failure rate >= " << spec.values().at("failure_rate") << "%, " << spec.rules.trials << " trials), "
             << cb::format_seconds(wait) << " s in OPEN, on a simulated clock:\n\n";
   // Each step's calls happen before its description is taken (operands of + are unsequenced).
-  auto step = [&](const std::string& name, const std::string& what, CircuitBreaker& breaker, const std::string& path,
+  auto step = [&](const std::string& name, const std::string& what, CircuitBreaker& breaker, std::string_view path,
                   int n) {
-    const std::string words = demo.calls(breaker, path, n);
+    const std::string words = demo.calls(breaker, std::string(path), n);
     line(name, what, words + "  -> " + describe(breaker));
   };
-  step("step 2", "3 x /fast", b, "/fast", 3);
-  step("step 3", "5 x /always500", b, "/always500", 5);
+  auto times = [](int n, std::string_view path) { return std::to_string(n) + " x " + std::string(path); };
+  step("step 2", times(script.fast, script.fast_path), b, script.fast_path, script.fast);
+  step("step 3", times(script.burst, script.fail_path), b, script.fail_path, script.burst);
   const int before = demo.reached_backend;
-  (void)demo.calls(b, "/fast", 10);
-  line("step 4", "10 calls while OPEN",
-       std::to_string(demo.reached_backend - before) + " of 10 reached the downstream  -> " + describe(b));
+  (void)demo.calls(b, script.fast_path, script.blocked);
+  line("step 4", std::to_string(script.blocked) + " calls while OPEN",
+       std::to_string(demo.reached_backend - before) + " of " + std::to_string(script.blocked) +
+           " reached the downstream  -> " + describe(b));
   demo.clock.advance(wait);
-  step("step 5", "wait " + cb::format_seconds(wait) + " s, 1 x /fast", b, "/fast", 1);
-  step("step 6", "/fast until CLOSED", b, "/fast", 2);
-  auto fresh = CircuitBreaker::create(profiles::lab(wait), demo.clock);
-  step("step 7", "new breaker, 10 x /bad (400)", **fresh, "/bad", 10);
+  step("step 5", "wait " + cb::format_seconds(wait) + " s, 1 x " + script.fast_path, b, script.fast_path, 1);
+  // The trial of step 5 was the first; the rest close it.
+  step("step 6", script.fast_path + " until CLOSED", b, script.fast_path, spec.rules.trials - 1);
+  auto fresh = CircuitBreaker::create(lab_breaker(spec, wait), demo.clock);
+  step("step 7", "new breaker, " + times(script.bad, script.bad_path) + " (400)", **fresh, script.bad_path, script.bad);
   std::cout << "\n  step 8  transitions:\n";
   for (const auto& l : log) std::cout << "          " << l << '\n';
   std::cout

@@ -9,7 +9,7 @@ class App;
 namespace cb::cli {
 
 struct DemoOptions {
-  double wait_in_open_s = 3.0;
+  double wait_in_open_s = -1;  // the lab's
 };
 
 CLI::App* setup_demo(CLI::App& app, DemoOptions& options);

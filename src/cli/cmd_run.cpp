@@ -92,7 +92,7 @@ ExitCode run_run(const RunOptions& o) {
     session.after[n] = runner.capture();
     if (auto saved = lab::save_session(o.lab.dir, session); !saved) return fail(saved.error().message);
     // The grader's own check of this step, on the server's record as it is now.
-    const grade::Report report = grade_now(o.lab.dir, url, found, {n}, runner.epoch());
+    const grade::Report report = grade_now(o.lab.dir, url, found, {n}, runner.epoch(), scenario->lab_spec);
     const grade::StepReport verdict = step_verdict(report, n);
     console.verdict(verdict);
     steps_json.push_back({{"step", n},
@@ -100,7 +100,7 @@ ExitCode run_run(const RunOptions& o) {
                           {"status", grade::to_string(verdict.status)},
                           {"did", runner.lines()}});
   }
-  grade::Report final_report = grade_now(o.lab.dir, url, found, {}, runner.epoch());
+  grade::Report final_report = grade_now(o.lab.dir, url, found, {}, runner.epoch(), scenario->lab_spec);
   if (!o.html.empty()) {
     final_report.timeline.refused_us = runner.refused_at();
     if (auto w = write_file_atomically(o.html, grade::render(final_report, grade::Format::Html, false)); !w)

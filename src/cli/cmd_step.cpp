@@ -114,7 +114,7 @@ ExitCode run_step(const StepOptions& o) {
     it = it->first > n ? session->after.erase(it) : ++it;
   session->after[n] = runner.capture();
   if (auto saved = lab::save_session(o.lab.dir, *session); !saved) return fail(saved.error().message);
-  const grade::Report report = grade_now(o.lab.dir, url, found, {n});
+  const grade::Report report = grade_now(o.lab.dir, url, found, {n}, std::nullopt, scenario->lab_spec);
   const grade::StepReport verdict = step_verdict(report, n);
   console.verdict(verdict);
   if (verdict.status == grade::Status::Error) return ExitCode::NotGraded;

@@ -54,8 +54,10 @@ Result<std::optional<lab::ServerUrl>> named_server(const LabArgs& a) {
 }
 
 grade::Report grade_now(const std::string& dir, const lab::ServerUrl& server, const lab::Probe& probe,
-                        std::set<int> steps, std::optional<std::uint64_t> epoch) {
+                        std::set<int> steps, std::optional<std::uint64_t> epoch,
+                        std::shared_ptr<const grade::LabSpec> spec) {
   grade::GradeOptions o;
+  o.spec = std::move(spec);
   o.steps = std::move(steps);
   o.expected_epoch = epoch;
   const bool flaky = probe.kind == lab::Probe::Kind::Flaky;

@@ -43,7 +43,8 @@ struct Failure {
 // server); `epoch` is the record's epoch after the run's reset, so a reset by anyone else since
 // shows as evidence that failed.
 [[nodiscard]] grade::Report grade_now(const std::string& dir, const lab::ServerUrl& server, const lab::Probe& probe,
-                                      std::set<int> steps, std::optional<std::uint64_t> epoch = std::nullopt);
+                                      std::set<int> steps, std::optional<std::uint64_t> epoch = std::nullopt,
+                                      std::shared_ptr<const grade::LabSpec> spec = nullptr);
 
 // Step n's verdict from `report`, or "not graded" for a step the grader does not know.
 [[nodiscard]] grade::StepReport step_verdict(const grade::Report& report, int n);

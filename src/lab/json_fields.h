@@ -76,8 +76,4 @@ class Fields {
   std::set<std::string> used_;
 };
 
-#define CB_TRY(var, expr) \
-  auto var = (expr);      \
-  if (!var) return var.error();
-
 }  // namespace cb::lab

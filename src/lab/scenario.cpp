@@ -174,10 +174,21 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& name
   const auto breakers = j.find("breakers");
   if (breakers == j.end() || !breakers->is_object() || breakers->empty())
     return Error{name + ": breakers: expected an object naming at least one breaker"};
+  // {"same_as": "main"}: another breaker with the same numbers, written once.
   for (const auto& [key, value] : breakers->items()) {
+    if (value.is_object() && value.contains("same_as")) continue;
     auto spec = breaker_spec(value, "breakers." + key);
     if (!spec) return in_file(spec.error());
     s.breakers.emplace(key, std::move(*spec));
+  }
+  for (const auto& [key, value] : breakers->items()) {
+    if (!value.is_object() || !value.contains("same_as")) continue;
+    const std::string at = "breakers." + key + ".same_as";
+    const auto& other = value["same_as"];
+    if (value.size() != 1 || !other.is_string() || s.breakers.count(other.get<std::string>()) == 0)
+      return Error{name + ": " + at + ": expected the name of a breaker written out under \"breakers\", alone"};
+    BreakerSpec copy = s.breakers.at(other.get<std::string>());
+    s.breakers.emplace(key, std::move(copy));
   }
   f.use("steps");
   const auto steps = j.find("steps");
@@ -189,6 +200,9 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& name
     if (!sj.is_object()) return Error{name + ": " + path + ": expected an object"};
     Fields sf(sj, path);
     Step step;
+    auto id = sf.text("id");
+    if (!id) return in_file(id.error());
+    step.id = id->value_or("");
     auto title = sf.text("title");
     if (!title) return in_file(title.error());
     step.title = title->value_or("step " + std::to_string(i + 1));
@@ -203,6 +217,17 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& name
     }
     if (auto others = sf.no_others(); !others) return in_file(others.error());
     s.steps.push_back(std::move(step));
+  }
+  // A lab spec (lab_spec.h) also holds the grader's part: what it checks and says. Its titles
+  // name the lab's numbers, filled from the same file.
+  if (j.contains("checks")) {
+    for (const char* key : {"grading", "checks", "messages"}) f.use(key);
+    auto spec = grade::parse_lab_spec(text, name);
+    if (!spec) return spec.error();
+    for (std::size_t i = 0; i < s.steps.size(); ++i)
+      s.steps[i].title = static_cast<int>(i) < spec->steps() ? std::string(spec->step_title(static_cast<int>(i) + 1))
+                                                             : spec->fill(s.steps[i].title);
+    s.lab_spec = std::make_shared<const grade::LabSpec>(std::move(*spec));
   }
   if (auto others = f.no_others(); !others) return in_file(others.error());
   return s;

@@ -25,7 +25,7 @@ std::vector<std::string> run(Model& m, const std::vector<Call>& calls) {
 }
 
 TEST_CASE("conformance model: the lab's sequence trips on the 3rd failure after 3 successes") {
-  Model m(Settings{});
+  Model m(lab_settings());
   CHECK(run(m, {ok(0), ok(1), ok(2), err(3), err(4)}) ==
         std::vector<std::string>{"p:CLOSED", "p:CLOSED", "p:CLOSED", "p:CLOSED", "p:CLOSED"});  // 2 of 5: 40%
   const Step third = m.call(err(5));  // 3 of 6: exactly 50% reaches it
@@ -35,7 +35,7 @@ TEST_CASE("conformance model: the lab's sequence trips on the 3rd failure after 
 }
 
 TEST_CASE("conformance model: no judgement before the window holds the minimum") {
-  Model m(Settings{});
+  Model m(lab_settings());
   for (int i = 0; i < 4; ++i) {
     const Step s = m.call(err(i));
     CHECK(s.state == State::Closed);
@@ -45,7 +45,7 @@ TEST_CASE("conformance model: no judgement before the window holds the minimum")
 }
 
 TEST_CASE("conformance model: the window slides old failures out") {
-  Settings s;
+  Settings s = lab_settings();
   s.window = 4;
   s.minimum_calls = 4;
   Model m(s);
@@ -57,7 +57,7 @@ TEST_CASE("conformance model: the window slides old failures out") {
 }
 
 TEST_CASE("conformance model: 4xx is neither a failure nor a success") {
-  Model m(Settings{});
+  Model m(lab_settings());
   for (int i = 0; i < 10; ++i) CHECK(m.call(bad(i)).rule == Rule::NotCounted);
   CHECK(m.state() == State::Closed);
   SUBCASE("and a timeout is a failure") {
@@ -67,7 +67,7 @@ TEST_CASE("conformance model: 4xx is neither a failure nor a success") {
 }
 
 TEST_CASE("conformance model: OPEN, the wait, and the trials") {
-  Model m(Settings{});
+  Model m(lab_settings());
   for (int i = 0; i < 5; ++i) (void)m.call(err(i));  // opens at t = 4
   REQUIRE(m.state() == State::Open);
   SUBCASE("rejected until the wait's end; the call exactly at it is the first trial") {

@@ -47,7 +47,7 @@ TEST_CASE("conformance traces: the same seed gives the same traces") {
   const Trace b = generate(42, 7);
   REQUIRE(a.calls.size() == b.calls.size());
   for (std::size_t i = 0; i < a.calls.size(); ++i) CHECK(a.calls[i].t_ms == b.calls[i].t_ms);
-  CHECK(generate(42, 0).settings.window == Settings{}.window);  // every 5th trace: the lab's own
+  CHECK(generate(42, 0).settings.window == lab_settings().window);  // every 5th trace: the lab's own
 }
 
 TEST_CASE("conformance traces: each mistake is found, shrunk, and named by its rule") {
@@ -133,7 +133,7 @@ TEST_CASE("conformance traces: the project's engine, as a process on the protoco
     options.command =
         "read settings; read call; echo '{\"decision\":\"permitted\",\"state\":\"CLOSED\"}'; read call; exit 3";
     const Program quits = process_program(options);
-    const Trace t{Settings{}, {{0, 200, false}, {1, 200, false}, {2, 200, false}}};
+    const Trace t{lab_settings(), {{0, 200, false}, {1, 200, false}, {2, 200, false}}};
     const Replies replies = quits(t);
     const auto d = compare(t, replies.answers);
     REQUIRE(d.has_value());

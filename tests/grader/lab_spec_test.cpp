@@ -1,90 +1,320 @@
-// The grader's specification of the lab (lab_spec.h) against the scenario the lab really runs
-// (scenarios/lab.json): the same steps, titles, numbers, files and paths, so neither can drift.
+// The lab's spec (scenarios/lab.json, built into the grader): what it works out from the numbers,
+// what it refuses, that every check of its catalogue has code and every message the grader says
+// is in it, and that a lab with other numbers is run and graded by the same code.
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <sstream>
 
+#include "cb/flaky/server.h"
+#include "cb/grade/grade.h"
 #include "cb/grade/lab_spec.h"
+#include "process.h"
+#include "report_json.h"
+#include "temp_dir.h"
 
-namespace cb::grade {
+namespace cb::testing {
 namespace {
 
-nlohmann::json lab_scenario() {
-  std::ifstream f(std::string(CB_SCENARIOS) + "/lab.json");
+using grade::LabSpec;
+using json = nlohmann::json;
+using namespace std::chrono_literals;
+
+std::string read_text(const std::filesystem::path& p) {
+  std::ifstream f(p);
   std::stringstream s;
   s << f.rdbuf();
-  return nlohmann::json::parse(s.str());
+  return s.str();
 }
 
-// The step's first action of `kind` (with `path`, when given).
-nlohmann::json action(const nlohmann::json& step, const std::string& kind, const std::string& path = {}) {
-  for (const auto& a : step["do"])
-    if (a["action"] == kind && (path.empty() || a.value("path", "") == path)) return a;
-  return nullptr;
+json lab_json() { return json::parse(read_text(std::string(CB_SCENARIOS) + "/lab.json")); }
+
+// The lab with other numbers: window 8, judged from 4, at 40%, 2 s in OPEN, 2 trials.
+json other_numbers() {
+  json lab = lab_json();
+  auto& m = lab["breakers"]["main"];
+  m["window_size"] = 8;
+  m["minimum_calls"] = 4;
+  m["failure_rate"] = 40;
+  m["wait_in_open"] = "2s";
+  m["permitted_in_half_open"] = 2;
+  return lab;
 }
 
-TEST_CASE("lab spec: the steps and titles are the scenario's") {
-  const auto s = lab_scenario();
-  REQUIRE(s["steps"].size() == static_cast<std::size_t>(lab::kSteps));
-  for (int n = 1; n <= lab::kSteps; ++n) {
-    CAPTURE(n);
-    CHECK(s["steps"][static_cast<std::size_t>(n - 1)]["title"].get<std::string>() == lab::step_title(n));
+LabSpec parsed(const json& j) {
+  auto s = grade::parse_lab_spec(j.dump(), "lab.json");
+  REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
+  return std::move(*s);
+}
+
+std::string error_of(const json& j) {
+  auto s = grade::parse_lab_spec(j.dump(), "lab.json");
+  REQUIRE(!s.ok());
+  return s.error().message;
+}
+
+TEST_CASE("lab spec: the grader's built-in spec is scenarios/lab.json") {
+  CHECK(grade::embedded_lab_spec_text() == read_text(std::string(CB_SCENARIOS) + "/lab.json"));
+  CHECK(grade::lab_spec().steps() == 8);
+}
+
+TEST_CASE("lab spec: the trip is worked out from the numbers - the lab's opens on the 3rd failure, at 3 of 6") {
+  const LabSpec& s = grade::lab_spec();
+  CHECK(s.trip_at == 3);
+  CHECK(s.trip_failures == 3);
+  CHECK(s.trip_calls == 6);
+  CHECK(s.trip_at_gt == 4);  // 3 of 6 is exactly 50%: > waits for 4 of 7
+  CHECK(s.step_title(3) == "5 calls to /always500 open it on the 3rd failure");
+  CHECK(s.find_check("s2.window")->title == "state.json: \"window_size\" is 10");
+
+  const LabSpec other = parsed(other_numbers());
+  // 3 successes, then 1 of 4 = 25%, 2 of 5 = 40% >= 40%: the 2nd; > waits for 3 of 6.
+  CHECK(other.trip_at == 2);
+  CHECK(other.trip_failures == 2);
+  CHECK(other.trip_calls == 5);
+  CHECK(other.trip_at_gt == 3);
+  CHECK(other.step_title(3) == "5 calls to /always500 open it on the 2nd failure");
+  CHECK(other.step_title(5) == "After the 2 s cool-down, one call finds it HALF_OPEN");
+  CHECK(other.step_title(6) == "Successful trials in HALF_OPEN close it (2 permitted)");
+  CHECK(other.say("s3.trip.gt") == "compared with > instead of >= (2 of 5 is exactly 40%)");
+}
+
+TEST_CASE("lab spec: what it refuses is named by file and field") {
+  json missing = lab_json();
+  missing["breakers"]["main"].erase("minimum_calls");
+  CHECK(error_of(missing) == "lab.json: breakers.main.minimum_calls: missing (the lab spec writes it out)");
+
+  json never = lab_json();
+  never["breakers"]["main"]["failure_rate"] = 100;  // 5 failures after 3 successes never reach 100%
+  CHECK(error_of(never) ==
+        "lab.json: breakers.main: these numbers never open the breaker within step 3's 5 "
+        "failing calls");
+
+  json renamed = lab_json();
+  renamed["steps"][2]["id"] = "burst";
+  CHECK(error_of(renamed).find("lab.json: steps[2].id: expected \"trip\"") == 0);
+
+  json bad_need = lab_json();
+  bad_need["checks"][5]["needs"] = json::array({"s3.trip"});
+  CHECK(error_of(bad_need).find("is no check listed before it in step 2") != std::string::npos);
+
+  CHECK(grade::parse_lab_spec("{", "lab.json").error().message.rfind("lab.json: ", 0) == 0);
+}
+
+TEST_CASE("lab spec: every check of the catalogue has code, and all the code is in the catalogue") {
+  const LabSpec& spec = grade::lab_spec();
+  std::set<std::string> with_code;
+  for (std::string_view id : grade::checks_with_code()) {
+    CAPTURE(id);
+    CHECK(with_code.insert(std::string(id)).second);  // registered once
+    const grade::CheckSpec* c = spec.find_check(id);
+    REQUIRE(c != nullptr);       // code for a check the catalogue does not have
+    CHECK(c->contract.empty());  // a contract is judged by the one rule for all files
+  }
+  for (const grade::CheckSpec& c : spec.checks()) {
+    CAPTURE(c.id);
+    CHECK((with_code.count(c.id) == 1) != !c.contract.empty());
   }
 }
 
-TEST_CASE("lab spec: the numbers are the scenario's") {
-  const auto s = lab_scenario();
-  const auto& st = s["steps"];
-  CHECK(action(st[1], "call", std::string(lab::kFastPath))["times"] == lab::kFast);
-  CHECK(action(st[2], "call", std::string(lab::kFailPath))["times"] == lab::kBurst);
-  CHECK(action(st[3], "call", std::string(lab::kFailPath))["times"] == lab::kBlocked);
-  CHECK(action(st[6], "call", std::string(lab::kBadPath))["times"] == lab::kBad);
-  CHECK(s["breakers"]["main"]["wait_in_open"] == std::to_string(static_cast<int>(lab::kWaitMs / 1000)) + "s");
-  CHECK(s["breakers"]["main"]["profile"] == "lab");
-}
-
-TEST_CASE("lab spec: the files are the ones the scenario writes") {
-  const auto s = lab_scenario();
-  std::set<std::string> written;
-  for (const auto& step : s["steps"])
-    for (const auto& a : step["do"])
-      if (a.contains("file")) written.insert(a["file"].get<std::string>());
-  std::set<std::string> known;
-  for (auto f : lab::kFiles) known.insert(std::string(f));
-  CHECK(written == known);
+TEST_CASE("lab spec: every message the grader says is in the spec, and the spec has none it never says") {
+  std::set<std::string> said;
+  const std::regex say(R"re(say\("([a-z0-9_.]+)")re");
+  for (const auto& e : std::filesystem::recursive_directory_iterator(std::string(CB_SOURCE_DIR) + "/grader/src")) {
+    const std::string text = read_text(e.path());
+    for (std::sregex_iterator it(text.begin(), text.end(), say), end; it != end; ++it) said.insert((*it)[1].str());
+  }
+  REQUIRE(!said.empty());
+  const auto& messages = grade::lab_spec().messages();
+  for (const std::string& key : said) {
+    CAPTURE(key);
+    CHECK(messages.count(key) == 1);
+  }
+  for (const auto& entry : messages) {
+    const std::string& key = entry.first;  // clang 14 cannot capture a structured binding
+    CAPTURE(key);
+    CHECK(said.count(key) == 1);
+  }
 }
 
 TEST_CASE("lab spec: every check is well formed") {
-  std::set<std::string_view> ids;
-  for (const lab::CheckSpec& c : lab::checks()) {
+  const LabSpec& spec = grade::lab_spec();
+  for (const grade::CheckSpec& c : spec.checks()) {
     CAPTURE(c.id);
-    CHECK(ids.insert(c.id).second);  // unique
     CHECK(c.id.rfind("s" + std::to_string(c.step) + ".", 0) == 0);
-    CHECK(c.step >= 1);
-    CHECK(c.step <= lab::kSteps);
-    CHECK(!c.title.empty());
-    // A prerequisite is the server's record, a file, or an earlier check of the same step.
-    for (std::string_view need : c.needs) {
-      CAPTURE(need);
-      if (need == "record" || need == "server" || need.rfind("file:", 0) == 0) continue;
-      const lab::CheckSpec* n = lab::find_check(need);
-      REQUIRE(n != nullptr);
-      CHECK(n->step == c.step);
-      CHECK(ids.count(need) == 1);
+    const bool filled = c.title.find('{') == std::string::npos || c.id == "s1.count";  // {"count": N} is JSON
+    CHECK(filled);
+    // A file's contract needs nothing; it is what the file's other checks need.
+    if (!c.contract.empty()) CHECK(c.needs.empty());
+    if (c.id.find("_contract") != std::string::npos) CHECK(!c.contract.empty());
+  }
+  for (const auto& entry : spec.messages()) {
+    const std::string& key = entry.first;  // clang 14 cannot capture a structured binding
+    CAPTURE(key);
+    // What is left in braces is what the code fills in at the moment it speaks.
+    const std::string filled = spec.fill(entry.second);
+    static const std::set<std::string> at_the_moment{"got",   "got_nth",   "got_trials", "line",
+                                                     "stamp", "precision", "low_nth"};
+    const std::regex name(R"(\{([a-z_]+)\})");
+    for (std::sregex_iterator it(filled.begin(), filled.end(), name), end; it != end; ++it) {
+      CAPTURE((*it)[1].str());
+      CHECK(at_the_moment.count((*it)[1].str()) == 1);
     }
-    // It needs the server when it reads the record, or stands on a check that does.
-    const bool on_server = std::any_of(c.needs.begin(), c.needs.end(), [](std::string_view need) {
-      if (need == "record" || need == "server") return true;
-      const lab::CheckSpec* n = lab::find_check(need);
-      return n != nullptr && n->needs_server;
-    });
-    CHECK(c.needs_server == on_server);
+  }
+}
+
+// C++ string literals of a source file (comments skipped; raw strings whole).
+std::vector<std::string> literals(const std::string& src) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < src.size(); ++i) {
+    if (src.compare(i, 2, "//") == 0) {
+      i = src.find('\n', i);
+      if (i == std::string::npos) break;
+    } else if (src.compare(i, 2, "/*") == 0) {
+      i = src.find("*/", i);
+      if (i == std::string::npos) break;
+      ++i;
+    } else if (src[i] == 'R' && i + 1 < src.size() && src[i + 1] == '"') {
+      const std::size_t open = src.find('(', i);
+      const std::string close = ")" + src.substr(i + 2, open - i - 2) + "\"";
+      const std::size_t end = src.find(close, open);
+      out.push_back(src.substr(open + 1, end - open - 1));
+      i = end + close.size() - 1;
+    } else if (src[i] == '\'' && i > 0 && std::isalnum(static_cast<unsigned char>(src[i - 1]))) {
+      continue;  // a digit separator: 1'000
+    } else if (src[i] == '"' || src[i] == '\'') {
+      const char q = src[i];
+      std::string lit;
+      for (++i; i < src.size() && src[i] != q; ++i) {
+        if (src[i] == '\\') ++i;
+        lit += src[i];
+      }
+      if (q == '"') out.push_back(lit);
+    }
+  }
+  return out;
+}
+
+TEST_CASE("lab spec: the lab's numbers, titles and file names are written in scenarios/lab.json alone") {
+  const LabSpec& spec = grade::lab_spec();
+  std::vector<std::string> banned;
+  for (std::string_view f : spec.files.all()) banned.emplace_back(f);
+  for (int n = 1; n <= spec.steps(); ++n) banned.emplace_back(spec.step_title(n));
+  for (const grade::CheckSpec& c : spec.checks()) banned.push_back(c.title);
+  // The messages' words between the values they name, and the values with their units.
+  const std::regex value(R"(\{[a-z_]+\})");
+  for (const auto& [key, text] : spec.messages())
+    for (std::sregex_token_iterator it(text.begin(), text.end(), value, -1), end; it != end; ++it)
+      if (it->length() >= 30) banned.push_back(it->str());
+  const auto& v = spec.values();
+  for (const std::string& phrase :
+       {v.at("window") + " calls", v.at("failure_rate") + "%", v.at("wait") + " cool-down",
+        "the " + v.at("trip_at_nth"), v.at("trials") + " trials", v.at("trials") + " permitted",
+        "blocked=" + v.at("blocked"), "all " + v.at("bad"), v.at("fast") + " /fast", "< " + v.at("max_refusal_ms"),
+        ">= " + v.at("trials"), ">= " + v.at("wait")})
+    banned.push_back(phrase);
+
+  std::vector<std::string> found;
+  for (const char* dir : {"src", "grader", "flaky_server"}) {
+    for (const auto& e : std::filesystem::recursive_directory_iterator(std::string(CB_SOURCE_DIR) + "/" + dir)) {
+      const std::string ext = e.path().extension().string();
+      if (ext != ".cpp" && ext != ".h") continue;
+      for (const std::string& lit : literals(read_text(e.path())))
+        for (const std::string& b : banned)
+          if (lit.find(b) != std::string::npos)
+            found.push_back(std::filesystem::relative(e.path(), CB_SOURCE_DIR).string() + ": \"" + lit + "\" has \"" +
+                            b + "\"");
+    }
+  }
+  std::string all;
+  for (const std::string& f : found) all += f + "\n";
+  CHECK_MESSAGE(found.empty(), all);
+}
+
+// ---- A lab of other numbers, run by cb-lab and graded by cb-grade ----------------------------
+
+struct Flaky {
+  std::unique_ptr<flaky::FlakyServer> server;
+  std::string url;
+  Flaky() {
+    flaky::ServerOptions o;
+    o.port = 0;
+    server = flaky::FlakyServer::start(o).value();
+    url = server->url();
+  }
+};
+
+Ran grade_with(const TempDir& out, const Flaky& f, const std::string& spec_path) {
+  std::vector<std::string> argv{CB_GRADE_BIN, "--dir", out.path(), "--server", f.url, "--format", "json"};
+  if (!spec_path.empty()) {
+    argv.emplace_back("--spec");
+    argv.push_back(spec_path);
+  }
+  return run(argv);
+}
+
+TEST_CASE("lab spec: a lab of other numbers passes 8/8 on its own spec - and fails where one number differs") {
+  Flaky f;
+  TempDir out;
+  TempDir specs;
+  const json lab = other_numbers();
+  specs.write("lab.json", lab.dump(2));
+  const Ran ran =
+      run({CB_LAB_BIN, "run", "--dir", out.path(), "--server", f.url, "--scenario", specs / "lab.json"}, {}, {}, 60s);
+  CAPTURE(ran.out);
+  REQUIRE(ran.exit_code == 0);  // cb-lab grades its run on the spec it ran
+  CHECK(ran.out.find("open it on the 2nd failure") != std::string::npos);
+
+  const Ran own = grade_with(out, f, specs / "lab.json");
+  CAPTURE(own.out);
+  CHECK(own.exit_code == 0);
+  const json report = json::parse(own.out);
+  CHECK(report["score"] == 8);
+  CHECK(report["steps"][2]["title"] == "5 calls to /always500 open it on the 2nd failure");
+  const auto checks = checks_by_id(report);
+  CHECK(checks.at("s3.trip")["name"] == "the breaker opened on the 2nd /always500");
+  CHECK(checks.at("s6.trials")["name"] == "at least 2 successful trial calls reached the server");
+  CHECK(checks.at("s5.waited")["name"] == "the first call after the breaker opened came at least 2 s later");
+
+  // The same run against the lab's own numbers: the trip came early and the wait was short.
+  const Ran builtin = grade_with(out, f, "");
+  CHECK(builtin.exit_code == 1);
+  const auto lab_checks = checks_by_id(json::parse(builtin.out));
+  CHECK(lab_checks.at("s3.trip")["status"] == "fail");
+  CHECK(lab_checks.at("s3.trip")["message"].get<std::string>().find("expected the 3rd") != std::string::npos);
+
+  // One number changed in the grader's expectations, the run unchanged: that step alone fails.
+  struct Change {
+    const char* field;
+    json value;
+    int step;
+    const char* check;
+    const char* says;
+  };
+  for (const Change& c : {Change{"failure_rate", 50, 3, "s3.trip", "expected the 3rd"},
+                          Change{"wait_in_open", "3s", 5, "s5.waited", "the 3 s cool-down was not waited"},
+                          Change{"permitted_in_half_open", 3, 6, "s6.trials", "expected 3 trials"}}) {
+    CAPTURE(c.field);
+    json changed = lab;
+    changed["breakers"]["main"][c.field] = c.value;
+    specs.write("changed.json", changed.dump(2));
+    const Ran r = grade_with(out, f, specs / "changed.json");
+    CHECK(r.exit_code == 1);
+    const json changed_report = json::parse(r.out);
+    std::vector<int> failed;
+    for (const auto& step : changed_report["steps"])
+      if (step["status"] == "fail") failed.push_back(step["step"].get<int>());
+    CHECK(failed == std::vector<int>{c.step});
+    const auto by_id = checks_by_id(changed_report);
+    CHECK(by_id.at(c.check)["status"] == "fail");
+    CHECK(by_id.at(c.check)["message"].get<std::string>().find(c.says) != std::string::npos);
   }
 }
 
 }  // namespace
-}  // namespace cb::grade
+}  // namespace cb::testing

@@ -20,15 +20,20 @@
 #include <deque>
 #include <string_view>
 
+#include "cb/grade/lab_spec.h"
+
 namespace cb::grade::conformance {
 
 struct Settings {
-  int window = 10;
-  int minimum_calls = 5;
-  int failure_rate_percent = 50;
-  double wait_in_open_ms = 3000;
-  int permitted_in_half_open = 3;
+  int window = 0;
+  int minimum_calls = 0;
+  int failure_rate_percent = 0;
+  double wait_in_open_ms = 0;
+  int permitted_in_half_open = 0;
 };
+
+// The lab's own settings, from its spec.
+[[nodiscard]] Settings lab_settings(const LabSpec& spec = lab_spec());
 
 enum class State : std::uint8_t { Closed, Open, HalfOpen };
 enum class Decision : std::uint8_t { Permitted, Rejected };

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cb/grade/lab_spec.h"
 #include "cb/result.h"
 
 namespace cb::grade {
@@ -79,6 +80,7 @@ struct LabRun {
 // sequence numbers jump). A record with a defect cannot prove what is missing from it.
 [[nodiscard]] std::string record_defect(const Record& record);
 
-[[nodiscard]] LabRun analyse(const Record& record);
+// The record read as the lab's script (`spec`'s paths): which request belongs to which step.
+[[nodiscard]] LabRun analyse(const Record& record, const LabSpec& spec = lab_spec());
 
 }  // namespace cb::grade

@@ -2,12 +2,16 @@
 // Grading one submission directory: the lab's checks, step by step, on its files and, when
 // there is one, the server's record.
 
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "cb/grade/evidence.h"
 #include "cb/grade/files.h"
+#include "cb/grade/lab_spec.h"
 #include "cb/grade/report.h"
 #include "cb/grade/rubric.h"
 
@@ -41,11 +45,17 @@ struct GradeOptions {
   std::optional<ServerProbe> probe;
   // Where the record came from ("http://127.0.0.1:8110", "saved record FILE"), for the report.
   std::string server;
+  // The lab graded against: its numbers, titles and files (null: the one built in, lab_spec()).
+  std::shared_ptr<const LabSpec> spec;
 };
 
 // `record`: the server's record, or nullopt with `no_record_reason` saying why.
 [[nodiscard]] Report grade(const SubmissionDir& dir, const std::optional<Record>& record,
                            const std::string& no_record_reason, const GradeOptions& options);
+
+// The ids of the checks the grader has code for (each registered beside its body). With the
+// catalogue's file contracts, judged by one rule for all, they are the spec's checks, exactly.
+[[nodiscard]] std::vector<std::string_view> checks_with_code();
 
 // 0: every selected step passed; 1: a step failed; 2: the grader could not judge (bad usage, or
 // evidence that failed: Report::status is Status::Error).

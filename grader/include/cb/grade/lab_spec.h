@@ -1,69 +1,126 @@
 #pragma once
-// The lab as the grader knows it, in one place: its numbers, its step titles, its files, its
-// endpoints, and every check it makes, as data. Every message the grader writes is formatted
-// from these, and a test holds them against scenarios/lab.json, so the grader and the lab the
-// students run cannot drift apart.
+// The lab as data: one file (scenarios/lab.json, compiled into cb-grade) holds the breaker's
+// numbers, the steps and what they send, the four files, and every check with its title and the
+// messages that name a number. The runner runs its steps; the grader reads everything else from
+// it. What the grader expects (the call that opens the breaker, the trials, the waits) is worked
+// out here from the numbers, so a lab with other numbers is graded by the same code.
 
 #include <array>
+#include <map>
+#include <memory>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
-namespace cb::grade::lab {
+#include "cb/result.h"
 
-// The breaker's settings.
-inline constexpr int kWindow = 10;       // calls in the count window
-inline constexpr int kMinimumCalls = 5;  // no judgement before the window holds this many
-inline constexpr int kFailureRatePercent = 50;
-inline constexpr double kWaitMs = 3000.0;  // the cool-down in OPEN
-inline constexpr int kTrials = 3;          // calls permitted in HALF_OPEN, judged together
+namespace cb::grade {
 
-// The script: what each step sends.
-inline constexpr int kFast = 3;                // step 2
-inline constexpr int kBurst = 5;               // step 3 sends this many /always500 ...
-inline constexpr int kTripAt = 3;              // ... and the breaker opens on this one
-inline constexpr int kBlocked = 10;            // step 4's calls while OPEN
-inline constexpr double kMaxRefusalMs = 50.0;  // a refusal must be faster than this
-inline constexpr int kBad = 10;                // step 7's /bad
-
-inline constexpr int kSteps = 8;
-
-inline constexpr std::string_view kStateFile = "state.json";
-inline constexpr std::string_view kFastFailFile = "fastfail.txt";
-inline constexpr std::string_view kIgnoreFile = "ignore4xx.json";
-inline constexpr std::string_view kTransitionsFile = "transitions.log";
-inline constexpr std::array<std::string_view, 4> kFiles{kStateFile, kFastFailFile, kIgnoreFile, kTransitionsFile};
-
-inline constexpr std::string_view kFastPath = "/fast";
-inline constexpr std::string_view kFailPath = "/always500";
-inline constexpr std::string_view kBadPath = "/bad";
-inline constexpr std::string_view kCountPath = "/count";
-inline constexpr std::string_view kAdminPrefix = "/admin/";
-
-// The lab's step titles, 1-8 ("" for any other number).
-[[nodiscard]] std::string_view step_title(int step) noexcept;
-
-// When a check applies: to a finished run (the default), right after its step (--step N, a
-// student checking as they go), or both.
-enum class When { Finished, JustAfter, Always };
-
-// One check, check50-style: a stable id (it appears in every report format, so tools and
-// instructors can key on it), the step it belongs to, a title, whether it is judged on the
-// server's record, and the checks it needs. A check whose prerequisite failed or was skipped
-// is skipped with that reason, the same way everywhere.
-struct CheckSpec {
-  std::string_view id;
-  int step;
-  When when;
-  std::string_view title;
-  bool needs_server;
-  std::vector<std::string_view> needs;  // ids of checks in the same step
+// The breaker's rules, as the lab's "main" breaker writes them out.
+struct LabRules {
+  int window = 0;           // calls in the count window
+  int minimum_calls = 0;    // no judgement before the window holds this many
+  double failure_rate = 0;  // percent; opens at failures x 100 >= rate x calls
+  double slow_call_rate = 0;
+  double slow_call_ms = 0;
+  double wait_ms = 0;  // the cool-down in OPEN
+  int trials = 0;      // calls permitted in HALF_OPEN, judged together
 };
 
-// Every check, in the order the reports list them.
-[[nodiscard]] const std::vector<CheckSpec>& checks();
-// nullptr for an unknown id.
-[[nodiscard]] const CheckSpec* find_check(std::string_view id) noexcept;
-// Whether any check of `step` reads a lab file (step 1's checks need only the server).
-[[nodiscard]] bool reads_files(int step);
+// What the script sends, read from the steps' actions.
+struct LabScript {
+  int fast = 0;        // step "fast": successful calls before the outage
+  int burst = 0;       // step "trip": failing calls, of which the breaker lets trip_at through
+  int blocked = 0;     // step "refused": calls while OPEN
+  int trials_max = 0;  // step "trials": calls made at most to close it
+  int bad = 0;         // step "ignore4xx": 4xx calls on a new breaker
+  std::string fast_path, fail_path, bad_path;
+};
 
-}  // namespace cb::grade::lab
+// The four files, by role.
+struct LabFiles {
+  std::string state, fastfail, ignore, transitions;
+  [[nodiscard]] std::array<std::string_view, 4> all() const noexcept { return {state, fastfail, ignore, transitions}; }
+  // "" for an unknown role ("state", "fastfail", "ignore", "transitions").
+  [[nodiscard]] std::string_view of(std::string_view role) const noexcept;
+};
+
+// When a check applies: to a finished run, right after its step (--step N, a student checking as
+// they go), or both.
+enum class When { Finished, JustAfter, Always };
+
+// One check, check50-style: a stable id "s<step>.<name>" (it appears in every report format, so
+// tools and instructors can key on it), a title, whether it is judged on the server's record, and
+// what it needs. A need is another check of its step, "server" (the server's record, whatever it
+// holds), "record" (that record holding one whole run) or "file:ROLE" (that file parsed). A check
+// whose need is unmet is skipped with the reason, the same way everywhere.
+struct CheckSpec {
+  std::string id;
+  int step = 0;
+  When when = When::Always;
+  std::string title;
+  bool needs_server = false;
+  std::vector<std::string> needs;
+  std::string contract;  // the file role whose contract this check judges; "" for a rule's check
+};
+
+class LabSpec {
+ public:
+  LabRules rules;
+  LabScript script;
+  LabFiles files;
+  double max_refusal_ms = 0;
+  std::vector<std::string> transitions;  // "CLOSED->OPEN", ... in the order the log must hold
+
+  // Worked out from the numbers: the failure of the burst that opens the breaker (>=), what the
+  // window holds then, and where a breaker comparing with > would open instead (0: within the
+  // burst it would not).
+  int trip_at = 0;
+  int trip_failures = 0;
+  int trip_calls = 0;
+  int trip_at_gt = 0;
+
+  [[nodiscard]] int steps() const noexcept { return static_cast<int>(step_titles_.size()); }
+  // Step `n`'s title, 1-based ("" for any other number).
+  [[nodiscard]] std::string_view step_title(int n) const noexcept;
+  // Step `n`'s id ("fast", "trip", ...), "" for any other number.
+  [[nodiscard]] std::string_view step_id(int n) const noexcept;
+  // Every check, in the order the reports list them; nullptr for an unknown id.
+  [[nodiscard]] const std::vector<CheckSpec>& checks() const noexcept { return checks_; }
+  [[nodiscard]] const CheckSpec* find_check(std::string_view id) const noexcept;
+  // Whether any check of `step` reads a lab file (step 1's checks need only the server).
+  [[nodiscard]] bool reads_files(int step) const;
+
+  // The message `key` with its placeholders filled: the lab's values ({window}, {trip_at_nth},
+  // {state_file}, ...) and `vars` ({got}, {line}, ...). A key the spec lacks is a grader bug; it
+  // reads "[lab spec: no message KEY]" so every test that reaches it fails loudly.
+  using Vars = std::initializer_list<std::pair<std::string_view, std::string>>;
+  [[nodiscard]] std::string say(std::string_view key, Vars vars = {}) const;
+  // `text` with the lab's values filled in (and `vars`); an unknown {name} is left as it is.
+  [[nodiscard]] std::string fill(std::string_view text, Vars vars = {}) const;
+  [[nodiscard]] const std::map<std::string, std::string, std::less<>>& messages() const noexcept { return messages_; }
+  // The lab's values by name, as the templates see them.
+  [[nodiscard]] const std::map<std::string, std::string, std::less<>>& values() const noexcept { return values_; }
+
+ private:
+  friend Result<LabSpec> parse_lab_spec(std::string_view, const std::string&);
+  std::vector<std::string> step_titles_;
+  std::vector<std::string> step_ids_;
+  std::vector<CheckSpec> checks_;
+  std::map<std::string, std::string, std::less<>> messages_;
+  std::map<std::string, std::string, std::less<>> values_;
+};
+
+// Errors name the file and the field: "lab.json: breakers.main.window_size: missing (the lab
+// spec writes every number out)".
+[[nodiscard]] Result<LabSpec> parse_lab_spec(std::string_view json_text, const std::string& name_for_errors);
+[[nodiscard]] Result<std::shared_ptr<const LabSpec>> load_lab_spec(const std::string& path);
+// The spec compiled into the program (scenarios/lab.json at build time).
+[[nodiscard]] const LabSpec& lab_spec();
+[[nodiscard]] std::string_view embedded_lab_spec_text() noexcept;
+
+// "1st", "2nd", "3rd", "4th", ...
+[[nodiscard]] std::string nth(std::size_t n);
+
+}  // namespace cb::grade

@@ -22,6 +22,7 @@ struct RunOptions {
   std::chrono::milliseconds timeout = std::chrono::seconds{60};
   // The server's event loops: one serves any number of connections.
   int server_threads = 1;
+  const LabSpec* spec = nullptr;  // the lab whose files are cleared first (null: the one built in)
 };
 
 struct RunOutcome {
@@ -48,11 +49,12 @@ struct RunOutcome {
 [[nodiscard]] SandboxInfo sandbox_info(const sandbox::Containment& containment);
 
 // The four lab files, removed from `dir` so that a run is graded on what it writes itself.
-[[nodiscard]] Result<void> clear_lab_files(const std::string& dir);
+[[nodiscard]] Result<void> clear_lab_files(const std::string& dir, const LabSpec& spec = lab_spec());
 
 // The lab files a run left in `from` (the box's output directory), copied into `to` (the one
 // the student named), so they can be read there. Only what the grader would read is copied:
 // regular files of one name, within the size a lab file may have, written atomically.
-[[nodiscard]] Result<void> copy_lab_files(const std::string& from, const std::string& to);
+[[nodiscard]] Result<void> copy_lab_files(const std::string& from, const std::string& to,
+                                          const LabSpec& spec = lab_spec());
 
 }  // namespace cb::grade

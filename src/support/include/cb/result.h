@@ -52,3 +52,13 @@ class [[nodiscard]] Result<void> {
 };
 
 }  // namespace cb
+
+// Propagates an error to the caller: `CB_TRY(x, parse())` names the result `x` (a Result, used
+// as `*x`); CB_TRY_VOID for a Result<void>.
+#define CB_TRY(var, expr) \
+  auto var = (expr);      \
+  if (!var) return var.error();
+#define CB_TRY_VOID(expr)                  \
+  if (auto cb_try_r = (expr); !cb_try_r) { \
+    return cb_try_r.error();               \
+  }

@@ -32,6 +32,7 @@
 #include "cb/breaker/options.h"
 #include "cb/breaker/state.h"
 #include "cb/classify/classifier.h"
+#include "cb/grade/lab_spec.h"
 #include "cb/lab/scenes.h"
 #include "cb/result.h"
 
@@ -59,6 +60,7 @@ struct Action {
 };
 
 struct Step {
+  std::string id;  // the lab's steps have one ("fast", "trip", ...); a scene's may not
   std::string title;
   std::vector<Action> actions;
 };
@@ -70,6 +72,8 @@ struct Scenario {
   std::chrono::milliseconds call_timeout{2000};
   std::map<std::string, BreakerSpec> breakers;
   std::vector<Step> steps;
+  // The lab's scenario is also the grader's spec of it (lab_spec.h); a scene's is not.
+  std::shared_ptr<const grade::LabSpec> lab_spec;
 };
 
 // Errors name the file and the field: "lab.json: steps[3].do[1].times: expected a whole number

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <cstdlib>
 #include <iostream>
 #include <thread>
@@ -17,6 +18,7 @@
 #include "cb/grade/run_student.h"
 #include "cb/atomic_file.h"
 #include "cb/bounded_file.h"
+#include "cb/grade/variant.h"
 #include "sandbox_flags.h"
 
 namespace {
@@ -54,7 +56,28 @@ struct Options {
   std::string warm_up = "20s";
   std::string submission = ".";
   std::string spec;
+  std::string student;
+  std::string course_key;
+  std::string roster;
+  std::string submission_metadata;
 };
+
+// Gradescope's /autograder/submission_metadata.json names who submitted: the first user's
+// "sid" (the course's student id) when it has one, else their email.
+cb::Result<std::string> student_from_metadata(const std::string& path) {
+  auto text = cb::read_bounded_file(path, 1 << 20, "submission metadata");
+  if (!text) return text.error();
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return cb::Error{path + ": not a JSON object"};
+  const auto users = j.find("users");
+  if (users == j.end() || !users->is_array() || users->empty() || !(*users)[0].is_object())
+    return cb::Error{path + ": users: expected the submitters, the first one an object"};
+  const nlohmann::json& first = (*users)[0];
+  for (const char* key : {"sid", "email"})
+    if (const auto v = first.find(key); v != first.end() && v->is_string() && !v->get_ref<const std::string&>().empty())
+      return v->get<std::string>();
+  return cb::Error{path + ": users[0]: neither a sid nor an email to know the student by"};
+}
 
 // A rubric is a few lines; a saved record of a full server (10,000 entries of about 300
 // bytes) is 3 MiB, so 64 MiB leaves room for a server started with a larger record.
@@ -81,8 +104,9 @@ int main(int argc, char** argv) {
   SandboxFlags sandbox_flags;
   CLI::App app{"cb-grade: grades the circuit-breaker lab, step by step, on the server's evidence", "cb-grade"};
   app.add_option("--dir", o.dir, "The lab's output directory")->capture_default_str();
-  app.add_option("--step", o.steps, "Check what must hold right after step N (repeatable); default: all 8, finished")
-      ->check(CLI::Range(1, 8));
+  app.add_option("--step", o.steps,
+                 "Check what must hold right after step N (repeatable); default: every step, finished")
+      ->check(CLI::Range(1, kGradedSteps));
   app.add_option("--server", o.server,
                  "The flaky server whose record is the evidence (default: try http://127.0.0.1:8110)");
   app.add_option("--run", o.run, "Start a fresh server, run this command (CB_SERVER, CB_DIR set), then grade");
@@ -102,6 +126,14 @@ int main(int argc, char** argv) {
   app.add_option("--spec", o.spec,
                  "Grade against this lab (scenarios/lab.json's format: its numbers, titles and files) instead of the "
                  "one built in");
+  app.add_option("--student", o.student,
+                 "Grade on this student's own numbers (with --course-key; cb-lab variant prints them)");
+  app.add_option("--course-key", o.course_key,
+                 "The course's secret: with --student, one student's numbers; with --batch, each folder's (its name "
+                 "is the student, or --roster says)");
+  app.add_option("--roster", o.roster, "--batch with --course-key: a CSV of folder,student");
+  app.add_option("--submission-metadata", o.submission_metadata,
+                 "With --course-key: the student is the one Gradescope's submission_metadata.json names");
   app.add_option("--rubric", o.rubric, "JSON points per step: {\"points\": {\"1\": 10, ...}}");
   app.add_option("--record", o.record_file, "Grade on a saved record (from --save-record) instead of a live server");
   app.add_option("--save-record", o.save_record, "Keep the server's record this grade was given on, as JSON");
@@ -155,6 +187,29 @@ int main(int argc, char** argv) {
     auto spec = load_lab_spec(o.spec);
     if (!spec) return could_not_run(spec.error().message);
     grade_options.spec = *spec;
+  }
+  if (!o.submission_metadata.empty()) {
+    if (!o.student.empty())
+      return could_not_run("--submission-metadata names the student; it does not go with --student");
+    auto who = student_from_metadata(o.submission_metadata);
+    if (!who) return could_not_run("--submission-metadata: " + who.error().message);
+    o.student = *who;
+  }
+  std::string course_key;
+  if (!o.course_key.empty()) {
+    auto key = read_course_key(o.course_key);
+    if (!key) return could_not_run("--course-key: " + key.error().message);
+    course_key = *key;
+  }
+  if (!o.student.empty() && course_key.empty()) return could_not_run("--student: goes with --course-key FILE");
+  if (!o.roster.empty() && (o.batch.empty() || course_key.empty()))
+    return could_not_run("--roster: goes with --batch and --course-key");
+  if (!course_key.empty() && o.student.empty() && o.batch.empty())
+    return could_not_run("--course-key: goes with --student ID, --submission-metadata FILE or --batch DIR");
+  if (!o.student.empty()) {
+    auto variant = variant_spec(grade_options.spec ? *grade_options.spec : lab_spec(), o.student, course_key);
+    if (!variant) return could_not_run("--student: " + variant.error().message);
+    grade_options.spec = *variant;
   }
   const LabSpec& spec = grade_options.spec ? *grade_options.spec : lab_spec();
   if (!o.rubric.empty()) {
@@ -218,6 +273,15 @@ int main(int argc, char** argv) {
     b.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*timeout);
     b.grade = grade_options;
     b.jobs = o.jobs;
+    b.course_key = course_key;
+    if (!o.roster.empty()) {
+      const auto text = cb::read_bounded_file(o.roster, 4 << 20, "roster");
+      if (!text) return could_not_run(text.error().message);
+      auto roster = parse_roster(*text, o.roster);
+      if (!roster) return could_not_run(roster.error().message);
+      b.roster = std::move(*roster);
+      b.roster_only = true;
+    }
     b.sandbox = &sandbox;
     auto rows = grade_batch(b);
     if (!rows) return could_not_run(rows.error().message);

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <thread>
 
+#include "cb/grade/variant.h"
 #include "format_common.h"
 
 namespace cb::grade {
@@ -31,7 +32,22 @@ Result<std::vector<std::string>> subdirectories(const std::string& root) {
 }
 
 BatchRow grade_one(const BatchOptions& o, const std::string& name) {
-  BatchRow row{name, std::nullopt, {}};
+  BatchRow row{name, {}, std::nullopt, {}};
+  GradeOptions options = o.grade;
+  if (!o.course_key.empty()) {
+    const auto named = o.roster.find(name);
+    if (named == o.roster.end() && o.roster_only) {
+      row.error = "the roster names no student for this folder";
+      return row;
+    }
+    row.student = named == o.roster.end() ? name : named->second;
+    auto spec = variant_spec(o.grade.spec ? *o.grade.spec : lab_spec(), row.student, o.course_key);
+    if (!spec) {
+      row.error = "student " + row.student + ": " + spec.error().message;
+      return row;
+    }
+    options.spec = *spec;
+  }
   const std::string sub = o.root + "/" + name;
   const std::string files = o.files_dir == "." ? sub : sub + "/" + o.files_dir;
   std::optional<Record> record;
@@ -51,7 +67,7 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
     }
     box = std::move(made).value();
     RunOptions run;
-    run.spec = o.grade.spec.get();
+    run.spec = options.spec.get();
     run.command = *o.run_command;
     run.port = 0;  // outside the full sandbox: a server per submission, side by side
     run.timeout = o.timeout;
@@ -78,7 +94,6 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
       no_record = ran->record.error().message;
     }
   }
-  GradeOptions options = o.grade;
   options.server = server;
   if (o.run_command) {
     options.expected_epoch = 1;
@@ -126,19 +141,50 @@ Result<std::vector<BatchRow>> grade_batch(const BatchOptions& o) {
   return rows;
 }
 
+Result<std::map<std::string, std::string>> parse_roster(std::string_view csv, const std::string& name) {
+  std::map<std::string, std::string> out;
+  std::size_t line_no = 0;
+  for (std::size_t at = 0; at < csv.size();) {
+    const std::size_t end = std::min(csv.find('\n', at), csv.size());
+    std::string line(csv.substr(at, end - at));
+    at = end + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    const auto comma = line.find(',');
+    const std::string where = name + ": line " + std::to_string(line_no);
+    if (comma == std::string::npos || line.find(',', comma + 1) != std::string::npos)
+      return Error{where + ": expected folder,student"};
+    auto trim = [](const std::string& s) {
+      const auto b = s.find_first_not_of(" \t");
+      const auto e = s.find_last_not_of(" \t");
+      return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+    };
+    const std::string folder = trim(line.substr(0, comma));
+    const std::string student = trim(line.substr(comma + 1));
+    if (line_no == 1 && (folder == "folder" || folder == "submission")) continue;
+    if (folder.empty() || student.empty()) return Error{where + ": expected folder,student, both named"};
+    if (!out.emplace(folder, student).second) return Error{where + ": folder " + folder + " is named twice"};
+  }
+  return out;
+}
+
 std::string gradebook_csv(const std::vector<BatchRow>& rows) {
-  std::string out = "submission,score,max_score,passed";
-  for (int s = 1; s <= 8; ++s) out += ",step" + std::to_string(s);
+  const bool variants = std::any_of(rows.begin(), rows.end(), [](const BatchRow& r) { return !r.student.empty(); });
+  std::string out =
+      variants ? "submission,student,numbers,score,max_score,passed" : "submission,score,max_score,passed";
+  for (int s = 1; s <= kGradedSteps; ++s) out += ",step" + std::to_string(s);
   out += ",error\n";
   for (const BatchRow& r : rows) {
     out += csv_field(r.submission);
+    if (variants) out += "," + csv_field(r.student) + "," + csv_field(r.report ? r.report->numbers : std::string());
     if (!r.report) {
       out += ",0,,false,,,,,,,,," + csv_field(r.error) + "\n";
       continue;
     }
     out +=
         "," + points(r.report->score) + "," + points(r.report->max_score) + "," + (r.report->passed ? "true" : "false");
-    for (int s = 1; s <= 8; ++s) {
+    for (int s = 1; s <= kGradedSteps; ++s) {
       std::string cell;
       for (const StepReport& step : r.report->steps)
         if (step.step == s) cell = to_string(step.status);
@@ -153,6 +199,8 @@ std::string gradebook_json(const std::vector<BatchRow>& rows) {
   nlohmann::json out = nlohmann::json::array();
   for (const BatchRow& r : rows) {
     nlohmann::json row{{"submission", r.submission}};
+    if (!r.student.empty()) row["student"] = r.student;
+    if (r.report) row["numbers"] = r.report->numbers;
     if (!r.report) {
       row["error"] = r.error;
       row["score"] = 0;
@@ -162,8 +210,14 @@ std::string gradebook_json(const std::vector<BatchRow>& rows) {
       row["max_score"] = r.report->max_score;
       row["passed"] = r.report->passed;
       nlohmann::json steps = nlohmann::json::object();
-      for (const StepReport& s : r.report->steps) steps[std::to_string(s.step)] = to_string(s.status);
+      nlohmann::json failed = nlohmann::json::array();
+      for (const StepReport& s : r.report->steps) {
+        steps[std::to_string(s.step)] = to_string(s.status);
+        for (const Check& c : s.checks)
+          if (c.status == Status::Fail) failed.push_back(c.id);
+      }
       row["steps"] = steps;
+      row["failed"] = failed;  // the checks that failed, by id
     }
     out.push_back(std::move(row));
   }

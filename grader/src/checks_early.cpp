@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "cb/grade/variant.h"
 #include "lab_checks.h"
 
 namespace cb::grade {
@@ -79,9 +80,55 @@ bool never_left_closed(const Inputs& in) {
   return !in.transitions.ok || find_transition(*in.transitions.value, "CLOSED", "OPEN") == nullptr;
 }
 
+std::string other_numbers(const Inputs& in) {
+  if (!in.run || !in.state.ok) return {};
+  const StateFile& f = *in.state.value;
+  const LabSpec& spec = in.spec;
+  if (f.window_size == spec.rules.window && f.permitted_in_half_open == spec.rules.trials) return {};
+  const std::size_t trip = in.trip ? in.trip->reading : in.run->first_burst_500;
+  // What shows in the run: the window and trials state.json reports, where the breaker opened,
+  // and how many trials it closed after (when the log places it).
+  auto shows = [&](const LabRules& r) {
+    const auto trials = static_cast<std::size_t>(r.trials);
+    return f.window_size == r.window && f.permitted_in_half_open == r.trials &&
+           trip_point(r, spec.script.fast, spec.script.burst, false).at == static_cast<int>(trip) &&
+           (!in.close || (in.close->low <= trials && trials <= in.close->high));
+  };
+  // (state.json already differs from this spec's window or trials, so a set that shows is another.)
+  std::string other;
+  if (shows(spec.handout)) {
+    other = "the handout's: " + LabNumbers{spec.handout.window, spec.handout.minimum_calls,
+                                           static_cast<int>(spec.handout.failure_rate),
+                                           static_cast<int>(spec.handout.wait_ms), spec.handout.trials}
+                                    .text();
+  } else {
+    for (const LabNumbers& n : variant_numbers(spec)) {
+      LabRules r = spec.rules;
+      r.window = n.window;
+      r.minimum_calls = n.minimum_calls;
+      r.failure_rate = n.failure_rate;
+      r.trials = n.trials;
+      if (!shows(r)) continue;
+      other = "window " + std::to_string(n.window) + ", opening on the " + nth(trip) + " failure, " +
+              std::to_string(n.trials) + " trials";
+      break;
+    }
+  }
+  if (other.empty()) return {};
+  return spec.say("s1.numbers", {{"got", spec.files.state + " reports window_size " + str(f.window_size) +
+                                             " and permitted_in_half_open " + str(f.permitted_in_half_open) +
+                                             ", and the breaker opened on the " + nth(trip) + " failure"},
+                                 {"other", other}});
+}
+
 namespace {
 
 // ---- Step 1 ---------------------------------------------------------------------------------
+void s1_numbers(Verdict& v, const Inputs& in, bool) {
+  if (!in.pre.other_numbers.empty()) return v.fail(in.pre.other_numbers);
+  v.pass();
+}
+
 void s1_server(Verdict& v, const Inputs& in, bool) {
   if (in.probe && !in.probe->flaky) return v.fail(in.probe->detail);
   if (!in.pre.has_record) return v.skip_absent(in.pre.no_record_reason);
@@ -287,6 +334,7 @@ constexpr CheckEntry kEarly[] = {
     {"s1.once", s1_once},
     {"s1.count", s1_count},
     {"s1.admin", s1_admin},
+    {"s1.numbers", s1_numbers},
     {"s2.state", s2_state},
     {"s2.failures", s2_failures},
     {"s2.window", s2_window},

@@ -60,6 +60,8 @@ nlohmann::json to_json(const Report& r) {
                      {"status", to_string(r.status)},
                      {"steps", std::move(steps)},
                      {"dir", r.dir},
+                     {"numbers", r.numbers},
+                     {"student", r.student.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.student)},
                      {"server", r.server.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.server)},
                      {"evidence", std::move(evidence)},
                      {"notes", r.notes},
@@ -121,7 +123,7 @@ std::string render_gradescope(const Report& r) {
                      {"visibility", "visible"}});
   }
   std::string summary = "Score " + points(r.score) + "/" + points(r.max_score) + ". " + std::to_string(r.checks_run) +
-                        " of " + std::to_string(r.checks_total) + " checks run.";
+                        " of " + std::to_string(r.checks_total) + " checks run, on " + r.numbers + ".";
   if (!r.evidence_note.empty()) summary += " " + r.evidence_note;
   for (const std::string& note : r.notes) summary += "\n" + note;
   if (r.status == Status::Error)
@@ -238,6 +240,7 @@ std::string render_junit(const Report& r) {
          ">\n  <testsuite name=\"cb-lab\" " + counts + ">\n    <properties>\n      <property name=\"score\" value=\"" +
          points(r.score) + "\"/>\n      <property name=\"max_score\" value=\"" + points(r.max_score) +
          "\"/>\n      <property name=\"dir\" value=\"" + xml_escape(r.dir) +
+         "\"/>\n      <property name=\"numbers\" value=\"" + xml_escape(r.numbers) +
          "\"/>\n      <property name=\"server\" value=\"" + xml_escape(r.server) +
          "\"/>\n      <property name=\"record_runs\" value=\"" + std::to_string(r.evidence.runs) +
          "\"/>\n      <property name=\"private_server\" value=\"" + (r.evidence.private_server ? "true" : "false") +

@@ -126,9 +126,13 @@ Report grade(const SubmissionDir& dir, const std::optional<Record>& record, cons
   if (record && options.record_private) pre.record_unusable = program_record_problem(*record, *in.run);
   pre.no_record_reason = no_record_reason;
   if (!in.transitions.ok) pre.file_problems.emplace("transitions", in.transitions.problem);
+  if (!in.state.ok) pre.file_problems.emplace("state", in.state.problem);
+  if (options.steps.empty()) pre.other_numbers = other_numbers(in);
 
   Report report;
   report.dir = dir.path();
+  report.numbers = spec.numbers_name();
+  report.student = spec.student;
   report.server = options.server;
   report.evidence_note = record ? "" : no_record_reason;
   if (record) {
@@ -154,9 +158,11 @@ Report grade(const SubmissionDir& dir, const std::optional<Record>& record, cons
     // A record of two runs leaves a step's rule unjudged wherever the record was its judge: the
     // files alone (which the program writes as it likes) earn nothing, or running twice would
     // be a way out of the record's checks.
-    if (!pre.record_unusable.empty() && step.status == Status::Pass &&
-        std::any_of(step.checks.begin(), step.checks.end(),
-                    [](const Check& c) { return c.needs_server && c.status == Status::Skip; })) {
+    // So does a run on other numbers, wherever a check stood on them.
+    if (step.status == Status::Pass && std::any_of(step.checks.begin(), step.checks.end(), [&](const Check& c) {
+          return c.status == Status::Skip && ((!pre.record_unusable.empty() && c.needs_server) ||
+                                              (!pre.other_numbers.empty() && c.message == kOtherNumbers));
+        })) {
       step.status = Status::Skip;
       step.score = 0;
     }

@@ -61,6 +61,11 @@ void state_just_after(Verdict& v, const Inputs& in, int step, const std::string&
 void expect_state(Verdict& v, std::string_view file, const StateFile& f, const std::string& want,
                   const std::string& why_other = {});
 
+// The run reports, and behaves by, another set of the lab's numbers than `in.spec`'s: the
+// handout's, or another variant's (variant.h). What it shows, in words; empty when it follows its
+// own, or matches no other set (then it is the breaker that is wrong, and the steps say where).
+[[nodiscard]] std::string other_numbers(const Inputs& in);
+
 // The last step of the script the record shows requests of (1 when none but the server's).
 [[nodiscard]] int last_step_seen(const LabRun& run);
 

@@ -15,16 +15,12 @@ using nlohmann::json;
 
 // The script the grader's checks are written for, step by step: a spec may change every number,
 // title and file name, not what each step does.
-constexpr std::array<std::string_view, 8> kStepIds{"server",   "fast",   "trip",      "refused",
-                                                   "cooldown", "trials", "ignore4xx", "log"};
+constexpr std::array<std::string_view, kGradedSteps> kStepIds{"server",   "fast",   "trip",      "refused",
+                                                              "cooldown", "trials", "ignore4xx", "log"};
 
-// The rules' arithmetic, the engine's and the handout's: `fast` successes, then failures one by
-// one; the window holds the last `window` calls and judges once it holds `minimum_calls`. The
-// failure that opens it, with what the window holds then; `strict` compares with > (the trap).
-struct Trip {
-  int at = 0, failures = 0, calls = 0;
-};
-Trip first_trip(const LabRules& r, int fast, int burst, bool strict) {
+}  // namespace
+
+TripPoint trip_point(const LabRules& r, int fast, int burst, bool strict) {
   std::deque<bool> window;  // true: a failure
   auto push = [&](bool failed) {
     window.push_back(failed);
@@ -42,6 +38,8 @@ Trip first_trip(const LabRules& r, int fast, int burst, bool strict) {
   }
   return {};
 }
+
+namespace {
 
 std::string number_text(double v) {
   char buf[32];
@@ -62,6 +60,7 @@ std::string count_word(std::size_t n) {
 // Reads one object's fields, naming the path of the one that is wrong.
 struct Reader {
   const std::string& file;
+  static std::string join(const std::string& path, const char* key) { return path.empty() ? key : path + "." + key; }
   Error error(const std::string& path, const std::string& what) const {
     return Error{file + ": " + path + ": " + what};
   }
@@ -69,32 +68,32 @@ struct Reader {
   Result<const json*> member(const json& j, const std::string& path, const char* key) const {
     if (!j.is_object()) return error(path, "expected an object");
     const auto it = j.find(key);
-    if (it == j.end()) return error(path + "." + key, "missing (the lab spec writes it out)");
+    if (it == j.end()) return error(join(path, key), "missing (the lab spec writes it out)");
     return &*it;
   }
   Result<double> number(const json& j, const std::string& path, const char* key, double low, double high) const {
     CB_TRY(v, member(j, path, key));
     if (!(*v)->is_number() || (*v)->get<double>() < low || (*v)->get<double>() > high)
-      return error(path + "." + key, "expected a number from " + number_text(low) + " to " + number_text(high));
+      return error(join(path, key), "expected a number from " + number_text(low) + " to " + number_text(high));
     return (*v)->get<double>();
   }
   Result<int> whole(const json& j, const std::string& path, const char* key, int low, int high) const {
     CB_TRY(v, member(j, path, key));
     if (!(*v)->is_number_integer() || (*v)->get<long long>() < low || (*v)->get<long long>() > high)
-      return error(path + "." + key,
+      return error(join(path, key),
                    "expected a whole number from " + std::to_string(low) + " to " + std::to_string(high));
     return static_cast<int>((*v)->get<long long>());
   }
   Result<std::string> text(const json& j, const std::string& path, const char* key) const {
     CB_TRY(v, member(j, path, key));
     if (!(*v)->is_string() || (*v)->get_ref<const std::string&>().empty())
-      return error(path + "." + key, "expected a non-empty string");
+      return error(join(path, key), "expected a non-empty string");
     return (*v)->get<std::string>();
   }
   Result<double> millis(const json& j, const std::string& path, const char* key) const {
     CB_TRY(t, text(j, path, key));
     auto d = parse_duration(*t);
-    if (!d) return error(path + "." + key, d.error().message);
+    if (!d) return error(join(path, key), d.error().message);
     return static_cast<double>(d->count()) / 1000.0;
   }
 };
@@ -146,6 +145,16 @@ std::string_view LabFiles::of(std::string_view role) const noexcept {
 }
 
 Result<LabSpec> parse_lab_spec(std::string_view json_text, const std::string& name) {
+  return parse_spec(json_text, name, {}, {});
+}
+
+Result<LabSpec> VariantMaker::make(std::string_view json_text, std::string student, std::string variant) {
+  const std::string name = "the variant of " + student;  // before the id is moved away
+  return parse_spec(json_text, name, std::move(student), std::move(variant));
+}
+
+Result<LabSpec> parse_spec(std::string_view json_text, const std::string& name, std::string student,
+                           std::string variant) {
   json root;
   try {
     root = json::parse(json_text);
@@ -156,8 +165,14 @@ Result<LabSpec> parse_lab_spec(std::string_view json_text, const std::string& na
   }
   const Reader r{name};
   LabSpec spec;
+  spec.source_ = std::string(json_text);
+  spec.student = std::move(student);
+  spec.variant = std::move(variant);
   CB_TRY(rules, read_rules(r, root));
   spec.rules = *rules;
+  spec.handout = *rules;
+  CB_TRY(timeout, r.millis(root, "", "call_timeout"));
+  spec.rules.call_timeout_ms = *timeout;
 
   CB_TRY(grading, r.member(root, "", "grading"));
   CB_TRY(max_ms, r.number(**grading, "grading", "max_refusal_ms", 1, 10000));
@@ -216,14 +231,14 @@ Result<LabSpec> parse_lab_spec(std::string_view json_text, const std::string& na
   CB_TRY_VOID(file_in(6, "write_state", spec.files.ignore));
   CB_TRY_VOID(file_in(7, "write_transitions", spec.files.transitions));
 
-  const Trip trip = first_trip(spec.rules, spec.script.fast, spec.script.burst, false);
+  const TripPoint trip = trip_point(spec.rules, spec.script.fast, spec.script.burst, false);
   if (trip.at == 0)
     return r.error("breakers.main", "these numbers never open the breaker within step 3's " +
                                         std::to_string(spec.script.burst) + " failing calls");
   spec.trip_at = trip.at;
   spec.trip_failures = trip.failures;
   spec.trip_calls = trip.calls;
-  spec.trip_at_gt = first_trip(spec.rules, spec.script.fast, spec.script.burst, true).at;
+  spec.trip_at_gt = trip_point(spec.rules, spec.script.fast, spec.script.burst, true).at;
 
   auto& v = spec.values_;
   v["window"] = std::to_string(spec.rules.window);
@@ -243,6 +258,8 @@ Result<LabSpec> parse_lab_spec(std::string_view json_text, const std::string& na
   v["trip_failures"] = std::to_string(spec.trip_failures);
   v["trip_calls"] = std::to_string(spec.trip_calls);
   v["max_refusal_ms"] = number_text(spec.max_refusal_ms);
+  v["call_timeout"] = seconds_words(spec.rules.call_timeout_ms);
+  v["numbers"] = spec.numbers_name();
   v["state_file"] = spec.files.state;
   v["fastfail_file"] = spec.files.fastfail;
   v["ignore_file"] = spec.files.ignore;
@@ -250,8 +267,7 @@ Result<LabSpec> parse_lab_spec(std::string_view json_text, const std::string& na
   v["transition_count"] = std::to_string(spec.transitions.size());
   v["transition_words"] = count_word(spec.transitions.size());
   std::string list;
-  for (std::size_t i = 0; i < spec.transitions.size(); ++i)
-    list += (i == 0 ? "" : ", ") + spec.transitions[i];
+  for (std::size_t i = 0; i < spec.transitions.size(); ++i) list += (i == 0 ? "" : ", ") + spec.transitions[i];
   v["transition_list"] = list;
 
   for (std::size_t i = 0; i < kStepIds.size(); ++i) {
@@ -313,6 +329,8 @@ Result<LabSpec> parse_lab_spec(std::string_view json_text, const std::string& na
         const std::string need = n.get<std::string>();
         if (need == "server" || need == "record") {
           c.needs_server = true;
+        } else if (need == "numbers") {
+          // The run follows the numbers it is graded on (s1.numbers), judged before any step.
         } else if (need.rfind("file:", 0) == 0) {
           if (spec.files.of(need.substr(5)).empty()) return r.error(at + ".needs", "\"" + need + "\" names no file");
         } else {
@@ -350,6 +368,11 @@ const LabSpec& lab_spec() {
   return spec;
 }
 
+std::string LabSpec::numbers_name() const {
+  if (student.empty()) return "the handout's numbers";
+  return "student " + student + "'s numbers (" + variant + ")";
+}
+
 std::string_view LabSpec::step_title(int n) const noexcept {
   return n >= 1 && n <= steps() ? std::string_view(step_titles_[static_cast<std::size_t>(n - 1)]) : "";
 }
@@ -366,7 +389,7 @@ const CheckSpec* LabSpec::find_check(std::string_view id) const noexcept {
 
 bool LabSpec::reads_files(int step) const {
   for (const CheckSpec& c : checks_) {
-    if (c.step != step) continue;
+    if (c.step != step || c.when == When::Finished) continue;
     if (!c.needs_server) return true;
     for (const std::string& need : c.needs)
       if (need.rfind("file:", 0) == 0) return true;

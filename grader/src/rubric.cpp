@@ -8,7 +8,7 @@ namespace cb::grade {
 
 Rubric Rubric::equal() {
   Rubric r;
-  for (int s = 1; s <= 8; ++s) r.points[static_cast<std::size_t>(s)] = 1.0;
+  for (int s = 1; s <= kGradedSteps; ++s) r.points[static_cast<std::size_t>(s)] = 1.0;
   return r;
 }
 
@@ -19,10 +19,10 @@ Result<Rubric> Rubric::parse(std::string_view text) {
     return Error{"rubric: expected {\"points\": {\"1\": <points>, ...}}"};
   Rubric r = equal();
   for (const auto& [key, value] : (*j)["points"].items()) {
-    const bool step = key.size() == 1 && key[0] >= '1' && key[0] <= '8';
+    const bool step = key.size() == 1 && key[0] >= '1' && key[0] < '1' + kGradedSteps;
     if (!step && key != "conformance")
-      return Error{"rubric: points.\"" + key.substr(0, 20) +
-                   "\": the parts are steps \"1\" to \"8\" and \"conformance\""};
+      return Error{"rubric: points.\"" + key.substr(0, 20) + "\": the parts are steps \"1\" to \"" +
+                   std::to_string(kGradedSteps) + "\" and \"conformance\""};
     if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0)
       return Error{"rubric: points.\"" + key + "\": expected a number of points, 0 or more"};
     (step ? r.points[static_cast<std::size_t>(key[0] - '0')] : r.conformance) = value.get<double>();

@@ -41,11 +41,14 @@ std::optional<std::string> unmet(const CheckSpec& c, const LabSpec& spec, const 
     } else if (need == "record") {
       if (!pre.has_record) return pre.no_record_reason;
       if (!pre.record_unusable.empty()) return "not judged on the record: " + pre.record_unusable + " (step 1)";
+    } else if (need == "numbers") {
+      if (!pre.other_numbers.empty()) return std::string(kOtherNumbers);
     } else if (need.rfind("file:", 0) == 0) {
       const std::string role = need.substr(5);
       if (const auto it = pre.file_problems.find(role); it != pre.file_problems.end())
-        return "needs " + std::string(spec.files.of(role)) + " (judged in step " + std::to_string(spec.steps()) +
-               "): " + it->second;
+        return "needs " + std::string(spec.files.of(role)) +
+               (role == "transitions" ? " (judged in step " + std::to_string(spec.steps()) + ")" : std::string()) +
+               ": " + it->second;
     } else {
       const Check* done_need = reported(done, need);
       if (done_need == nullptr) return "needs " + need + ", which was not checked";

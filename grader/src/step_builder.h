@@ -32,8 +32,15 @@ struct Prerequisites {
   // The record is there but holds what the program did wrong to it as a whole (two runs): the
   // checks that judge its requests are skipped with this reason; s1.once fails with it.
   std::string record_unusable;
+  // The run follows other numbers than the ones it is graded on (s1.numbers): the checks that
+  // judge its requests against these numbers are skipped with this reason, so it is charged once.
+  std::string other_numbers;
   std::map<std::string, std::string, std::less<>> file_problems;  // file role -> problem; absent when it parsed
 };
+
+// Why a check that stands on the numbers is not judged when the run follows others.
+inline constexpr std::string_view kOtherNumbers =
+    "not judged: the run follows other numbers than the ones it is graded on (s1.numbers says whose)";
 
 // A step's status and score from its checks: fail if one failed, else error if one erred, else
 // pass if a check of a rule passed (a file's contract alone passes nothing), else skip. A step

@@ -18,13 +18,14 @@ enum class Outcome { Success, Failure, Ignored };
 // server's fault, and which are the caller's?
 inline Outcome classify(std::optional<int> status) { return status == 200 ? Outcome::Success : Outcome::Failure; }
 
-// The lab's settings; replay.cpp gives other ones, so read them from `settings`, never write the numbers.
+// The settings, given by lab.cpp (lab-settings.json) or replay.cpp (each trace's own): read them
+// from `settings`, never write the numbers.
 struct Settings {
-  int window_size = 10;            // the last 10 calls are judged...
-  int minimum_calls = 5;           // ...once there are at least 5 of them...
-  int failure_rate_percent = 50;   // ...and it opens when failures x 100 >= 50 x calls (whole numbers: exact)
-  double wait_in_open_ms = 3000;   // OPEN refuses every call for this long, then HALF_OPEN
-  int permitted_in_half_open = 3;  // HALF_OPEN's trial calls, judged together
+  int window_size = 0;             // the last window_size calls are judged...
+  int minimum_calls = 0;           // ...once there are at least minimum_calls of them...
+  int failure_rate_percent = 0;    // ...and it opens when failures x 100 >= failure_rate_percent x calls
+  double wait_in_open_ms = 0;      // OPEN refuses every call for this long, then HALF_OPEN
+  int permitted_in_half_open = 0;  // HALF_OPEN's trial calls, judged together
 };
 
 // Milliseconds on a monotonic clock.

@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <thread>
@@ -29,16 +30,71 @@ namespace {
 std::string g_host = "127.0.0.1";
 std::string g_port = "8110";
 std::string g_out = "cb";
-constexpr int kTimeoutMs = 2000;  // a breaker is blind to a server that never answers without a timeout
+int g_timeout_ms = 0;  // a breaker is blind to a server that never answers without a timeout (the lab's)
+
+// The lab's numbers, from lab-settings.json beside the program (cb-lab init writes it: the
+// handout's numbers, or your own if your course gives each student a variant). One key a line.
+struct Lab {
+  Settings settings;
+  int fast = 0, burst = 0, blocked = 0, trials_max = 0, bad = 0;
+  std::string numbers;
+};
+
+bool number_of(const std::string& text, const char* key, double& out) {
+  const std::string quoted = std::string("\"") + key + "\":";
+  const auto at = text.find(quoted);
+  if (at == std::string::npos) return false;
+  const char* start = text.c_str() + at + quoted.size();
+  char* end = nullptr;
+  out = std::strtod(start, &end);
+  return end != start;
+}
+
+Lab load_lab(const std::string& program) {
+  const auto slash = program.rfind('/');
+  const std::string path = (slash == std::string::npos ? "." : program.substr(0, slash)) + "/lab-settings.json";
+  std::ifstream f(path);
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  Lab lab;
+  double v[12] = {};
+  const char* keys[] = {"window_size",
+                        "minimum_calls",
+                        "failure_rate_percent",
+                        "wait_in_open_ms",
+                        "permitted_in_half_open",
+                        "call_timeout_ms",
+                        "fast",
+                        "burst",
+                        "blocked",
+                        "trials_max",
+                        "bad"};
+  for (int i = 0; i < 11; ++i) {
+    if (!number_of(text, keys[i], v[i])) {
+      std::cerr << "lab: " << path << ": no \"" << keys[i] << "\" (cb-lab init writes it)" << std::endl;
+      std::exit(2);
+    }
+  }
+  lab.settings = {static_cast<int>(v[0]), static_cast<int>(v[1]), static_cast<int>(v[2]), v[3], static_cast<int>(v[4])};
+  g_timeout_ms = static_cast<int>(v[5]);
+  lab.fast = static_cast<int>(v[6]);
+  lab.burst = static_cast<int>(v[7]);
+  lab.blocked = static_cast<int>(v[8]);
+  lab.trials_max = static_cast<int>(v[9]);
+  lab.bad = static_cast<int>(v[10]);
+  const std::string quoted = "\"numbers\": \"";
+  if (const auto at = text.find(quoted); at != std::string::npos)
+    lab.numbers = text.substr(at + quoted.size(), text.find('"', at + quoted.size()) - at - quoted.size());
+  return lab;
+}
 
 struct Answer {
   std::optional<int> status;  // empty when no answer came
   std::string body;
 };
 
-// One GET over a fresh connection, the whole exchange bounded by kTimeoutMs.
+// One GET over a fresh connection, the whole exchange bounded by g_timeout_ms.
 Answer get(const std::string& path) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTimeoutMs);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(g_timeout_ms);
   const auto left_ms = [&] {
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
@@ -147,20 +203,22 @@ int main(int argc, char** argv) {
   if (const char* dir = std::getenv("CB_DIR"); dir != nullptr && *dir != '\0') g_out = dir;
   mkdir(g_out.c_str(), 0755);
 
-  Breaker b;
-  std::cout << "step 1: the server at " << g_host << ":" << g_port << ": /count -> " << count() << std::endl;
+  const Lab lab = load_lab(argv[0]);
+  Breaker b(lab.settings);
+  std::cout << "step 1: the server at " << g_host << ":" << g_port << ": /count -> " << count() << " (" << lab.numbers
+            << ")" << std::endl;
   if (last == 1) return 0;
-  step(2, "3 x /fast", b, "/fast", 3);
+  step(2, std::to_string(lab.fast) + " x /fast", b, "/fast", lab.fast);
   write_state("state.json", b);
   if (last == 2) return 0;
-  step(3, "5 x /always500", b, "/always500", 5);
+  step(3, std::to_string(lab.burst) + " x /always500", b, "/always500", lab.burst);
   write_state("state.json", b);
   if (last == 3) return 0;
 
   const long long before = count();
   int blocked = 0;
   double slowest_ms = 0;
-  for (int i = 0; i < 10; ++i) {
+  for (int i = 0; i < lab.blocked; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     if (call(b, "/always500") == "refused") ++blocked;
     slowest_ms =
@@ -170,7 +228,7 @@ int main(int argc, char** argv) {
   char line[160];
   std::snprintf(line, sizeof line, "before=%lld after=%lld blocked=%d max_ms=%.3f", before, after, blocked, slowest_ms);
   write("fastfail.txt", std::string(line) + "\n");
-  std::cout << "step 4: 10 x /always500: " << line << std::endl;
+  std::cout << "step 4: " << lab.blocked << " x /always500: " << line << std::endl;
   if (last == 4) return 0;
 
   std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(b.settings.wait_in_open_ms + 50));
@@ -178,7 +236,7 @@ int main(int argc, char** argv) {
   write_state("state.json", b);
   if (last == 5) return 0;
   int trials = 0;
-  while (b.state != "CLOSED" && trials < 10) {
+  while (b.state != "CLOSED" && trials < lab.trials_max) {
     call(b, "/fast");
     ++trials;
   }
@@ -186,8 +244,8 @@ int main(int argc, char** argv) {
   write_state("state.json", b);
   if (last == 6) return 0;
 
-  Breaker fresh;
-  step(7, "a new breaker, 10 x /bad", fresh, "/bad", 10);
+  Breaker fresh(lab.settings);
+  step(7, "a new breaker, " + std::to_string(lab.bad) + " x /bad", fresh, "/bad", lab.bad);
   write_state("ignore4xx.json", fresh);
   if (last == 7) return 0;
   std::string log;

@@ -19,13 +19,14 @@ function wallMicros() {
 }
 
 class Breaker {
-  // settings: other numbers than the lab's (replay.js gives them), so read them from this.
+  // settings: given by lab.js (lab-settings.json) or replay.js (each trace's own), so read them
+  // from this, never write the numbers:
+  //   windowSize           the last windowSize calls are judged...
+  //   minimumCalls         ...once there are at least minimumCalls of them...
+  //   failureRatePercent   ...and it opens when failures x 100 >= failureRatePercent x calls
+  //   waitInOpenMs         OPEN refuses every call for this long, then HALF_OPEN
+  //   permittedInHalfOpen  HALF_OPEN lets this many trial calls through, judged together
   constructor(clock = () => Number(process.hrtime.bigint()) / 1e6, settings = {}) {
-    this.windowSize = 10;           // the last 10 calls are judged...
-    this.minimumCalls = 5;          // ...once there are at least 5 of them...
-    this.failureRatePercent = 50;   // ...and it opens when failures x 100 >= 50 x calls (whole numbers: exact)
-    this.waitInOpenMs = 3000;       // OPEN refuses every call for this long, then HALF_OPEN
-    this.permittedInHalfOpen = 3;   // HALF_OPEN lets this many trial calls through, judged together
     Object.assign(this, settings);
     this.clock = clock;             // milliseconds, monotonic (replay.js gives the trace's own times)
     this.state = 'CLOSED';

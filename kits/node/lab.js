@@ -12,7 +12,28 @@ const { Breaker, classify } = require('./breaker');
 
 const SERVER = new URL(process.env.CB_SERVER || 'http://127.0.0.1:8110');
 const OUT = process.env.CB_DIR || 'cb';
-const TIMEOUT_MS = 2000; // a breaker is blind to a server that never answers without a timeout
+
+// The lab's numbers, from lab-settings.json beside this file (cb-lab init writes it: the
+// handout's numbers, or your own if your course gives each student a variant).
+function loadSettings() {
+  const file = path.join(__dirname, 'lab-settings.json');
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    console.error(`lab.js: ${file}: ${e.message} (cb-lab init writes it)`);
+    process.exit(1);
+  }
+}
+const LAB = loadSettings();
+// The breaker's settings; the script's counts (LAB.fast, ...) are what the steps send.
+const SETTINGS = {
+  windowSize: LAB.window_size,
+  minimumCalls: LAB.minimum_calls,
+  failureRatePercent: LAB.failure_rate_percent,
+  waitInOpenMs: LAB.wait_in_open_ms,
+  permittedInHalfOpen: LAB.permitted_in_half_open,
+};
+const TIMEOUT_MS = LAB.call_timeout_ms; // a breaker is blind to a server that never answers without a timeout
 
 // GET a path: { status, body }, with status null when no answer came (refused, reset, timed out).
 function get(urlPath) {
@@ -78,20 +99,20 @@ function until() {
 async function main() {
   const last = until();
   fs.mkdirSync(OUT, { recursive: true });
-  const b = new Breaker();
-  console.log(`step 1: the server at ${SERVER.origin}: /count -> ${await count()}`);
+  const b = new Breaker(undefined, SETTINGS);
+  console.log(`step 1: the server at ${SERVER.origin}: /count -> ${await count()} (${LAB.numbers})`);
   if (last === 1) return;
-  await step(2, '3 x /fast', b, '/fast', 3);
+  await step(2, `${LAB.fast} x /fast`, b, '/fast', LAB.fast);
   writeState('state.json', b);
   if (last === 2) return;
-  await step(3, '5 x /always500', b, '/always500', 5);
+  await step(3, `${LAB.burst} x /always500`, b, '/always500', LAB.burst);
   writeState('state.json', b);
   if (last === 3) return;
 
   const before = await count();
   let blocked = 0;
   let slowestMs = 0;
-  for (let i = 0; i < 10; i++) {
+  for (let i = 0; i < LAB.blocked; i++) {
     const t0 = process.hrtime.bigint();
     if ((await call(b, '/always500')) === 'refused') blocked++;
     slowestMs = Math.max(slowestMs, Number(process.hrtime.bigint() - t0) / 1e6);
@@ -99,7 +120,7 @@ async function main() {
   const after = await count();
   const line = `before=${before} after=${after} blocked=${blocked} max_ms=${slowestMs.toFixed(3)}`;
   write('fastfail.txt', line + '\n');
-  console.log(`step 4: 10 x /always500: ${line}`);
+  console.log(`step 4: ${LAB.blocked} x /always500: ${line}`);
   if (last === 4) return;
 
   await new Promise((resolve) => setTimeout(resolve, b.waitInOpenMs + 50));
@@ -107,13 +128,13 @@ async function main() {
   writeState('state.json', b);
   if (last === 5) return;
   let trials = 0;
-  while (b.state !== 'CLOSED' && trials < 10) { await call(b, '/fast'); trials++; }
+  while (b.state !== 'CLOSED' && trials < LAB.trials_max) { await call(b, '/fast'); trials++; }
   console.log(`step 6: ${trials} x /fast -> ${b.state}`);
   writeState('state.json', b);
   if (last === 6) return;
 
-  const fresh = new Breaker();
-  await step(7, 'a new breaker, 10 x /bad', fresh, '/bad', 10);
+  const fresh = new Breaker(undefined, SETTINGS);
+  await step(7, `a new breaker, ${LAB.bad} x /bad`, fresh, '/bad', LAB.bad);
   writeState('ignore4xx.json', fresh);
   if (last === 7) return;
   write('transitions.log', b.transitions.map((l) => l + '\n').join(''));

@@ -1,6 +1,7 @@
 """Your circuit breaker. lab.py runs the lab's steps through it; the rules are yours.
 
-Everything you write is in the three places marked YOUR PART. The numbers are the lab's.
+Everything you write is in the three places marked YOUR PART. The numbers are the lab's: lab.py
+reads them from lab-settings.json and gives them to the Breaker.
 """
 import time
 from datetime import datetime, timezone
@@ -20,12 +21,13 @@ def monotonic_ms():
 
 
 class Breaker:
-    # The lab's settings; replay.py gives other ones, so read them from self, never write the numbers.
-    window_size = 10            # the last 10 calls are judged...
-    minimum_calls = 5           # ...once there are at least 5 of them...
-    failure_rate_percent = 50   # ...and it opens when failures x 100 >= 50 x calls (whole numbers: exact)
-    wait_in_open_ms = 3000      # OPEN refuses every call for this long, then HALF_OPEN
-    permitted_in_half_open = 3  # HALF_OPEN lets this many trial calls through, judged together
+    # The settings, given by lab.py (lab-settings.json) or replay.py (each trace's own): read
+    # them from self, never write the numbers.
+    window_size = None             # the last window_size calls are judged...
+    minimum_calls = None           # ...once there are at least minimum_calls of them...
+    failure_rate_percent = None    # ...and it opens when failures x 100 >= failure_rate_percent x calls
+    wait_in_open_ms = None         # OPEN refuses every call for this long, then HALF_OPEN
+    permitted_in_half_open = None  # HALF_OPEN lets this many trial calls through, judged together
 
     def __init__(self, clock=monotonic_ms, settings=None):
         self.clock = clock      # milliseconds, monotonic (replay.py gives the trace's own times)

@@ -15,7 +15,24 @@ from breaker import Breaker, classify
 
 SERVER = os.environ.get("CB_SERVER", "http://127.0.0.1:8110").rstrip("/")
 OUT = os.environ.get("CB_DIR", "cb")
-TIMEOUT_S = 2.0  # a breaker is blind to a server that never answers without a timeout
+
+
+def load_settings():
+    """The lab's numbers, from lab-settings.json beside this file (cb-lab init writes it: the
+    handout's numbers, or your own if your course gives each student a variant)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lab-settings.json")
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit(f"lab.py: {path}: {e} (cb-lab init writes it)")
+
+
+LAB = load_settings()
+# The breaker's settings; the script's counts (LAB["fast"], ...) are what the steps send.
+SETTINGS = {k: LAB[k] for k in ("window_size", "minimum_calls", "failure_rate_percent", "wait_in_open_ms",
+                                "permitted_in_half_open")}
+TIMEOUT_S = LAB["call_timeout_ms"] / 1000  # a breaker is blind to a server that never answers without a timeout
 
 
 def get(path):
@@ -80,29 +97,29 @@ def until():
 def main():
     last = until()
     os.makedirs(OUT, exist_ok=True)
-    b = Breaker()
-    print(f"step 1: the server at {SERVER}: /count -> {count()}")
+    b = Breaker(settings=SETTINGS)
+    print(f"step 1: the server at {SERVER}: /count -> {count()} ({LAB['numbers']})")
     if last == 1:
         return
-    step(2, "3 x /fast", b, "/fast", 3)
+    step(2, f"{LAB['fast']} x /fast", b, "/fast", LAB["fast"])
     write_state("state.json", b)
     if last == 2:
         return
-    step(3, "5 x /always500", b, "/always500", 5)
+    step(3, f"{LAB['burst']} x /always500", b, "/always500", LAB["burst"])
     write_state("state.json", b)
     if last == 3:
         return
 
     before = count()
     blocked, slowest_ms = 0, 0.0
-    for _ in range(10):
+    for _ in range(LAB["blocked"]):
         t0 = time.perf_counter()
         if call(b, "/always500") == "refused":
             blocked += 1
         slowest_ms = max(slowest_ms, (time.perf_counter() - t0) * 1000)
     after = count()
     write("fastfail.txt", f"before={before} after={after} blocked={blocked} max_ms={slowest_ms:.3f}\n")
-    print(f"step 4: 10 x /always500: before={before} after={after} blocked={blocked} max_ms={slowest_ms:.3f}")
+    print(f"step 4: {LAB['blocked']} x /always500: before={before} after={after} blocked={blocked} max_ms={slowest_ms:.3f}")
     if last == 4:
         return
 
@@ -112,7 +129,7 @@ def main():
     if last == 5:
         return
     trials = 0
-    while b.state != "CLOSED" and trials < 10:
+    while b.state != "CLOSED" and trials < LAB["trials_max"]:
         call(b, "/fast")
         trials += 1
     print(f"step 6: {trials} x /fast -> {b.state}")
@@ -120,8 +137,8 @@ def main():
     if last == 6:
         return
 
-    fresh = Breaker()
-    step(7, "a new breaker, 10 x /bad", fresh, "/bad", 10)
+    fresh = Breaker(settings=SETTINGS)
+    step(7, f"a new breaker, {LAB['bad']} x /bad", fresh, "/bad", LAB["bad"])
     write_state("ignore4xx.json", fresh)
     if last == 7:
         return

@@ -11,7 +11,9 @@
 #include <set>
 
 #include "cb/atomic_file.h"
+#include "cb/grade/variant.h"
 #include "kit_files.h"
+#include "lab_common.h"
 
 namespace cb::cli {
 namespace {
@@ -37,6 +39,9 @@ CLI::App* setup_init(CLI::App& app, InitOptions& options) {
   cmd->add_option("--lang", options.lang, "python, node or cpp")->required();
   cmd->add_flag("--force", options.force,
                 "Write into DIR even if it is not empty (kit files of the same name are replaced)");
+  cmd->add_option("--student", options.student,
+                  "With --course-key: the kit's lab-settings.json holds this student's own numbers (cb-lab variant)");
+  cmd->add_option("--course-key", options.course_key, "The course's secret, for --student");
   cmd->footer(
       "Then: cd DIR && cb-grade --run \"sh run.sh\" --dir out\n"
       "As written, the starter runs to the end and passes steps 1 and 2; the rest is yours.");
@@ -51,6 +56,9 @@ ExitCode run_init(const InitOptions& o) {
   bool known = false;
   for (const KitFile& f : kit_files()) known = known || f.lang == o.lang;
   if (!known) return fail("--lang: '" + o.lang + "' is not one of " + languages());
+  auto variant = student_spec(o.student, o.course_key, grade::lab_spec());
+  if (!variant) return fail(variant.error().message);
+  const grade::LabSpec& numbers = *variant ? **variant : grade::lab_spec();
   std::error_code ec;
   const std::filesystem::path dir(o.dir);
   if (std::filesystem::exists(dir, ec)) {
@@ -66,9 +74,14 @@ ExitCode run_init(const InitOptions& o) {
     if (f.executable && ::chmod(path.c_str(), 0755) != 0) return fail(path + ": chmod: " + std::strerror(errno));
     std::cout << "  wrote " << path << '\n';
   }
+  // The numbers the kit runs on, which the grader grades it against.
+  const std::string settings = o.dir + "/lab-settings.json";
+  if (auto w = write_file_atomically(settings, grade::kit_settings_json(numbers)); !w) return fail(w.error().message);
+  std::cout << "  wrote " << settings << " (" << numbers.numbers_name() << ")\n";
   std::cout << "\nThe " << o.lang << " starter is in " << o.dir << ". Your part is " << rules_file(o.lang)
             << " (look for YOUR PART). Run and grade it with:\n\n"
-            << "  cd " << o.dir << " && cb-grade --run \"sh run.sh\" --dir out\n"
+            << "  cd " << o.dir << " && cb-grade --run \"sh run.sh\" --dir out"
+            << (o.student.empty() ? "" : " --student " + o.student + " --course-key KEY") << "\n"
             << "\nand check the same rules on generated traces, call by call, with:\n\n"
             << "  cb-grade --conformance \"sh replay.sh\"\n";
   return ExitCode::Ok;

@@ -14,6 +14,8 @@ struct InitOptions {
   std::string dir;
   std::string lang;
   bool force = false;
+  std::string student;  // with course_key: the student's own numbers in lab-settings.json
+  std::string course_key;
 };
 
 CLI::App* setup_init(CLI::App& app, InitOptions& options);

@@ -28,6 +28,9 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options) {
   auto* cmd = app.add_subcommand("run", "The whole lab, steps 1-8, against the flaky server, graded as it goes");
   add_lab_flags(*cmd, options.lab);
   cmd->add_flag("--json", options.json, "Print a machine-readable summary instead");
+  cmd->add_option("--student", options.student,
+                  "With --course-key: run the lab on this student's own numbers, and grade it on them");
+  cmd->add_option("--course-key", options.course_key, "The course's secret, for --student");
   cmd->add_option("--html", options.html,
                   "Also write the run as one self-contained page: the breaker's states, every request, every refusal, "
                   "on one time axis, above the checklist");
@@ -48,6 +51,14 @@ ExitCode run_run(const RunOptions& o) {
   const std::string scenario_path = o.lab.scenario.empty() ? default_scenario_path() : o.lab.scenario;
   auto scenario = lab::load_scenario(scenario_path);
   if (!scenario) return fail(scenario.error().message);
+  if (!o.student.empty() || !o.course_key.empty()) {
+    if (!scenario->lab_spec)
+      return fail(scenario_path + " is not the lab (it has no checks): --student has no numbers to vary");
+    auto variant = student_spec(o.student, o.course_key, *scenario->lab_spec);
+    if (!variant) return fail(variant.error().message);
+    scenario = scenario_with(*variant, scenario_path);
+    if (!scenario) return fail(scenario.error().message);
+  }
   auto named = named_server(o.lab);
   if (!named) return fail(named.error().message);
   auto preferred = lab::parse_url(scenario->server);

@@ -12,7 +12,9 @@ namespace cb::cli {
 struct RunOptions {
   LabArgs lab;
   bool json = false;
-  std::string html;  // also draw the run as a page here
+  std::string html;     // also draw the run as a page here
+  std::string student;  // with course_key: run (and grade) the student's own numbers
+  std::string course_key;
 };
 
 CLI::App* setup_run(CLI::App& app, RunOptions& options);

@@ -7,6 +7,7 @@
 
 #include "cb/atomic_file.h"
 #include "cb/decimal_time.h"
+#include "cb/grade/variant.h"
 
 namespace cb::cli {
 namespace {
@@ -112,6 +113,25 @@ const std::atomic<bool>& install_interrupt_flag() {
   ::sigaction(SIGTERM, &sa, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
   return g_interrupted;
+}
+
+Result<std::shared_ptr<const grade::LabSpec>> student_spec(const std::string& student, const std::string& course_key,
+                                                           const grade::LabSpec& base) {
+  if (student.empty() && course_key.empty()) return std::shared_ptr<const grade::LabSpec>();
+  if (student.empty()) return Error{"--course-key: goes with --student ID (whose numbers to derive)"};
+  if (course_key.empty()) return Error{"--student: goes with --course-key FILE (the course's secret)"};
+  auto key = grade::read_course_key(course_key);
+  if (!key) return Error{"--course-key: " + key.error().message};
+  auto spec = grade::variant_spec(base, student, *key);
+  if (!spec) return Error{"--student: " + spec.error().message};
+  return spec;
+}
+
+Result<lab::Scenario> scenario_with(std::shared_ptr<const grade::LabSpec> spec, const std::string& name) {
+  auto out = lab::parse_scenario(spec->source(), name);
+  if (!out) return out.error();
+  out->lab_spec = std::move(spec);
+  return out;
 }
 
 }  // namespace cb::cli

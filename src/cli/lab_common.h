@@ -49,6 +49,14 @@ struct Failure {
 // Step n's verdict from `report`, or "not graded" for a step the grader does not know.
 [[nodiscard]] grade::StepReport step_verdict(const grade::Report& report, int n);
 
+// --student ID --course-key FILE, given together: the student's variant of `base`
+// (grade/variant.h); neither: nullptr (the handout's numbers). Errors name the flag.
+[[nodiscard]] Result<std::shared_ptr<const grade::LabSpec>> student_spec(const std::string& student,
+                                                                         const std::string& course_key,
+                                                                         const grade::LabSpec& base);
+// The lab's scenario with the numbers of `spec` (a variant of its own lab spec), graded on them.
+[[nodiscard]] Result<lab::Scenario> scenario_with(std::shared_ptr<const grade::LabSpec> spec, const std::string& name);
+
 // SIGINT sets the flag (and a second one exits at once); the runner stops between calls.
 const std::atomic<bool>& install_interrupt_flag();
 

@@ -10,6 +10,7 @@
 #include "cmd_status.h"
 #include "cmd_step.h"
 #include "cmd_replay.h"
+#include "cmd_variant.h"
 #include "cmd_script.h"
 #include "exit_code.h"
 
@@ -28,6 +29,7 @@ int main(int argc, char** argv) {
   ReplayOptions replay;
   InitOptions init;
   ConformOptions conform;
+  VariantOptions variant;
   auto* run_cmd = setup_run(app, run);
   auto* step_cmd = setup_step(app, step);
   auto* status_cmd = setup_status(app, status);
@@ -37,6 +39,7 @@ int main(int argc, char** argv) {
   auto* replay_cmd = setup_replay(app, replay);
   auto* init_cmd = setup_init(app, init);
   auto* conform_cmd = setup_conform(app, conform);
+  auto* variant_cmd = setup_variant(app, variant);
 
   // CLI11 would answer a mistyped subcommand with "a subcommand is required"; name it instead.
   std::string known;
@@ -66,6 +69,7 @@ int main(int argc, char** argv) {
     if (*replay_cmd) return to_int(run_replay(replay));
     if (*init_cmd) return to_int(run_init(init));
     if (*conform_cmd) return to_int(run_conform(conform));
+    if (*variant_cmd) return to_int(run_variant(variant));
   } catch (const std::exception& e) {
     // The program's edge: nothing below throws on bad input, so this is a bug or the system.
     std::cerr << "cb-lab: internal error: " << e.what() << '\n';

@@ -3,8 +3,10 @@
 # and cb-grade and flaky-server statically linked (no shared library, so an image needs none of
 # the project's packages). Unpacked into a fake /autograder and run with an empty environment,
 # its own cb-grade grades a right submission 8/8 and a wrong one (a real library that closes
-# after one trial) 7/8.
-#   autograder_zip_test.sh DIR-WITH-cb-grade-static DIR-WITH-flaky-server-static
+# after one trial) 7/8; a starter kit 10/10 with its conformance part; and, from a zip with a
+# course key, a kit made for one student 10/10 when submission_metadata.json names them, and
+# step 1 failed (another's numbers) when it names someone else.
+#   autograder_zip_test.sh DIR-WITH-cb-grade-static DIR-WITH-flaky-server-static CB-LAB
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 project=$(cd "$here/../.." && pwd)
@@ -53,8 +55,32 @@ check_json "$tmp/wrong.json" "d['score'] == 7 and [t['number'] for t in d['tests
 # A starter kit with right rules: its replay.sh is driven by the zip's static cb-grade too, and
 # the rubric in the zip gives that part 2 points.
 rm -rf "$tmp/autograder/submission" "$tmp/autograder/results"
-cp -r "$project/kits/python" "$tmp/autograder/submission"
+"$3" init "$tmp/autograder/submission" --lang python >/dev/null
 cp "$project/tests/kits/python/breaker.py" "$tmp/autograder/submission/"
 env -i PATH=/usr/bin:/bin HOME="$tmp" AUTOGRADER_ROOT="$tmp/autograder" "$src/run_autograder"
 check_json "$tmp/autograder/results/results.json" "d['score'] == 10 and d['max_score'] == 10 and d['tests'][8]['number'] == 'C'"
-echo "autograder zip: static programs, layout, rubric, and 3 submissions graded"
+
+# Each student on their own numbers: the zip carries the course key; Gradescope says who submitted.
+echo "a course key for the zip test, 32b" >"$tmp/course.key"
+"$project/grader/gradescope/make-autograder-zip" "$tmp/keyed.zip" --bin "$tmp/bin" --rubric "$tmp/rubric.json" \
+  --course-key "$tmp/course.key" >/dev/null
+rm -rf "$tmp/autograder"
+mkdir -p "$tmp/autograder/source"
+(cd "$tmp/autograder/source" && /usr/bin/python3 -c "
+import os, sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as z:
+    for info in z.infolist():
+        os.chmod(z.extract(info, '.'), (info.external_attr >> 16) & 0o777)" "$tmp/keyed.zip")
+[ -f "$src/course.key" ] || { echo "the keyed zip has no course.key" >&2; exit 1; }
+"$3" init "$tmp/autograder/submission" --lang python --student ada@example.edu --course-key "$tmp/course.key" >/dev/null
+cp "$project/tests/kits/python/breaker.py" "$tmp/autograder/submission/"
+metadata() {  # metadata EMAIL: who Gradescope says submitted
+  printf '{"id": 1, "users": [{"email": "%s", "id": 7, "name": "A Student"}]}\n' "$1" >"$tmp/autograder/submission_metadata.json"
+}
+metadata Ada@example.edu
+env -i PATH=/usr/bin:/bin HOME="$tmp" AUTOGRADER_ROOT="$tmp/autograder" "$src/run_autograder"
+check_json "$tmp/autograder/results/results.json" "d['score'] == 10 and \"student ada@example.edu's numbers\" in d['output']"
+metadata grace@example.edu
+env -i PATH=/usr/bin:/bin HOME="$tmp" AUTOGRADER_ROOT="$tmp/autograder" "$src/run_autograder"
+check_json "$tmp/autograder/results/results.json" "d['tests'][0]['status'] == 'failed' and 'numbers of a different variant' in d['tests'][0]['output']"
+echo "autograder zip: static programs, layout, rubric, course key, and 5 submissions graded"

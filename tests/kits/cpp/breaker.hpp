@@ -18,11 +18,11 @@ inline Outcome classify(std::optional<int> status) {
 }
 
 struct Settings {
-  int window_size = 10;
-  int minimum_calls = 5;
-  int failure_rate_percent = 50;
-  double wait_in_open_ms = 3000;
-  int permitted_in_half_open = 3;
+  int window_size = 0;
+  int minimum_calls = 0;
+  int failure_rate_percent = 0;
+  double wait_in_open_ms = 0;
+  int permitted_in_half_open = 0;
 };
 
 inline double steady_ms() {

@@ -17,11 +17,6 @@ function wallMicros() {
 
 class Breaker {
   constructor(clock = () => Number(process.hrtime.bigint()) / 1e6, settings = {}) {
-    this.windowSize = 10;
-    this.minimumCalls = 5;
-    this.failureRatePercent = 50;
-    this.waitInOpenMs = 3000;
-    this.permittedInHalfOpen = 3;
     Object.assign(this, settings);
     this.clock = clock;
     this.state = 'CLOSED';

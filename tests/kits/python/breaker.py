@@ -12,11 +12,7 @@ def classify(status):
 
 
 class Breaker:
-    window_size = 10
-    minimum_calls = 5
-    failure_rate_percent = 50
-    wait_in_open_ms = 3000
-    permitted_in_half_open = 3
+    window_size = minimum_calls = failure_rate_percent = wait_in_open_ms = permitted_in_half_open = None
 
     def __init__(self, clock=lambda: time.monotonic() * 1000.0, settings=None):
         self.clock = clock

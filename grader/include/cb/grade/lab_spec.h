@@ -24,9 +24,19 @@ struct LabRules {
   double failure_rate = 0;  // percent; opens at failures x 100 >= rate x calls
   double slow_call_rate = 0;
   double slow_call_ms = 0;
-  double wait_ms = 0;  // the cool-down in OPEN
-  int trials = 0;      // calls permitted in HALF_OPEN, judged together
+  double wait_ms = 0;          // the cool-down in OPEN
+  int trials = 0;              // calls permitted in HALF_OPEN, judged together
+  double call_timeout_ms = 0;  // the runner's per-call timeout
 };
+
+// The rules' arithmetic, the engine's and the handout's: `fast` successes, then failures one by
+// one; the window holds the last `window` calls and judges once it holds `minimum_calls`. The
+// failure that opens it (0: none of `burst` does), with what the window holds then. `strict`
+// compares with > where the rule says >= (the classic mistake).
+struct TripPoint {
+  int at = 0, failures = 0, calls = 0;
+};
+[[nodiscard]] TripPoint trip_point(const LabRules& rules, int fast, int burst, bool strict);
 
 // What the script sends, read from the steps' actions.
 struct LabScript {
@@ -46,6 +56,9 @@ struct LabFiles {
   [[nodiscard]] std::string_view of(std::string_view role) const noexcept;
 };
 
+// The steps the grader has checks for: a spec may add steps for the runner, not for the grader.
+inline constexpr int kGradedSteps = 8;
+
 // When a check applies: to a finished run, right after its step (--step N, a student checking as
 // they go), or both.
 enum class When { Finished, JustAfter, Always };
@@ -53,7 +66,9 @@ enum class When { Finished, JustAfter, Always };
 // One check, check50-style: a stable id "s<step>.<name>" (it appears in every report format, so
 // tools and instructors can key on it), a title, whether it is judged on the server's record, and
 // what it needs. A need is another check of its step, "server" (the server's record, whatever it
-// holds), "record" (that record holding one whole run) or "file:ROLE" (that file parsed). A check
+// holds), "record" (that record holding one whole run), "numbers" (the run following the numbers
+// it is graded on: judged against others, the check would blame the breaker for the numbers it was
+// given) or "file:ROLE" (that file parsed). A check
 // whose need is unmet is skipped with the reason, the same way everywhere.
 struct CheckSpec {
   std::string id;
@@ -63,6 +78,13 @@ struct CheckSpec {
   bool needs_server = false;
   std::vector<std::string> needs;
   std::string contract;  // the file role whose contract this check judges; "" for a rule's check
+};
+
+class LabSpec;
+// Makes a variant's spec (variant.h): the same text with other numbers, read as that student's.
+class VariantMaker {
+ public:
+  [[nodiscard]] static Result<LabSpec> make(std::string_view json_text, std::string student, std::string variant);
 };
 
 class LabSpec {
@@ -81,6 +103,16 @@ class LabSpec {
   int trip_calls = 0;
   int trip_at_gt = 0;
 
+  // Whose numbers these are: empty for the handout's; else the student whose variant it is
+  // (variant.h), and the numbers in words ("window 9, minimum 5, 40%, 2.5 s, 3 trials").
+  std::string student;
+  std::string variant;
+  LabRules handout;  // the rules of the spec the variant was made from (its own, for the handout's)
+  // "the handout's numbers", "student alice's numbers (window 9, ...)": what reports name.
+  [[nodiscard]] std::string numbers_name() const;
+  // The text it was read from, for a variant to be made of it.
+  [[nodiscard]] const std::string& source() const noexcept { return source_; }
+
   [[nodiscard]] int steps() const noexcept { return static_cast<int>(step_titles_.size()); }
   // Step `n`'s title, 1-based ("" for any other number).
   [[nodiscard]] std::string_view step_title(int n) const noexcept;
@@ -89,7 +121,8 @@ class LabSpec {
   // Every check, in the order the reports list them; nullptr for an unknown id.
   [[nodiscard]] const std::vector<CheckSpec>& checks() const noexcept { return checks_; }
   [[nodiscard]] const CheckSpec* find_check(std::string_view id) const noexcept;
-  // Whether any check of `step` reads a lab file (step 1's checks need only the server).
+  // Whether any check of `step` right after it (--step N) reads a lab file (step 1's need only
+  // the server).
   [[nodiscard]] bool reads_files(int step) const;
 
   // The message `key` with its placeholders filled: the lab's values ({window}, {trip_at_nth},
@@ -104,13 +137,18 @@ class LabSpec {
   [[nodiscard]] const std::map<std::string, std::string, std::less<>>& values() const noexcept { return values_; }
 
  private:
-  friend Result<LabSpec> parse_lab_spec(std::string_view, const std::string&);
+  friend Result<LabSpec> parse_spec(std::string_view, const std::string&, std::string, std::string);
+  std::string source_;
   std::vector<std::string> step_titles_;
   std::vector<std::string> step_ids_;
   std::vector<CheckSpec> checks_;
   std::map<std::string, std::string, std::less<>> messages_;
   std::map<std::string, std::string, std::less<>> values_;
 };
+
+// Reads a spec as `student`'s, `variant` naming its numbers (both empty: the handout's).
+[[nodiscard]] Result<LabSpec> parse_spec(std::string_view json_text, const std::string& name_for_errors,
+                                         std::string student, std::string variant);
 
 // Errors name the file and the field: "lab.json: breakers.main.window_size: missing (the lab
 // spec writes every number out)".

@@ -105,6 +105,8 @@ struct Report {
   std::string dir;
   std::string server;         // where the evidence came from, or empty
   std::string evidence_note;  // why there is no evidence, when there is none
+  std::string numbers;        // whose numbers it was graded on: "the handout's numbers", a student's variant
+  std::string student;        // the student whose variant it was graded on; empty for the handout's
   EvidenceInfo evidence;
   std::vector<StepReport> steps;
   double score = 0;

@@ -1,0 +1,23 @@
+#pragma once
+
+#include <string>
+
+#include "exit_code.h"
+
+namespace CLI {
+class App;
+}
+
+namespace cb::cli {
+
+struct VariantOptions {
+  std::string student;
+  std::string course_key;
+  std::string settings;  // where to write the student's lab-settings.json
+  bool json = false;
+};
+
+CLI::App* setup_variant(CLI::App& app, VariantOptions& options);
+ExitCode run_variant(const VariantOptions& options);
+
+}  // namespace cb::cli

@@ -1,0 +1,198 @@
+// A lab of each student's own numbers: every variant keeps every trap (checked on the project's
+// engine, not on the arithmetic that chose them), a student's numbers follow from the id and the
+// key alone, and a class of ten, each on a starter kit with the reference rules, is graded in one
+// batch: each passes on their own numbers and is told, once, that a neighbour's are not theirs.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "cb/breaker/profiles.h"
+#include "cb/grade/variant.h"
+#include "harness.h"
+#include "process.h"
+#include "temp_dir.h"
+
+namespace cb::testing {
+namespace {
+
+using grade::LabNumbers;
+using json = nlohmann::json;
+using namespace std::chrono_literals;
+
+constexpr std::string_view kKey = "a course key for the tests, 32 b";
+
+BreakerOptions engine_options(const LabNumbers& n, double rate) {
+  BreakerOptions o = profiles::lab(std::chrono::milliseconds(n.wait_ms));
+  o.trip.window.size = n.window;
+  o.trip.window.minimum_calls = n.minimum_calls;
+  o.trip.failure_rate_percent = rate;
+  o.half_open.permitted_calls = n.trials;
+  return o;
+}
+
+// Step 3 on the engine: after `fast` successes, the failure that opens it (0: none of `burst`).
+int engine_trip(const BreakerOptions& o, int fast, int burst) {
+  Harness h(o);
+  (void)h.calls(std::string(static_cast<std::size_t>(fast), 'S'));
+  for (int k = 1; k <= burst; ++k) {
+    (void)h.call(Verdict::Failure);
+    if (h.state() == State::Open) return k;
+  }
+  return 0;
+}
+
+TEST_CASE("variants: every one keeps every trap of the lab, on the engine itself") {
+  const grade::LabSpec& lab = grade::lab_spec();
+  const auto all = grade::variant_numbers(lab);
+  REQUIRE(all.size() >= 100);  // enough that neighbours rarely share numbers
+  std::set<int> trips, trials, waits, windows;
+  for (const LabNumbers& n : all) {
+    CAPTURE(n.text());
+    const int fast = lab.script.fast;
+    const int burst = lab.script.burst;
+    const int at = engine_trip(engine_options(n, n.failure_rate), fast, burst);
+    // > instead of >=: the engine's rule a hair stricter.
+    const int strict = engine_trip(engine_options(n, n.failure_rate + 1e-9), fast, burst);
+    CHECK(at >= 1);
+    CHECK(at < burst);             // step 3 shows OPEN refusing
+    CHECK(strict > at);            // > and >= open at different calls...
+    CHECK(strict <= burst);        // ...both within step 3
+    CHECK(fast + at <= n.window);  // the window holds every call at the trip
+    CHECK(at == grade::trip_point(grade::with_numbers(lab, n, "x")->rules, fast, burst, false).at);
+    // One trial and all of them close the breaker at different moments.
+    CHECK(n.trials >= 2);
+    // Long enough to tell waiting from not under load, short enough for a quick lab.
+    CHECK(n.wait_ms >= 2000);
+    CHECK(n.wait_ms <= 4000);
+    trips.insert(at);
+    trials.insert(n.trials);
+    waits.insert(n.wait_ms);
+    windows.insert(n.window);
+  }
+  // The request sequence itself differs between variants: where it opens, how many trials, how long.
+  CHECK(trips.size() >= 2);
+  CHECK(trials.size() == 3);
+  CHECK(waits.size() == 5);
+  CHECK(windows.size() == 5);
+}
+
+TEST_CASE("variants: the id and the key decide the numbers, and nothing else") {
+  const grade::LabSpec& lab = grade::lab_spec();
+  auto numbers = [&](std::string_view id, std::string_view key) {
+    auto s = grade::variant_spec(lab, id, key);
+    REQUIRE(s.ok());
+    return grade::numbers_of(**s);
+  };
+  CHECK(numbers("alice@example.edu", kKey) == numbers("  Alice@Example.EDU\n", kKey));  // as the gradebook spells it
+  // Pinned: a change of how numbers are drawn would silently give a class new numbers mid-term.
+  CHECK(numbers("alice@example.edu", kKey).text() == (*grade::variant_spec(lab, "alice@example.edu", kKey))->variant);
+  std::set<std::string> seen;
+  int differ = 0;
+  for (int i = 0; i < 40; ++i) {
+    const std::string id = "student" + std::to_string(i);
+    seen.insert(numbers(id, kKey).text());
+    differ += numbers(id, kKey) == numbers(id, "another course key, 32 bytes ...") ? 0 : 1;
+  }
+  CHECK(seen.size() >= 25);  // 40 students, hundreds of variants: few share
+  CHECK(differ >= 30);       // another key, other numbers
+
+  CHECK(!grade::student_id("").ok());
+  CHECK(!grade::student_id("a\x01"
+                           "b")
+             .ok());
+  TempDir d;
+  d.write("short.key", "tiny\n");
+  CHECK(grade::read_course_key(d / "short.key").error().message.find("at least 16 bytes") != std::string::npos);
+}
+
+TEST_CASE("variants: the handout's table of settings is the spec's") {
+  std::ifstream f(std::string(CB_SOURCE_DIR) + "/docs/HANDOUT.md");
+  std::stringstream s;
+  s << f.rdbuf();
+  CHECK(s.str().find(grade::settings_table(grade::lab_spec())) != std::string::npos);
+}
+
+// ---- A class of ten ------------------------------------------------------------------------
+
+struct Kit {
+  const char* lang;
+  const char* rules;
+};
+constexpr Kit kKits[] = {{"python", "breaker.py"}, {"node", "breaker.js"}, {"cpp", "breaker.hpp"}};
+
+json batch(const TempDir& key_dir, const std::string& root, const std::string& roster) {
+  std::vector<std::string> argv{CB_GRADE_BIN,           "--batch",  root,   "--run", "sh run.sh", "--course-key",
+                                key_dir / "course.key", "--format", "json", "-j",    "5"};
+  if (!roster.empty()) {
+    argv.emplace_back("--roster");
+    argv.push_back(roster);
+  }
+  const Ran r = run(argv, {}, {}, 300s);
+  INFO(r.err);
+  REQUIRE((r.exit_code == 0 || r.exit_code == 1));
+  return json::parse(r.out);
+}
+
+TEST_CASE("variants: a class of ten in one batch - each passes on their own numbers, fails on a neighbour's") {
+  TempDir work;
+  work.write("course.key", std::string(kKey) + "\n");
+  const grade::LabSpec& lab = grade::lab_spec();
+  // Ten students, each with a neighbour whose numbers show otherwise in the run (another window
+  // or trial count): ids are picked so, since two variants may share what a run can show.
+  std::vector<std::string> ids;
+  auto shown = [&](const std::string& id) {
+    const LabNumbers n = grade::numbers_of(**grade::variant_spec(lab, id, kKey));
+    return std::pair{n.window, n.trials};
+  };
+  for (int i = 0; ids.size() < 10; ++i) {
+    const std::string id = "s" + std::to_string(i) + "@class.example";
+    if (ids.empty() || shown(ids.back()) != shown(id)) ids.push_back(id);
+  }
+  REQUIRE(shown(ids.back()) != shown(ids.front()));
+
+  const std::string root = work / "class";
+  std::string roster = "folder,student\n";
+  std::string shifted = "folder,student\n";
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const Kit& kit = kKits[i % 3];
+    const std::string folder = "sub" + std::to_string(i);
+    const std::string dir = root + "/" + folder;
+    const Ran init =
+        run({CB_LAB_BIN, "init", dir, "--lang", kit.lang, "--student", ids[i], "--course-key", work / "course.key"});
+    REQUIRE(init.exit_code == 0);
+    std::filesystem::copy_file(std::string(CB_KIT_REFERENCE) + "/" + kit.lang + "/" + kit.rules, dir + "/" + kit.rules,
+                               std::filesystem::copy_options::overwrite_existing);
+    roster += folder + "," + ids[i] + "\n";
+    shifted += folder + "," + ids[(i + 1) % ids.size()] + "\n";
+  }
+  work.write("roster.csv", roster);
+  work.write("shifted.csv", shifted);
+
+  const json own = batch(work, root, work / "roster.csv");
+  REQUIRE(own.size() == 10);
+  for (std::size_t i = 0; i < own.size(); ++i) {
+    CAPTURE(own[i].dump());
+    CHECK(own[i]["student"] == ids[i]);
+    CHECK(own[i]["score"] == 8);
+    CHECK(own[i]["numbers"].get<std::string>().find(ids[i]) != std::string::npos);
+  }
+
+  // The same programs, each graded as its neighbour: the numbers are not theirs, said once.
+  const json swapped = batch(work, root, work / "shifted.csv");
+  REQUIRE(swapped.size() == 10);
+  for (std::size_t i = 0; i < swapped.size(); ++i) {
+    CAPTURE(swapped[i].dump());
+    CHECK(swapped[i]["passed"] == false);
+    CHECK(swapped[i]["steps"]["1"] == "fail");
+    CHECK(swapped[i]["failed"] == json::array({"s1.numbers"}));
+    for (int step = 2; step <= 8; ++step) CHECK(swapped[i]["steps"][std::to_string(step)] != "fail");
+  }
+}
+
+}  // namespace
+}  // namespace cb::testing

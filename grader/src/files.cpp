@@ -37,8 +37,15 @@ Result<SubmissionDir> SubmissionDir::open(const std::string& path, std::string s
   return SubmissionDir(fd, std::move(shown));
 }
 
-SubmissionDir::SubmissionDir(SubmissionDir&& other) noexcept : fd_(other.fd_), path_(std::move(other.path_)) {
+SubmissionDir::SubmissionDir(SubmissionDir&& other) noexcept
+    : fd_(other.fd_), path_(std::move(other.path_)), memory_(std::move(other.memory_)) {
   other.fd_ = -1;
+}
+
+SubmissionDir SubmissionDir::in_memory(std::string path, std::map<std::string, InMemoryFile> files) {
+  SubmissionDir d(-1, std::move(path));
+  d.memory_ = std::move(files);
+  return d;
 }
 
 SubmissionDir& SubmissionDir::operator=(SubmissionDir&& other) noexcept {
@@ -46,6 +53,7 @@ SubmissionDir& SubmissionDir::operator=(SubmissionDir&& other) noexcept {
     if (fd_ >= 0) ::close(fd_);
     fd_ = other.fd_;
     path_ = std::move(other.path_);
+    memory_ = std::move(other.memory_);
     other.fd_ = -1;
   }
   return *this;
@@ -60,6 +68,21 @@ FileRead SubmissionDir::read(const std::string& name, std::size_t limit) const {
   if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos) {
     out.status = FileRead::Status::Refused;
     out.reason = "'" + name + "' is not a plain file name";
+    return out;
+  }
+  if (memory_) {
+    const auto it = memory_->find(name);
+    if (it == memory_->end()) {
+      out.reason = name + " is missing";
+    } else if (it->second.bytes.size() > limit) {
+      out.status = FileRead::Status::Refused;
+      out.reason = name + " is " + std::to_string(it->second.bytes.size()) + " bytes, more than the " +
+                   std::to_string(limit) + " a lab file can be; it was not read";
+    } else {
+      out.status = FileRead::Status::Ok;
+      out.bytes = it->second.bytes;
+      out.mtime_us = it->second.mtime_us;
+    }
     return out;
   }
   if (fd_ < 0) {

@@ -200,7 +200,7 @@ Report grade(const SubmissionDir& dir, const std::optional<Record>& record, cons
                                       : Status::Skip;
   if (!problem.empty()) report.notes.push_back("The evidence failed: " + problem);
   report.timeline = make_timeline(record ? &*record : nullptr, in.run ? &*in.run : nullptr,
-                                  in.transitions.ok ? &*in.transitions.value : nullptr);
+                                  in.transitions.ok ? &*in.transitions.value : nullptr, spec, options.step_last_seq);
   report.timeline.wait_ms = spec.rules.wait_ms;
   report.timeline.log_file = spec.files.transitions;
   if (in.close) {

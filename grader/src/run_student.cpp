@@ -38,8 +38,8 @@ std::string admin_token() {
 
 // The record read from the server itself, not over the network: in the full sandbox the
 // server's socket is in the program's network, which the grader is not in.
-Result<Record> record_of(flaky::FlakyServer& server, std::size_t capacity) {
-  return parse_record(flaky::to_json(server.record().read(0, capacity)));
+Result<Record> record_in(flaky::FlakyServer& server, std::size_t capacity) {
+  return grade::record_of(server.record().read(0, capacity));
 }
 
 std::string url_of(const std::string& host, int port) {
@@ -218,7 +218,7 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
   out.output_tail = tail.take();
   if (!out.timed_out && out.containment.kind != sandbox::Kind::None)
     out.limit_hit = sandbox::limit_hit(sandbox.policy().limits, status, child->cpu_used(), out.output_tail);
-  out.record = record_of(*server, server_options.record_capacity);
+  out.record = record_in(*server, server_options.record_capacity);
   server->stop();
   out.foreign_connections = peers->foreign.load();
   out.record_private = out.containment.own_network || (out.containment.own_uid && !peers->unknowable.load());

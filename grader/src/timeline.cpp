@@ -8,12 +8,24 @@
 
 namespace cb::grade {
 
-Timeline make_timeline(const Record* record, const LabRun* run, const std::vector<TransitionLine>* transitions) {
+Timeline make_timeline(const Record* record, const LabRun* run, const std::vector<TransitionLine>* transitions,
+                       const LabSpec& spec, const std::vector<std::uint64_t>& step_last_seq) {
   Timeline t;
   if (transitions != nullptr)
     for (const TransitionLine& l : *transitions)
       t.transitions.push_back({l.line, l.from, l.to, l.at_us, l.resolution_us});
   if (record == nullptr) return t;
+  if (!step_last_seq.empty()) {
+    for (const RecordEntry& e : record->entries) {
+      if (e.path.rfind("/admin", 0) == 0 || !e.wall_us) continue;
+      int step = 1;
+      while (static_cast<std::size_t>(step) <= step_last_seq.size() &&
+             e.seq > step_last_seq[static_cast<std::size_t>(step) - 1])
+        ++step;
+      t.requests.push_back({e.seq, *e.wall_us, e.duration_ms.value_or(0), e.path, e.status, step});
+    }
+    return t;
+  }
   // The lab's phases, as the record analysis found them: step 3's burst, the first trial (5),
   // the other trials (6); /fast before the burst is step 2, what comes between the burst and
   // the first trial is step 4 (the /count pair and anything that leaked through OPEN), /bad is 7.
@@ -36,9 +48,9 @@ Timeline make_timeline(const Record* record, const LabRun* run, const std::vecto
       step = 5;
     } else if (trials.count(&e) != 0) {
       step = 6;
-    } else if (e.path == "/bad") {
+    } else if (e.path == spec.script.bad_path) {
       step = 7;
-    } else if (e.counted && e.path == "/fast" && !after_burst) {
+    } else if (e.counted && e.path == spec.script.fast_path && !after_burst) {
       step = 2;
     } else if (after_burst && step == 3) {
       step = 4;

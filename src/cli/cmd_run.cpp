@@ -90,6 +90,11 @@ ExitCode run_run(const RunOptions& o) {
   session.scenario = scenario_path;
   session.server = url.text();
   nlohmann::json steps_json = nlohmann::json::array();
+  // What the grader is handed after each step, rather than reading it back: the server's record
+  // in this process when it is ours, the files as written, and where each step ended.
+  LabFacts facts;
+  facts.own_server = server->own.get();
+  facts.files = &runner.written();
   for (int n = 1; n <= static_cast<int>(scenario->steps.size()); ++n) {
     console.step(n, scenario->steps[static_cast<std::size_t>(n - 1)].title);
     if (auto r = runner.run_step(n); !r) {
@@ -103,7 +108,8 @@ ExitCode run_run(const RunOptions& o) {
     session.after[n] = runner.capture();
     if (auto saved = lab::save_session(o.lab.dir, session); !saved) return fail(saved.error().message);
     // The grader's own check of this step, on the server's record as it is now.
-    const grade::Report report = grade_now(o.lab.dir, url, found, {n}, runner.epoch(), scenario->lab_spec);
+    if (facts.own_server != nullptr) facts.step_last_seq.push_back(facts.own_server->record().read(0, 0).next_seq - 1);
+    const grade::Report report = grade_now(o.lab.dir, url, found, {n}, runner.epoch(), scenario->lab_spec, &facts);
     const grade::StepReport verdict = step_verdict(report, n);
     console.verdict(verdict);
     steps_json.push_back({{"step", n},
@@ -111,7 +117,7 @@ ExitCode run_run(const RunOptions& o) {
                           {"status", grade::to_string(verdict.status)},
                           {"did", runner.lines()}});
   }
-  grade::Report final_report = grade_now(o.lab.dir, url, found, {}, runner.epoch(), scenario->lab_spec);
+  grade::Report final_report = grade_now(o.lab.dir, url, found, {}, runner.epoch(), scenario->lab_spec, &facts);
   if (!o.html.empty()) {
     final_report.timeline.refused_us = runner.refused_at();
     if (auto w = write_file_atomically(o.html, grade::render(final_report, grade::Format::Html, false)); !w)

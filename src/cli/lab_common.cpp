@@ -54,11 +54,17 @@ Result<std::optional<lab::ServerUrl>> named_server(const LabArgs& a) {
   return std::optional<lab::ServerUrl>{*url};
 }
 
+Result<grade::Record> record_now(const lab::ServerUrl& server, flaky::FlakyServer* own) {
+  if (own != nullptr) return grade::record_of(own->record().read(0, SIZE_MAX));
+  return grade::fetch_record(server.text(), std::chrono::seconds{5});
+}
+
 grade::Report grade_now(const std::string& dir, const lab::ServerUrl& server, const lab::Probe& probe,
                         std::set<int> steps, std::optional<std::uint64_t> epoch,
-                        std::shared_ptr<const grade::LabSpec> spec) {
+                        std::shared_ptr<const grade::LabSpec> spec, const LabFacts* facts) {
   grade::GradeOptions o;
   o.spec = std::move(spec);
+  if (facts != nullptr) o.step_last_seq = facts->step_last_seq;
   o.steps = std::move(steps);
   o.expected_epoch = epoch;
   const bool flaky = probe.kind == lab::Probe::Kind::Flaky;
@@ -67,7 +73,7 @@ grade::Report grade_now(const std::string& dir, const lab::ServerUrl& server, co
   std::optional<grade::Record> record;
   std::string why;
   if (flaky) {
-    auto fetched = grade::fetch_record(server.text(), std::chrono::seconds{5});
+    auto fetched = record_now(server, facts != nullptr ? facts->own_server : nullptr);
     if (fetched) {
       record = std::move(fetched).value();
       o.server = server.text();
@@ -79,6 +85,11 @@ grade::Report grade_now(const std::string& dir, const lab::ServerUrl& server, co
     }
   } else {
     why = "the server at " + server.text() + " is not a flaky server, so there is no record to check";
+  }
+  if (facts != nullptr && facts->files != nullptr) {
+    std::map<std::string, grade::InMemoryFile> files;
+    for (const auto& [name, f] : *facts->files) files.emplace(name, grade::InMemoryFile{f.bytes, f.wall_us});
+    return grade::grade(grade::SubmissionDir::in_memory(dir, std::move(files)), record, why, o);
   }
   auto d = grade::SubmissionDir::open(dir);
   if (!d) {

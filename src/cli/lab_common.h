@@ -10,6 +10,7 @@
 #include "cb/flaky/server.h"
 #include "cb/grade/grade.h"
 #include "cb/lab/http_call.h"
+#include "cb/lab/runner.h"
 #include "cb/lab/server_control.h"
 #include "cb/lab/scenario.h"
 #include "exit_code.h"
@@ -42,9 +43,21 @@ struct Failure {
 // `probe` is what the server answered before the run (step 1 fails on it when it is not a flaky
 // server); `epoch` is the record's epoch after the run's reset, so a reset by anyone else since
 // shows as evidence that failed.
+//
+// `facts`: what the program running the lab already knows, handed over rather than read back:
+// its own server (its record read in this process, not over HTTP), the files as it wrote them,
+// and the last record entry of each step so far (the steps are not guessed from the record).
+struct LabFacts {
+  flaky::FlakyServer* own_server = nullptr;
+  const std::map<std::string, lab::WrittenFile>* files = nullptr;
+  std::vector<std::uint64_t> step_last_seq;
+};
 [[nodiscard]] grade::Report grade_now(const std::string& dir, const lab::ServerUrl& server, const lab::Probe& probe,
                                       std::set<int> steps, std::optional<std::uint64_t> epoch = std::nullopt,
-                                      std::shared_ptr<const grade::LabSpec> spec = nullptr);
+                                      std::shared_ptr<const grade::LabSpec> spec = nullptr,
+                                      const LabFacts* facts = nullptr);
+// The record of the server the lab runs against: read in this process when it is our own.
+[[nodiscard]] Result<grade::Record> record_now(const lab::ServerUrl& server, flaky::FlakyServer* own);
 
 // Step n's verdict from `report`, or "not graded" for a step the grader does not know.
 [[nodiscard]] grade::StepReport step_verdict(const grade::Report& report, int n);

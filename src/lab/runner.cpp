@@ -121,7 +121,11 @@ void Runner::say(const std::string& text) {
 }
 
 Result<void> Runner::write(const std::string& file, const std::string& content) {
-  return write_file_atomically(out_dir_ + "/" + file, content);
+  if (auto w = write_file_atomically(out_dir_ + "/" + file, content); !w) return w;
+  written_[file] = {content, std::chrono::duration_cast<std::chrono::microseconds>(
+                                 std::chrono::system_clock::now().time_since_epoch())
+                                 .count()};
+  return {};
 }
 
 Result<void> Runner::call(const Action& a) {

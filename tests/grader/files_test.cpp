@@ -145,5 +145,21 @@ TEST_CASE("files: text shown on a terminal is escaped where it would steer the t
   CHECK(printable("cut \xe2\x80") == "cut ??");    // not UTF-8: as valid_utf8
 }
 
+TEST_CASE("files: in memory - what the runner wrote is read, nothing else, and never the disk") {
+  TempDir t;
+  t.write("state.json", "on disk");  // the directory exists, and is not read
+  auto dir = SubmissionDir::in_memory(t.path(), {{"state.json", {"{\"state\": \"CLOSED\"}", 42}}});
+  const FileRead f = dir.read("state.json");
+  CHECK(f.status == FileRead::Status::Ok);
+  CHECK(f.bytes == "{\"state\": \"CLOSED\"}");
+  CHECK(f.mtime_us == 42);
+  CHECK(dir.read("fastfail.txt").status == FileRead::Status::Missing);
+  CHECK(dir.read("../state.json").status == FileRead::Status::Refused);
+  const FileRead big = dir.read("state.json", 4);
+  CHECK(big.status == FileRead::Status::Refused);
+  CHECK(big.reason == "state.json is 19 bytes, more than the 4 a lab file can be; it was not read");
+  CHECK(dir.path() == t.path());
+}
+
 }  // namespace
 }  // namespace cb::grade

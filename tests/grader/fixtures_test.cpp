@@ -206,5 +206,27 @@ TEST_CASE("a rubric weighs the steps") {
   CHECK(report.score == 26);      // everything but step 4
 }
 
+TEST_CASE("the timeline places requests where the program that ran the lab says each step ended") {
+  const std::string dir_path = std::string(CB_FIXTURES) + "/submissions/good";
+  auto dir = SubmissionDir::open(dir_path);
+  REQUIRE(dir.ok());
+  auto record = parse_record(slurp(dir_path + "/record.json"));
+  REQUIRE(record.ok());
+  auto steps_of = [](const Report& r) {
+    std::set<int> steps;
+    for (const TimelineRequest& q : r.timeline.requests) steps.insert(q.step);
+    return steps;
+  };
+  // Guessed from the record's shape: every step that sends something (this run skipped step 1's /count).
+  CHECK(steps_of(grade(*dir, *record, "", GradeOptions{})) == std::set<int>{2, 3, 4, 5, 6, 7});
+  // Told: the first request was step 1, the rest step 2 (whatever their shape says).
+  GradeOptions told;
+  told.step_last_seq = {record->entries.front().seq, record->entries.back().seq};
+  const Report r = grade(*dir, *record, "", told);
+  CHECK(steps_of(r) == std::set<int>{1, 2});
+  CHECK(r.timeline.requests.front().step == 1);
+  CHECK(r.timeline.requests.back().step == 2);
+}
+
 }  // namespace
 }  // namespace cb::grade

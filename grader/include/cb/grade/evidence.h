@@ -12,6 +12,10 @@
 #include "cb/grade/lab_spec.h"
 #include "cb/result.h"
 
+namespace cb::flaky {
+struct Page;
+}
+
 namespace cb::grade {
 
 struct RecordEntry {
@@ -40,6 +44,11 @@ struct Record {
 // The record as JSON in /admin/record's own shape, so that parse_record reads it back: for
 // keeping the evidence a grade was given on (--save-record) and grading on it later (--record).
 [[nodiscard]] std::string to_json(const Record& record);
+
+// A page of a server in this process, as /admin/record would have said it (a server the
+// program started itself: no request, no JSON between them). A path that is not UTF-8 is kept
+// with '?' for its bad bytes, as the JSON would have replaced them.
+[[nodiscard]] Record record_of(const flaky::Page& page);
 
 // GET {server}/admin/record, all pages; `admin_token` for a locked server (--run's). Errors: not
 // reachable, or not a flaky server.

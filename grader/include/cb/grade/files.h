@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -15,6 +17,11 @@ namespace cb::grade {
 // Larger than any honest lab file by three orders of magnitude; what is larger is refused
 // without being read.
 inline constexpr std::size_t kMaxFileBytes = 1 << 20;
+
+struct InMemoryFile {
+  std::string bytes;
+  std::int64_t mtime_us = 0;  // when it was written
+};
 
 struct FileRead {
   enum class Status { Ok, Missing, Refused };
@@ -34,6 +41,9 @@ class SubmissionDir {
   // A directory that is not there, for grading steps that read no file (step 1 checks only the
   // server): every read is Missing.
   [[nodiscard]] static SubmissionDir absent(std::string path) { return SubmissionDir(-1, std::move(path)); }
+  // Files a program handed over as it wrote them (cb-lab run: its runner wrote them, and knows
+  // them), named as in `path`; a name it did not write is Missing. No file system is read.
+  [[nodiscard]] static SubmissionDir in_memory(std::string path, std::map<std::string, InMemoryFile> files);
   SubmissionDir(SubmissionDir&& other) noexcept;
   SubmissionDir& operator=(SubmissionDir&& other) noexcept;
   SubmissionDir(const SubmissionDir&) = delete;
@@ -48,6 +58,7 @@ class SubmissionDir {
   SubmissionDir(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
   int fd_ = -1;
   std::string path_;
+  std::optional<std::map<std::string, InMemoryFile>> memory_;
 };
 
 // The first byte offset where `text` stops being UTF-8, or npos if it is all UTF-8.

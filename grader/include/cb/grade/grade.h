@@ -47,6 +47,9 @@ struct GradeOptions {
   std::string server;
   // The lab graded against: its numbers, titles and files (null: the one built in, lab_spec()).
   std::shared_ptr<const LabSpec> spec;
+  // From the program that ran the lab (cb-lab run), when it says: the last record entry (seq) of
+  // each step 1..N. The report's timeline places requests by it instead of by the record's shape.
+  std::vector<std::uint64_t> step_last_seq;
 };
 
 // `record`: the server's record, or nullopt with `no_record_reason` saying why.

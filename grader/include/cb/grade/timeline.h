@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "cb/grade/lab_spec.h"
+
 namespace cb::grade {
 
 struct Record;
@@ -47,7 +49,10 @@ struct Timeline {
 
 // The record's requests, each placed in the lab step it belongs to (by the phases `run` found),
 // and transitions.log's lines; either may be absent.
+// `step_last_seq` (the last seq of each step, from the program that ran it) places each request
+// where it was sent; without it, by the record's phases. `spec` gives the script's paths.
 [[nodiscard]] Timeline make_timeline(const Record* record, const LabRun* run,
-                                     const std::vector<TransitionLine>* transitions);
+                                     const std::vector<TransitionLine>* transitions, const LabSpec& spec,
+                                     const std::vector<std::uint64_t>& step_last_seq = {});
 
 }  // namespace cb::grade

@@ -25,6 +25,12 @@ class Reporter {
   virtual void countdown(std::chrono::microseconds left, std::chrono::microseconds total) = 0;
 };
 
+// A lab file as the runner wrote it: the grader is handed these, not the disk.
+struct WrittenFile {
+  std::string bytes;
+  std::int64_t wall_us = 0;  // when it was written
+};
+
 class Runner {
  public:
   Runner(const Scenario& scenario, std::string out_dir, ServerUrl server, std::chrono::milliseconds call_timeout,
@@ -49,6 +55,8 @@ class Runner {
   // When each refused call was refused (microseconds on the Unix epoch, the record's clock): a
   // refusal never reaches the server, so only the program that made it can say.
   [[nodiscard]] const std::vector<std::int64_t>& refused_at() const noexcept { return refused_at_; }
+  // Every file this runner wrote, by name, as it last wrote it.
+  [[nodiscard]] const std::map<std::string, WrittenFile>& written() const noexcept { return written_; }
 
  private:
   struct Live;
@@ -70,6 +78,7 @@ class Runner {
   std::vector<std::string> lines_;
   std::optional<std::uint64_t> epoch_;
   std::vector<std::int64_t> refused_at_;
+  std::map<std::string, WrittenFile> written_;
 };
 
 }  // namespace cb::lab

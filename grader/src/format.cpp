@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "cb/grade/files.h"
+#include "cb/html_page.h"
 #include "format_common.h"
 
 namespace cb::grade {
@@ -137,34 +138,7 @@ std::string render_gradescope(const Report& r) {
   return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-std::string xml_escape(std::string_view raw) {
-  const std::string text = valid_utf8(raw);
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char ch = text[i];
-    const auto c = static_cast<unsigned char>(ch);
-    // Nor the noncharacters U+FFFE and U+FFFF (EF BF BE, EF BF BF), which are valid UTF-8.
-    if (c == 0xef && i + 2 < text.size() && static_cast<unsigned char>(text[i + 1]) == 0xbf &&
-        (static_cast<unsigned char>(text[i + 2]) & 0xfeU) == 0xbe) {
-      out += '?';
-      i += 2;
-      continue;
-    }
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        // XML 1.0 cannot hold control characters other than tab, newline and return, escaped
-        // or not.
-        out += (c < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') ? '?' : ch;
-    }
-  }
-  return out;
-}
+std::string xml_escape(std::string_view raw) { return html_escape(raw); }
 
 std::string render_junit(const Report& r) {
   int failures = 0;

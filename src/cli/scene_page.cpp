@@ -7,15 +7,15 @@
 #include <cmath>
 #include <cstdio>
 
-#include "cb/grade/html_page.h"
+#include "cb/html_page.h"
 
 namespace cb::cli {
 namespace {
 
-using grade::html_escape;
+using cb::html_escape;
 using nlohmann::json;
 
-std::string num(double v, int decimals = 1) { return grade::html_number(v, decimals); }
+std::string num(double v, int decimals = 1) { return cb::html_number(v, decimals); }
 
 // A plot area: x from x0 to x1 (pixels) for [0, xmax]; y from y1 (bottom) up to y0 for [0, ymax].
 struct Plot {
@@ -291,7 +291,7 @@ std::string scene_page(const json& scene) {
     }
     body += "</section>";
   }
-  return grade::html_page("cb-lab scene " + name, body, scene_css());
+  return cb::html_page("cb-lab scene " + name, body, scene_css());
 }
 
 }  // namespace cb::cli

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace cb::grade {
+namespace cb {
 
 // A whole page: `title` in the head, `body` as given, `css` after the base style.
 [[nodiscard]] std::string html_page(std::string_view title, std::string_view body, std::string_view css = {});
@@ -14,7 +14,8 @@ namespace cb::grade {
 // A number with a fixed count of decimals, as SVG coordinates and labels want it: 12.5, 0.125.
 [[nodiscard]] std::string html_number(double v, int decimals = 1);
 
-// Text safe in HTML and SVG, attribute values included.
+// Text safe in HTML, SVG and XML, attribute values included: valid UTF-8 (bad bytes as '?'),
+// markup characters as entities, and the characters XML 1.0 cannot hold at all as '?'.
 [[nodiscard]] std::string html_escape(std::string_view text);
 
-}  // namespace cb::grade
+}  // namespace cb

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "cb/flaky/server.h"
+#include "flaky_fixture.h"
 #include "cb/grade/grade.h"
 #include "cb/grade/lab_spec.h"
 #include "process.h"
@@ -237,17 +238,6 @@ TEST_CASE("lab spec: the lab's numbers, titles and file names are written in sce
 }
 
 // ---- A lab of other numbers, run by cb-lab and graded by cb-grade ----------------------------
-
-struct Flaky {
-  std::unique_ptr<flaky::FlakyServer> server;
-  std::string url;
-  Flaky() {
-    flaky::ServerOptions o;
-    o.port = 0;
-    server = flaky::FlakyServer::start(o).value();
-    url = server->url();
-  }
-};
 
 Ran grade_with(const TempDir& out, const Flaky& f, const std::string& spec_path) {
   std::vector<std::string> argv{CB_GRADE_BIN, "--dir", out.path(), "--server", f.url, "--format", "json"};

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cb/flaky/server.h"
+#include "flaky_fixture.h"
 #include "hanging_listener.h"
 #include "process.h"
 #include "temp_dir.h"
@@ -21,17 +22,6 @@ using json = nlohmann::json;
 using namespace std::chrono_literals;
 
 const std::string kLab = CB_LAB_BIN;
-
-struct Flaky {
-  std::unique_ptr<flaky::FlakyServer> server;
-  std::string url;
-  Flaky() {
-    flaky::ServerOptions o;
-    o.port = 0;
-    server = flaky::FlakyServer::start(o).value();
-    url = server->url();
-  }
-};
 
 // What must come out the same however the steps were run: everything but the times.
 json comparable(const TempDir& d) {

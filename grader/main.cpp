@@ -60,6 +60,7 @@ struct Options {
   std::string course_key;
   std::string roster;
   std::string submission_metadata;
+  std::string settings;
 };
 
 // Gradescope's /autograder/submission_metadata.json names who submitted: the first user's
@@ -131,6 +132,8 @@ int main(int argc, char** argv) {
   app.add_option("--course-key", o.course_key,
                  "The course's secret: with --student, one student's numbers; with --batch, each folder's (its name "
                  "is the student, or --roster says)");
+  app.add_option("--settings", o.settings,
+                 "Grade on the numbers of this lab-settings.json (a kit made for one student: checking your own work)");
   app.add_option("--roster", o.roster, "--batch with --course-key: a CSV of folder,student");
   app.add_option("--submission-metadata", o.submission_metadata,
                  "With --course-key: the student is the one Gradescope's submission_metadata.json names");
@@ -206,6 +209,17 @@ int main(int argc, char** argv) {
     return could_not_run("--roster: goes with --batch and --course-key");
   if (!course_key.empty() && o.student.empty() && o.batch.empty())
     return could_not_run("--course-key: goes with --student ID, --submission-metadata FILE or --batch DIR");
+  if (!o.settings.empty()) {
+    if (!o.student.empty() || !course_key.empty())
+      return could_not_run("--settings: the course key decides a student's numbers; give one or the other");
+    const auto text = cb::read_bounded_file(o.settings, 64 << 10, "settings");
+    if (!text) return could_not_run(text.error().message);
+    auto numbers = numbers_of_settings(*text, o.settings);
+    if (!numbers) return could_not_run(numbers.error().message);
+    auto spec = with_numbers(grade_options.spec ? *grade_options.spec : lab_spec(), *numbers, "");
+    if (!spec) return could_not_run(o.settings + ": " + spec.error().message);
+    grade_options.spec = std::make_shared<const LabSpec>(std::move(*spec));
+  }
   if (!o.student.empty()) {
     auto variant = variant_spec(grade_options.spec ? *grade_options.spec : lab_spec(), o.student, course_key);
     if (!variant) return could_not_run("--student: " + variant.error().message);

@@ -369,7 +369,8 @@ const LabSpec& lab_spec() {
 }
 
 std::string LabSpec::numbers_name() const {
-  if (student.empty()) return "the handout's numbers";
+  if (student.empty() && variant.empty()) return "the handout's numbers";
+  if (student.empty()) return "the numbers of lab-settings.json (" + variant + ")";
   return "student " + student + "'s numbers (" + variant + ")";
 }
 

@@ -129,6 +129,26 @@ Result<std::shared_ptr<const LabSpec>> variant_spec(const LabSpec& base, std::st
   return std::shared_ptr<const LabSpec>(std::make_shared<LabSpec>(std::move(*spec)));
 }
 
+Result<LabNumbers> numbers_of_settings(std::string_view text, const std::string& name) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return Error{name + ": not a JSON object"};
+  auto whole = [&](const char* key, int& out) -> Result<void> {
+    const auto it = j.find(key);
+    if (it == j.end() || !it->is_number() || it->get<double>() != static_cast<double>(it->get<long long>()) ||
+        it->get<long long>() < 1 || it->get<long long>() > 1000000)
+      return Error{name + ": " + key + ": expected a whole number"};
+    out = static_cast<int>(it->get<long long>());
+    return {};
+  };
+  LabNumbers n;
+  CB_TRY_VOID(whole("window_size", n.window));
+  CB_TRY_VOID(whole("minimum_calls", n.minimum_calls));
+  CB_TRY_VOID(whole("failure_rate_percent", n.failure_rate));
+  CB_TRY_VOID(whole("wait_in_open_ms", n.wait_ms));
+  CB_TRY_VOID(whole("permitted_in_half_open", n.trials));
+  return n;
+}
+
 std::string kit_settings_json(const LabSpec& spec) {
   // One key a line: the C++ kit reads it without a JSON library.
   nlohmann::ordered_json j{{"numbers", spec.numbers_name()},

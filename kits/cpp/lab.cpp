@@ -56,7 +56,7 @@ Lab load_lab(const std::string& program) {
   std::ifstream f(path);
   const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   Lab lab;
-  double v[12] = {};
+  double v[11] = {};
   const char* keys[] = {"window_size",
                         "minimum_calls",
                         "failure_rate_percent",

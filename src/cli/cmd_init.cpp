@@ -81,7 +81,7 @@ ExitCode run_init(const InitOptions& o) {
   std::cout << "\nThe " << o.lang << " starter is in " << o.dir << ". Your part is " << rules_file(o.lang)
             << " (look for YOUR PART). Run and grade it with:\n\n"
             << "  cd " << o.dir << " && cb-grade --run \"sh run.sh\" --dir out"
-            << (o.student.empty() ? "" : " --student " + o.student + " --course-key KEY") << "\n"
+            << (o.student.empty() ? "" : " --settings lab-settings.json") << "\n"
             << "\nand check the same rules on generated traces, call by call, with:\n\n"
             << "  cb-grade --conformance \"sh replay.sh\"\n";
   return ExitCode::Ok;

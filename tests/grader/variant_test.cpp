@@ -117,6 +117,39 @@ TEST_CASE("variants: the handout's table of settings is the spec's") {
   CHECK(s.str().find(grade::settings_table(grade::lab_spec())) != std::string::npos);
 }
 
+TEST_CASE("variants: a student checks their own kit on its lab-settings.json, without the course key") {
+  TempDir work;
+  work.write("course.key", std::string(kKey) + "\n");
+  // A student whose numbers are not the handout's window and trials, so the difference shows.
+  std::string id;
+  for (int i = 0; id.empty(); ++i) {
+    const LabNumbers n = grade::numbers_of(**grade::variant_spec(grade::lab_spec(), "own" + std::to_string(i), kKey));
+    if (n.window != grade::lab_spec().rules.window && n.trials != grade::lab_spec().rules.trials)
+      id = "own" + std::to_string(i);
+  }
+  const std::string kit = work / "kit";
+  REQUIRE(run({CB_LAB_BIN, "init", kit, "--lang", "python", "--student", id, "--course-key", work / "course.key"})
+              .exit_code == 0);
+  std::filesystem::copy_file(std::string(CB_KIT_REFERENCE) + "/python/breaker.py", kit + "/breaker.py",
+                             std::filesystem::copy_options::overwrite_existing);
+  auto grade_kit = [&](std::vector<std::string> extra) {
+    std::vector<std::string> argv{CB_GRADE_BIN, "--run",      "sh run.sh",  "--submission", kit,
+                                  "--dir",      work / "out", "--any-port", "--format",     "json"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    const Ran r = run(argv, {}, {}, 120s);
+    INFO(r.err);
+    return json::parse(r.out);
+  };
+  const json own = grade_kit({"--settings", kit + "/lab-settings.json"});
+  CHECK(own["score"] == 8);
+  CHECK(own["numbers"].get<std::string>().rfind("the numbers of lab-settings.json (window ", 0) == 0);
+  const json handout = grade_kit({});
+  CHECK(handout["passed"] == false);
+  CHECK(handout["steps"][0]["status"] == "fail");
+  const json keyed = grade_kit({"--student", id, "--course-key", work / "course.key"});
+  CHECK(keyed["score"] == 8);
+}
+
 // ---- A class of ten ------------------------------------------------------------------------
 
 struct Kit {

@@ -108,7 +108,8 @@ class LabSpec {
   std::string student;
   std::string variant;
   LabRules handout;  // the rules of the spec the variant was made from (its own, for the handout's)
-  // "the handout's numbers", "student alice's numbers (window 9, ...)": what reports name.
+  // "the handout's numbers", "student alice's numbers (window 9, ...)", "the numbers of
+  // lab-settings.json (...)" (a student checking their own kit): what reports name.
   [[nodiscard]] std::string numbers_name() const;
   // The text it was read from, for a variant to be made of it.
   [[nodiscard]] const std::string& source() const noexcept { return source_; }

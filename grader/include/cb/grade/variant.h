@@ -53,6 +53,9 @@ struct LabNumbers {
 
 // lab-settings.json, which the starter kits read their numbers from (cb-lab init writes it).
 [[nodiscard]] std::string kit_settings_json(const LabSpec& spec);
+// The numbers a lab-settings.json holds, for a student to check their own kit on them without
+// the course key (which only decides whose numbers they are). Errors name the key.
+[[nodiscard]] Result<LabNumbers> numbers_of_settings(std::string_view json_text, const std::string& name);
 // The handout's table of settings, in Markdown, with `spec`'s numbers.
 [[nodiscard]] std::string settings_table(const LabSpec& spec);
 

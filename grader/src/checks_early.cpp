@@ -18,8 +18,6 @@ std::string upper(std::string s) {
   return s;
 }
 
-std::string str(std::int64_t n) { return std::to_string(n); }
-
 }  // namespace
 
 int last_step_seen(const LabRun& run) {
@@ -97,18 +95,10 @@ std::string other_numbers(const Inputs& in) {
   // (state.json already differs from this spec's window or trials, so a set that shows is another.)
   std::string other;
   if (shows(spec.handout)) {
-    other = "the handout's: " + LabNumbers{spec.handout.window, spec.handout.minimum_calls,
-                                           static_cast<int>(spec.handout.failure_rate),
-                                           static_cast<int>(spec.handout.wait_ms), spec.handout.trials}
-                                    .text();
+    other = "the handout's: " + numbers_of(spec.handout).text();
   } else {
     for (const LabNumbers& n : variant_numbers(spec)) {
-      LabRules r = spec.rules;
-      r.window = n.window;
-      r.minimum_calls = n.minimum_calls;
-      r.failure_rate = n.failure_rate;
-      r.trials = n.trials;
-      if (!shows(r)) continue;
+      if (!shows(rules_with(spec.rules, n))) continue;
       other = "window " + std::to_string(n.window) + ", opening on the " + nth(trip) + " failure, " +
               std::to_string(n.trials) + " trials";
       break;

@@ -20,8 +20,6 @@ std::string precision_text(std::int64_t resolution_us) {
   }
 }
 
-std::string str(std::int64_t n) { return std::to_string(n); }
-
 }  // namespace
 
 std::string stamp_problem(const std::vector<TransitionLine>& log) {

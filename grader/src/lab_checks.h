@@ -54,6 +54,8 @@ void contract_check(Verdict& v, const Inputs& in, std::string_view role);
 // state.json right after step `step` (--step N): its "state".
 void state_just_after(Verdict& v, const Inputs& in, int step, const std::string& want);
 
+inline std::string str(std::int64_t n) { return std::to_string(n); }
+
 // "1.234 s"
 [[nodiscard]] std::string seconds_text(double ms);
 // "CLOSED", "state.json: \"state\" is \"closed\"; states are upper case: \"CLOSED\"", ...

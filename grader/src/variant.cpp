@@ -19,8 +19,10 @@ constexpr int kTrialsLow = 2, kTrialsHigh = 4;
 // Versioned, so a change of how numbers are drawn is a new list, never a silent reshuffle.
 constexpr std::string_view kDerivation = "cb-lab variant 1\n";
 
-LabRules rules_of(const LabSpec& base, const LabNumbers& n) {
-  LabRules r = base.rules;
+}  // namespace
+
+LabRules rules_with(const LabRules& base, const LabNumbers& n) {
+  LabRules r = base;
   r.window = n.window;
   r.minimum_calls = n.minimum_calls;
   r.failure_rate = n.failure_rate;
@@ -28,6 +30,8 @@ LabRules rules_of(const LabSpec& base, const LabNumbers& n) {
   r.trials = n.trials;
   return r;
 }
+
+namespace {
 
 std::string ms_duration(int ms) { return std::to_string(ms) + "ms"; }
 
@@ -46,13 +50,12 @@ std::string LabNumbers::text() const {
          std::to_string(failure_rate) + "%, " + wait + " s, " + std::to_string(trials) + " trials";
 }
 
-LabNumbers numbers_of(const LabSpec& spec) {
-  return {spec.rules.window, spec.rules.minimum_calls, static_cast<int>(spec.rules.failure_rate),
-          static_cast<int>(spec.rules.wait_ms), spec.rules.trials};
+LabNumbers numbers_of(const LabRules& r) {
+  return {r.window, r.minimum_calls, static_cast<int>(r.failure_rate), static_cast<int>(r.wait_ms), r.trials};
 }
 
 std::string missing_trap(const LabSpec& spec, const LabNumbers& n) {
-  const LabRules r = rules_of(spec, n);
+  const LabRules r = rules_with(spec.rules, n);
   const int fast = spec.script.fast;
   const int burst = spec.script.burst;
   const TripPoint ge = trip_point(r, fast, burst, false);

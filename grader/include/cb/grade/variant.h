@@ -27,7 +27,10 @@ struct LabNumbers {
   [[nodiscard]] std::string text() const;
 };
 
-[[nodiscard]] LabNumbers numbers_of(const LabSpec& spec);
+[[nodiscard]] LabNumbers numbers_of(const LabRules& rules);
+[[nodiscard]] inline LabNumbers numbers_of(const LabSpec& spec) { return numbers_of(spec.rules); }
+// `base` with the numbers a variant sets (its slow-call rule and timeout kept).
+[[nodiscard]] LabRules rules_with(const LabRules& base, const LabNumbers& n);
 
 // Whether `n`, with `spec`'s script, keeps every trap of the lab: > and >= open the breaker at
 // different calls of step 3, both within it; the window still holds every call at the trip; one

@@ -19,49 +19,13 @@
 #include "cb/atomic_file.h"
 #include "cb/bounded_file.h"
 #include "cb/grade/variant.h"
+#include "class_command.h"
+#include "cli_options.h"
 #include "sandbox_flags.h"
 
 namespace {
 
 using namespace cb::grade;
-
-// 0: every selected step passed; 1: a step failed; 2: the grader could not run, or the evidence
-// failed (a grader fault, never the student's).
-enum class ExitCode : int { Ok = 0, Failed = 1, CouldNotRun = 2 };
-
-int could_not_run(const std::string& message) {
-  std::cerr << "cb-grade: " << message << '\n';
-  return static_cast<int>(ExitCode::CouldNotRun);
-}
-
-struct Options {
-  std::string dir = "./cb";
-  std::vector<int> steps;
-  std::string server;
-  std::string run;
-  std::string timeout = "60s";
-  std::string format = "text";
-  std::string output;
-  std::string rubric;
-  std::string batch;
-  std::string batch_files = ".";
-  std::string record_file;
-  std::string save_record;
-  int jobs = 0;
-  bool any_port = false;
-  std::string conformance;
-  int traces = 200;
-  std::uint64_t seed = 0;
-  std::string trace_timeout = "5s";
-  std::string warm_up = "20s";
-  std::string submission = ".";
-  std::string spec;
-  std::string student;
-  std::string course_key;
-  std::string roster;
-  std::string submission_metadata;
-  std::string settings;
-};
 
 // Gradescope's /autograder/submission_metadata.json names who submitted: the first user's
 // "sid" (the course's student id) when it has one, else their email.
@@ -84,16 +48,6 @@ cb::Result<std::string> student_from_metadata(const std::string& path) {
 // bytes) is 3 MiB, so 64 MiB leaves room for a server started with a larger record.
 constexpr std::size_t kMaxRubricBytes = 64 << 10;
 constexpr std::size_t kMaxRecordBytes = 64 << 20;
-
-int emit(const Options& o, const std::string& text) {
-  if (o.output.empty()) {
-    std::cout << text;
-    std::cout.flush();
-    return 0;
-  }
-  if (auto w = cb::write_file_atomically(o.output, text); !w) return could_not_run(w.error().message);
-  return 0;
-}
 
 }  // namespace
 
@@ -143,6 +97,12 @@ int main(int argc, char** argv) {
   app.add_option("--batch", o.batch, "Grade every subdirectory of this directory into one gradebook (CSV, or JSON)");
   app.add_option("--batch-files", o.batch_files, "--batch: where the lab's files are inside each submission")
       ->capture_default_str();
+  app.add_option("--reports", o.reports,
+                 "--batch: keep each submission's reports (text, JSON, HTML), its record, its files and its "
+                 "conformance answers in DIR/NAME/, for the student and for --regrade");
+  app.add_option("--regrade", o.regrade,
+                 "Grade a class again from what --batch --reports kept in this directory, running nothing (with "
+                 "--rubric or --spec: the new ones); rewrites the reports and says what changed");
   app.add_option("-j,--jobs", o.jobs,
                  "--batch: submissions graded at once; --conformance: traces run at once (default: one per core)");
   app.add_option(
@@ -152,7 +112,9 @@ int main(int argc, char** argv) {
   app.add_option("--traces", o.traces, "--conformance: how many traces")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
-  app.add_option("--seed", o.seed, "--conformance: the traces' seed (default: a random one, printed in the report)");
+  app.add_option("--seed", o.seed,
+                 "--conformance: the traces' seed (default: a random one, printed in the report; with --batch, one for "
+                 "the whole class)");
   app.add_option("--trace-timeout", o.trace_timeout,
                  "--conformance: time limit of one trace, start to exit (--timeout sets it too, without --run)")
       ->capture_default_str();
@@ -182,8 +144,17 @@ int main(int argc, char** argv) {
   const auto warm_up = cb::parse_duration(o.warm_up);
   if (!warm_up || warm_up->count() < 0)
     return could_not_run("--warm-up: '" + o.warm_up + "' is not a duration like 20s");
-  if (!o.conformance.empty() && !o.batch.empty())
-    return could_not_run("--conformance grades one program; it does not go with --batch");
+  const bool a_class = !o.batch.empty() || !o.regrade.empty();
+  if (a_class) {
+    if (const std::string refused = flags_not_for_a_class(app, o); !refused.empty())
+      return could_not_run(std::string(o.regrade.empty()
+                                           ? "--batch grades a class; these are about one submission: "
+                                           : "--regrade runs nothing, it reads what --reports kept; these do not "
+                                             "go with it: ") +
+                           refused);
+  } else if (!o.reports.empty()) {
+    return could_not_run("--reports: goes with --batch (one submission's report is -o FILE --format ...)");
+  }
   GradeOptions grade_options;
   grade_options.steps = {o.steps.begin(), o.steps.end()};
   if (!o.spec.empty()) {
@@ -234,6 +205,7 @@ int main(int argc, char** argv) {
     grade_options.rubric = *rubric;
   }
 
+  if (!o.regrade.empty()) return run_regrade(o, grade_options);
   if (!o.record_file.empty() && (!o.run.empty() || !o.server.empty()))
     return could_not_run("--record grades on a saved record; it does not go with --run or --server");
   auto policy = sandbox_policy(sandbox_flags);
@@ -241,7 +213,20 @@ int main(int argc, char** argv) {
   // Every program this grader starts runs in the sandbox, in a box of the submission's own.
   cb::sandbox::Sandbox sandbox(*policy);
   std::unique_ptr<cb::sandbox::Box> box;
-  if (o.batch.empty() && (!o.run.empty() || !o.conformance.empty())) {
+  if (!o.batch.empty()) {
+    std::optional<BatchConformance> bc;
+    if (!o.conformance.empty()) {
+      bc.emplace();
+      bc->command = o.conformance;
+      bc->traces = o.traces;
+      bc->seed = app.count("--seed") > 0 ? o.seed : random_seed();
+      bc->trace_limit = std::chrono::duration_cast<std::chrono::milliseconds>(*trace_limit);
+      bc->warm_up = std::chrono::duration_cast<std::chrono::milliseconds>(*warm_up);
+    }
+    return run_batch(o, grade_options, course_key, std::move(bc), sandbox,
+                     std::chrono::duration_cast<std::chrono::milliseconds>(*timeout));
+  }
+  if (!o.run.empty() || !o.conformance.empty()) {
     if (!o.run.empty()) {
       if (auto made = cb::make_directories(o.dir); !made) return could_not_run(made.error().message);
       if (auto cleared = clear_lab_files(o.dir, spec); !cleared) return could_not_run(cleared.error().message);
@@ -277,34 +262,6 @@ int main(int argc, char** argv) {
                         std::getenv("NO_COLOR") == nullptr;
     if (const int rc = emit(o, render(report, *format, colour)); rc != 0) return rc;
     return exit_code(report);
-  }
-
-  if (!o.batch.empty()) {
-    BatchOptions b;
-    b.root = o.batch;
-    b.files_dir = o.batch_files;
-    if (!o.run.empty()) b.run_command = o.run;
-    b.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*timeout);
-    b.grade = grade_options;
-    b.jobs = o.jobs;
-    b.course_key = course_key;
-    if (!o.roster.empty()) {
-      const auto text = cb::read_bounded_file(o.roster, 4 << 20, "roster");
-      if (!text) return could_not_run(text.error().message);
-      auto roster = parse_roster(*text, o.roster);
-      if (!roster) return could_not_run(roster.error().message);
-      b.roster = std::move(*roster);
-      b.roster_only = true;
-    }
-    b.sandbox = &sandbox;
-    auto rows = grade_batch(b);
-    if (!rows) return could_not_run(rows.error().message);
-    const bool json =
-        *format == Format::Json || (o.output.size() > 5 && o.output.substr(o.output.size() - 5) == ".json");
-    if (const int rc = emit(o, json ? gradebook_json(*rows) : gradebook_csv(*rows)); rc != 0) return rc;
-    bool all_passed = true;
-    for (const auto& r : *rows) all_passed = all_passed && r.report && r.report->passed;
-    return static_cast<int>(all_passed ? ExitCode::Ok : ExitCode::Failed);
   }
 
   std::optional<Record> record;

@@ -4,13 +4,15 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <thread>
 
+#include "cb/grade/class_reports.h"
+#include "cb/grade/conformance_check.h"
+#include "cb/grade/regrade.h"
 #include "cb/grade/variant.h"
-#include "format_common.h"
+#include "cb/atomic_file.h"
+#include "parallel.h"
 
 namespace cb::grade {
 namespace {
@@ -31,95 +33,116 @@ Result<std::vector<std::string>> subdirectories(const std::string& root) {
   return names;
 }
 
+// A folder with nothing in it (hidden entries aside: a clone of an empty repository still has
+// .git) was not handed in: its own status, not a program that failed every step.
+bool is_empty(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return false;
+  bool empty = true;
+  while (const dirent* e = ::readdir(d))
+    if (e->d_name[0] != '.') {
+      empty = false;
+      break;
+    }
+  ::closedir(d);
+  return empty;
+}
+
 BatchRow grade_one(const BatchOptions& o, const std::string& name) {
-  BatchRow row{name, {}, std::nullopt, {}};
+  BatchRow row;
+  row.submission = name;
+  const auto fail = [&row](std::string why) {
+    row.status = RowStatus::Error;
+    row.error = std::move(why);
+    return row;
+  };
   GradeOptions options = o.grade;
   if (!o.course_key.empty()) {
     const auto named = o.roster.find(name);
-    if (named == o.roster.end() && o.roster_only) {
-      row.error = "the roster names no student for this folder";
-      return row;
-    }
+    if (named == o.roster.end() && o.roster_only) return fail("the roster names no student for this folder");
     row.student = named == o.roster.end() ? name : named->second;
     auto spec = variant_spec(o.grade.spec ? *o.grade.spec : lab_spec(), row.student, o.course_key);
-    if (!spec) {
-      row.error = "student " + row.student + ": " + spec.error().message;
-      return row;
-    }
+    if (!spec) return fail("student " + row.student + ": " + spec.error().message);
     options.spec = *spec;
   }
+  const LabSpec& spec = options.spec ? *options.spec : lab_spec();
   const std::string sub = o.root + "/" + name;
+  if (is_empty(sub)) {
+    row.status = RowStatus::Empty;
+    row.error = "the folder is empty: nothing was handed in";
+    return row;
+  }
   const std::string files = o.files_dir == "." ? sub : sub + "/" + o.files_dir;
   std::optional<Record> record;
-  std::string no_record = "graded from the files alone (no --run)";
-  std::string server;
-  std::string output;
+  GradeInputs inputs;
+  inputs.student = row.student;
+  inputs.numbers = kit_settings_json(spec);
+  inputs.no_record_reason = "graded from the files alone (no --run)";
   std::unique_ptr<sandbox::Box> box;
-  std::optional<ProgramRun> program;
-  std::optional<SandboxInfo> sandbox_used;
-  bool record_private = false;
-  std::size_t foreign_connections = 0;
-  if (o.run_command) {
-    auto made = o.sandbox->box(sub, files);
-    if (!made) {
-      row.error = made.error().message;
-      return row;
-    }
+  if (o.run_command || o.conformance) {
+    auto made = o.sandbox->box(sub, o.run_command ? files : std::string());
+    if (!made) return fail(made.error().message);
     box = std::move(made).value();
+  }
+  if (o.run_command) {
     RunOptions run;
-    run.spec = options.spec.get();
+    run.spec = &spec;
     run.command = *o.run_command;
     run.port = 0;  // outside the full sandbox: a server per submission, side by side
     run.timeout = o.timeout;
     auto ran = run_student(run, *o.sandbox, *box);
-    if (!ran) {
-      row.error = ran.error().message;
-      return row;
-    }
-    server = ran->server_url;
-    output = ran->output_tail;
-    program =
+    if (!ran) return fail(ran.error().message);
+    if (ran->survivors)
+      return fail("a process the program started could not be stopped (it forks faster than it dies); not graded");
+    inputs.server = ran->server_url;
+    inputs.run_output = ran->output_tail;
+    inputs.program =
         ProgramRun{ran->seconds,
                    ran->exit_code,
                    ran->timed_out,
                    std::chrono::duration<double>(o.timeout).count(),
                    ran->limit_hit == sandbox::LimitHit::None ? "" : std::string(sandbox::to_string(ran->limit_hit)),
                    sandbox::describe(ran->containment.limits, ran->limit_hit)};
-    sandbox_used = sandbox_info(ran->containment);
-    record_private = ran->record_private;
-    foreign_connections = ran->foreign_connections;
+    inputs.sandbox = sandbox_info(ran->containment);
+    inputs.record_private = ran->record_private;
+    inputs.foreign_connections = ran->foreign_connections;
+    inputs.expected_epoch = 1;
     if (ran->record) {
       record = std::move(ran->record).value();
     } else {
-      no_record = ran->record.error().message;
+      inputs.no_record_reason = ran->record.error().message;
+      inputs.evidence_failure = "the fresh server's record could not be read: " + inputs.no_record_reason;
     }
   }
-  options.server = server;
-  if (o.run_command) {
-    options.expected_epoch = 1;
-    options.record_private = record_private;
-    options.foreign_connections = foreign_connections;
-    if (!record) options.evidence_failure = "the fresh server's record could not be read: " + no_record;
-  }
   // A run is graded on what it wrote in its box; the submission's own folder is left as it was.
-  auto dir = box ? SubmissionDir::open(box->out_host(), files) : SubmissionDir::open(files);
-  if (!dir) {
-    row.error = dir.error().message;
-    return row;
+  const std::string graded = o.run_command ? box->out_host() : files;
+  auto dir = SubmissionDir::open(graded, files);
+  if (!dir) return fail(dir.error().message);
+  Report report = grade_kept(*dir, record, inputs, options);
+  std::optional<conformance::AnswerLog> answers;
+  if (o.conformance) {
+    answers.emplace();
+    conformance::ProcessOptions po;
+    po.command = o.conformance->command;
+    po.trace_limit = o.conformance->trace_limit;
+    po.warm_up = o.conformance->warm_up;
+    po.sandbox = o.sandbox;
+    po.box = box.get();
+    inputs.conformance_command = o.conformance->command;
+    inputs.conformance_traces = o.conformance->traces;
+    inputs.conformance_seed = o.conformance->seed;
+    if (!inputs.sandbox) inputs.sandbox = report.sandbox = sandbox_info(o.sandbox->containment(*box));
+    add_conformance(report, conformance_part(inputs, options.rubric, answers->recording(conformance::process_program(po))));
   }
-  Report report = grade(*dir, record, no_record, options);
-  report.run_output = output;
-  report.program = program;
-  report.sandbox = sandbox_used;
+  if (!o.reports_dir.empty()) {
+    if (auto kept = keep_grade(o.reports_dir + "/" + name, report, inputs, record, graded,
+                               answers ? &*answers : nullptr, spec);
+        !kept)
+      return fail("keeping its reports: " + kept.error().message);
+  }
+  row.status = RowStatus::Graded;
   row.report = std::move(report);
   return row;
-}
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
 }
 
 }  // namespace
@@ -127,17 +150,18 @@ std::string csv_field(const std::string& s) {
 Result<std::vector<BatchRow>> grade_batch(const BatchOptions& o) {
   auto names = subdirectories(o.root);
   if (!names) return names.error();
+  if (!o.reports_dir.empty())
+    if (auto made = make_directories(o.reports_dir); !made) return made.error();
   std::vector<BatchRow> rows(names->size());
-  const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
-  const auto jobs = static_cast<std::size_t>(o.jobs > 0 ? o.jobs : static_cast<int>(cores));
-  std::atomic<std::size_t> next{0};
-  std::vector<std::thread> workers;
-  for (std::size_t w = 0; w < std::min(jobs, rows.size()); ++w) {
-    workers.emplace_back([&] {
-      for (std::size_t i = next++; i < rows.size(); i = next++) rows[i] = grade_one(o, (*names)[i]);
-    });
-  }
-  for (auto& t : workers) t.join();
+  for_each_submission(
+      rows.size(), o.jobs,
+      [&](std::size_t i) {
+        rows[i] = grade_one(o, (*names)[i]);
+        if (!o.reports_dir.empty() && rows[i].status != RowStatus::Graded)
+          if (auto kept = keep_ungraded(o.reports_dir + "/" + rows[i].submission, rows[i]); !kept)
+            rows[i].error += "; keeping it: " + kept.error().message;
+      },
+      o.progress);
   return rows;
 }
 
@@ -167,61 +191,6 @@ Result<std::map<std::string, std::string>> parse_roster(std::string_view csv, co
     if (!out.emplace(folder, student).second) return Error{where + ": folder " + folder + " is named twice"};
   }
   return out;
-}
-
-std::string gradebook_csv(const std::vector<BatchRow>& rows) {
-  const bool variants = std::any_of(rows.begin(), rows.end(), [](const BatchRow& r) { return !r.student.empty(); });
-  std::string out =
-      variants ? "submission,student,numbers,score,max_score,passed" : "submission,score,max_score,passed";
-  for (int s = 1; s <= kGradedSteps; ++s) out += ",step" + std::to_string(s);
-  out += ",error\n";
-  for (const BatchRow& r : rows) {
-    out += csv_field(r.submission);
-    if (variants) out += "," + csv_field(r.student) + "," + csv_field(r.report ? r.report->numbers : std::string());
-    if (!r.report) {
-      out += ",0,,false,,,,,,,,," + csv_field(r.error) + "\n";
-      continue;
-    }
-    out +=
-        "," + points(r.report->score) + "," + points(r.report->max_score) + "," + (r.report->passed ? "true" : "false");
-    for (int s = 1; s <= kGradedSteps; ++s) {
-      std::string cell;
-      for (const StepReport& step : r.report->steps)
-        if (step.step == s) cell = to_string(step.status);
-      out += "," + cell;
-    }
-    out += ",\n";
-  }
-  return out;
-}
-
-std::string gradebook_json(const std::vector<BatchRow>& rows) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const BatchRow& r : rows) {
-    nlohmann::json row{{"submission", r.submission}};
-    if (!r.student.empty()) row["student"] = r.student;
-    if (r.report) row["numbers"] = r.report->numbers;
-    if (!r.report) {
-      row["error"] = r.error;
-      row["score"] = 0;
-      row["passed"] = false;
-    } else {
-      row["score"] = r.report->score;
-      row["max_score"] = r.report->max_score;
-      row["passed"] = r.report->passed;
-      nlohmann::json steps = nlohmann::json::object();
-      nlohmann::json failed = nlohmann::json::array();
-      for (const StepReport& s : r.report->steps) {
-        steps[std::to_string(s.step)] = to_string(s.status);
-        for (const Check& c : s.checks)
-          if (c.status == Status::Fail) failed.push_back(c.id);
-      }
-      row["steps"] = steps;
-      row["failed"] = failed;  // the checks that failed, by id
-    }
-    out.push_back(std::move(row));
-  }
-  return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace cb::grade

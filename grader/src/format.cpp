@@ -61,6 +61,8 @@ nlohmann::json to_json(const Report& r) {
                      {"status", to_string(r.status)},
                      {"steps", std::move(steps)},
                      {"dir", r.dir},
+                     {"grader_version", r.grader_version},
+                     {"lab_spec_sha256", r.lab_spec_sha256},
                      {"numbers", r.numbers},
                      {"student", r.student.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.student)},
                      {"server", r.server.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.server)},

@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "cb/grade/grade.h"
+#include "cb/grade/provenance.h"
 #include "cb/grade/lab_spec.h"
 #include "cb/utc_time.h"
 #include "lab_checks.h"
@@ -130,6 +131,8 @@ Report grade(const SubmissionDir& dir, const std::optional<Record>& record, cons
   if (options.steps.empty()) pre.other_numbers = other_numbers(in);
 
   Report report;
+  report.grader_version = grader_version();
+  report.lab_spec_sha256 = spec.sha256;
   report.dir = dir.path();
   report.numbers = spec.numbers_name();
   report.student = spec.student;

@@ -7,6 +7,7 @@
 
 #include "cb/bounded_file.h"
 #include "cb/decimal_time.h"
+#include "cb/hmac_sha256.h"
 
 namespace cb::grade {
 namespace {
@@ -166,6 +167,7 @@ Result<LabSpec> parse_spec(std::string_view json_text, const std::string& name, 
   const Reader r{name};
   LabSpec spec;
   spec.source_ = std::string(json_text);
+  spec.sha256 = cb::hex(cb::sha256(json_text));
   spec.student = std::move(student);
   spec.variant = std::move(variant);
   CB_TRY(rules, read_rules(r, root));

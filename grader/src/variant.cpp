@@ -114,7 +114,10 @@ Result<LabSpec> with_numbers(const LabSpec& base, const LabNumbers& n, std::stri
   m["wait_in_open"] = ms_duration(n.wait_ms);
   m["permitted_in_half_open"] = n.trials;
   auto spec = VariantMaker::make(j.dump(2), std::move(student), n.text());
-  if (spec) spec->handout = base.handout;
+  if (spec) {
+    spec->handout = base.handout;
+    spec->sha256 = base.sha256;
+  }
   return spec;
 }
 

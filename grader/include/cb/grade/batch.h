@@ -2,7 +2,10 @@
 // A class's submissions at once: every subdirectory of a root is a submission, graded in
 // parallel, into one gradebook. With --run, each runs in a box of its own (a copy of it, a uid
 // of its own), so no submission can see or touch another, and every folder is left as it was.
+// With a reports directory, each submission's reports and the evidence they stand on are kept
+// (class_reports.h), for the student to read and for --regrade.
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -13,11 +16,20 @@
 
 namespace cb::grade {
 
+// --conformance in a batch: every submission's breaker driven with the same traces.
+struct BatchConformance {
+  std::string command;
+  int traces = 200;
+  std::uint64_t seed = 0;  // one for the class, reported in every row
+  std::chrono::milliseconds trace_limit{std::chrono::seconds{5}};
+  std::chrono::milliseconds warm_up{std::chrono::seconds{20}};
+};
+
 struct BatchOptions {
   std::string root;
   std::string files_dir = ".";             // inside each submission, where the lab's files are
   std::optional<std::string> run_command;  // --run, in each submission's box, on a server of its own
-  sandbox::Sandbox* sandbox = nullptr;     // with run_command: every program runs in a box of it
+  sandbox::Sandbox* sandbox = nullptr;     // with run_command or conformance: every program runs in a box of it
   std::chrono::milliseconds timeout = std::chrono::seconds{60};
   GradeOptions grade;
   int jobs = 0;  // 0: one per core
@@ -27,23 +39,43 @@ struct BatchOptions {
   std::string course_key;
   std::map<std::string, std::string> roster;
   bool roster_only = false;  // a folder the roster does not name is an error, not an id
+  std::optional<BatchConformance> conformance;
+  std::string reports_dir;  // non-empty: each submission's reports kept in reports_dir/NAME/
+  // Called after each submission (from the worker that graded it; calls do not overlap).
+  std::function<void(std::size_t done, std::size_t total)> progress;
 };
+
+// graded: it has a report; empty: the folder held nothing to grade; error: it could not be
+// graded at all (BatchRow::error says why).
+enum class RowStatus { Graded, Empty, Error };
+[[nodiscard]] const char* to_string(RowStatus s) noexcept;  // "graded", "empty", "error"
 
 struct BatchRow {
   std::string submission;  // the subdirectory's name
   std::string student;     // with a course key: whose numbers it was graded on
+  RowStatus status = RowStatus::Error;
   std::optional<Report> report;
-  std::string error;  // when it could not be graded at all
+  std::string error;  // why it could not be graded, or why it is empty
+  // --regrade: what changed since the grade kept ("step 3: fail -> pass; score 7 -> 8"), and
+  // whether this row is a regrade at all.
+  bool regraded = false;
+  std::string changes;
 };
 
-// Errors: the root cannot be listed.
+// Errors: the root cannot be listed, or the reports directory cannot be made.
 [[nodiscard]] Result<std::vector<BatchRow>> grade_batch(const BatchOptions& options);
 
 // A roster: "folder,student" a line (a first line "folder,student" is a header). Errors name
 // the line.
 [[nodiscard]] Result<std::map<std::string, std::string>> parse_roster(std::string_view csv, const std::string& name);
 
+// The gradebook (gradebook.cpp): one row a submission, with per step its status and first
+// failing check, how the program ran, the conformance part and the grade's provenance. CSV cells
+// are written so that no spreadsheet evaluates them.
 [[nodiscard]] std::string gradebook_csv(const std::vector<BatchRow>& rows);
 [[nodiscard]] std::string gradebook_json(const std::vector<BatchRow>& rows);
+// A text cell as a spreadsheet must take it: quoted when it holds a comma, a quote or a line
+// break, and a leading = + - @ (or tab, CR) turned into text by a leading apostrophe.
+[[nodiscard]] std::string csv_cell(const std::string& text);
 
 }  // namespace cb::grade

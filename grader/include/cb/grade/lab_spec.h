@@ -108,6 +108,10 @@ class LabSpec {
   std::string student;
   std::string variant;
   LabRules handout;  // the rules of the spec the variant was made from (its own, for the handout's)
+  // SHA-256 (hex) of the lab text this spec was read from; a variant keeps its base's. Every
+  // report carries it: two grades with the same hash were given against the same lab, whatever
+  // numbers each student had.
+  std::string sha256;
   // "the handout's numbers", "student alice's numbers (window 9, ...)", "the numbers of
   // lab-settings.json (...)" (a student checking their own kit): what reports name.
   [[nodiscard]] std::string numbers_name() const;

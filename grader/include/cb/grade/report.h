@@ -102,6 +102,8 @@ struct ConformancePart {
 };
 
 struct Report {
+  std::string grader_version;   // provenance.h: what gave this grade
+  std::string lab_spec_sha256;  // and against which lab (LabSpec::sha256)
   std::string dir;
   std::string server;         // where the evidence came from, or empty
   std::string evidence_note;  // why there is no evidence, when there is none

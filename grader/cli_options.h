@@ -1,0 +1,64 @@
+#pragma once
+// cb-grade's command line, shared by main.cpp (one submission) and class_command.cpp (--batch,
+// --regrade): the flags as given, the exit codes, and how a result leaves the program.
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cb/atomic_file.h"
+
+namespace cb::grade {
+
+// 0: every selected step passed; 1: a step failed; 2: the grader could not run, or the evidence
+// failed (a grader fault, never the student's).
+enum class ExitCode : int { Ok = 0, Failed = 1, CouldNotRun = 2 };
+
+inline int could_not_run(const std::string& message) {
+  std::cerr << "cb-grade: " << message << '\n';
+  return static_cast<int>(ExitCode::CouldNotRun);
+}
+
+struct Options {
+  std::string dir = "./cb";
+  std::vector<int> steps;
+  std::string server;
+  std::string run;
+  std::string timeout = "60s";
+  std::string format = "text";
+  std::string output;
+  std::string rubric;
+  std::string batch;
+  std::string batch_files = ".";
+  std::string reports;
+  std::string regrade;
+  std::string record_file;
+  std::string save_record;
+  int jobs = 0;
+  bool any_port = false;
+  std::string conformance;
+  int traces = 200;
+  std::uint64_t seed = 0;
+  std::string trace_timeout = "5s";
+  std::string warm_up = "20s";
+  std::string submission = ".";
+  std::string spec;
+  std::string student;
+  std::string course_key;
+  std::string roster;
+  std::string submission_metadata;
+  std::string settings;
+};
+
+// To -o's file (atomically), or to standard output.
+inline int emit(const Options& o, const std::string& text) {
+  if (o.output.empty()) {
+    std::cout << text;
+    std::cout.flush();
+    return 0;
+  }
+  if (auto w = write_file_atomically(o.output, text); !w) return could_not_run(w.error().message);
+  return 0;
+}
+
+}  // namespace cb::grade

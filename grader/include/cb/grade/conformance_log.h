@@ -1,0 +1,49 @@
+#pragma once
+// The conformance part's evidence: every trace a program was given, and what it answered. Kept
+// by `cb-grade --batch --reports` (conformance.json), so `--regrade` can judge the same answers
+// again under a changed rubric or grader without starting the program.
+
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "cb/grade/conformance_traces.h"
+#include "cb/result.h"
+
+namespace cb::grade::conformance {
+
+class AnswerLog {
+ public:
+  AnswerLog() = default;
+  AnswerLog(const AnswerLog& other);
+  AnswerLog& operator=(const AnswerLog&) = delete;
+
+  // `program`, keeping here each trace it answers (traces may run at once). The log must
+  // outlive the returned program.
+  [[nodiscard]] Program recording(Program program);
+  // Answers from the log alone. A trace it does not hold (the grader now asks one the first grade
+  // never did) answers as the rules do, so the shrinker never takes it for a counterexample, and
+  // is remembered in missed(): the caller decides whether a missing answer changes the verdict.
+  [[nodiscard]] Program replaying();
+  [[nodiscard]] bool holds(const Trace& trace) const;
+  [[nodiscard]] std::size_t size() const;
+  [[nodiscard]] std::size_t missed() const;
+
+  [[nodiscard]] nlohmann::json to_json() const;
+  // Errors name the field.
+  [[nodiscard]] static Result<AnswerLog> from_json(const nlohmann::json& j, const std::string& name);
+
+ private:
+  struct Kept {
+    std::vector<Answer> answers;
+    std::string problem;
+    std::string stderr_tail;
+  };
+  mutable std::mutex mu_;
+  std::map<std::string, Kept> by_input_;  // by the SHA-256 of the trace's protocol input
+  std::set<std::string> missed_;
+};
+
+}  // namespace cb::grade::conformance

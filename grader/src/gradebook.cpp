@@ -1,0 +1,158 @@
+// The class's gradebook: a row a submission, enough to see who needs what without opening any
+// report (docs/TEACHING.md lists the columns).
+#include <algorithm>
+
+#include "cb/grade/batch.h"
+#include "format_common.h"
+
+namespace cb::grade {
+namespace {
+
+// The first check of a step that decided it (a failure, else an error, else a skip's reason).
+const Check* deciding_check(const StepReport& s) {
+  if (s.status == Status::Pass) return nullptr;
+  for (const Check& c : s.checks)
+    if (c.status == s.status) return &c;
+  return nullptr;
+}
+
+const StepReport* step_of(const Report& r, int n) {
+  for (const StepReport& s : r.steps)
+    if (s.step == n) return &s;
+  return nullptr;
+}
+
+std::string fixed(double v, const char* format) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+}  // namespace
+
+const char* to_string(RowStatus s) noexcept {
+  switch (s) {
+    case RowStatus::Graded: return "graded";
+    case RowStatus::Empty: return "empty";
+    case RowStatus::Error: return "error";
+  }
+  return "error";
+}
+
+std::string csv_cell(const std::string& text) {
+  std::string s = text;
+  // OWASP's advice for CSV injection: a cell a spreadsheet would read as a formula starts with
+  // an apostrophe, which it shows as text and does not evaluate.
+  if (!s.empty() && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@' || s[0] == '\t' || s[0] == '\r'))
+    s.insert(0, 1, '\'');
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string gradebook_csv(const std::vector<BatchRow>& rows) {
+  const bool variants = std::any_of(rows.begin(), rows.end(), [](const BatchRow& r) { return !r.student.empty(); });
+  const bool regrade = std::any_of(rows.begin(), rows.end(), [](const BatchRow& r) { return r.regraded; });
+  std::string out = "submission";
+  if (variants) out += ",student,numbers";
+  out += ",status,score,max_score,passed";
+  for (int s = 1; s <= kGradedSteps; ++s) {
+    const std::string n = std::to_string(s);
+    out += ",step" + n + ",step" + n + "_check,step" + n + "_message";
+  }
+  out += ",conformance,conformance_rule,conformance_seed,exit_code,seconds,timed_out,sandbox,grader_version,lab_spec";
+  if (regrade) out += ",changes";
+  out += ",error\n";
+  for (const BatchRow& row : rows) {
+    const Report* r = row.report ? &*row.report : nullptr;
+    out += csv_cell(row.submission);
+    if (variants) out += "," + csv_cell(row.student) + "," + csv_cell(r != nullptr ? r->numbers : std::string());
+    out += std::string(",") + to_string(row.status);
+    if (r == nullptr) {
+      out += ",0,,false";
+      for (int s = 1; s <= kGradedSteps; ++s) out += ",,,";
+      out += ",,,,,,,,,";
+    } else {
+      out += "," + points(r->score) + "," + points(r->max_score) + "," + (r->passed ? "true" : "false");
+      for (int s = 1; s <= kGradedSteps; ++s) {
+        const StepReport* step = step_of(*r, s);
+        const Check* c = step != nullptr ? deciding_check(*step) : nullptr;
+        out += std::string(",") + (step != nullptr ? to_string(step->status) : "");
+        out += "," + (c != nullptr ? csv_cell(c->id) : std::string()) + "," +
+               (c != nullptr ? csv_cell(c->message) : std::string());
+      }
+      if (r->conformance) {
+        out += std::string(",") + to_string(r->conformance->status) + "," + csv_cell(r->conformance->rule) + "," +
+               std::to_string(r->conformance->seed);
+      } else {
+        out += ",,,";
+      }
+      if (r->program) {
+        out += "," + std::to_string(r->program->exit_code) + "," + fixed(r->program->seconds, "%.2f") + "," +
+               (r->program->timed_out ? "true" : "false");
+      } else {
+        out += ",,,";
+      }
+      out += "," + (r->sandbox ? csv_cell(r->sandbox->containment) : std::string()) + "," +
+             csv_cell(r->grader_version) + "," + csv_cell(r->lab_spec_sha256);
+    }
+    if (regrade) out += "," + csv_cell(row.changes);
+    out += "," + csv_cell(row.error) + "\n";
+  }
+  return out;
+}
+
+std::string gradebook_json(const std::vector<BatchRow>& rows) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const BatchRow& row : rows) {
+    nlohmann::json j{{"submission", row.submission}, {"status", to_string(row.status)}};
+    if (!row.student.empty()) j["student"] = row.student;
+    if (!row.error.empty()) j["error"] = row.error;
+    if (row.regraded) j["changes"] = row.changes;
+    if (!row.report) {
+      j["score"] = 0;
+      j["passed"] = false;
+      out.push_back(std::move(j));
+      continue;
+    }
+    const Report& r = *row.report;
+    j["numbers"] = r.numbers;
+    j["score"] = r.score;
+    j["max_score"] = r.max_score;
+    j["passed"] = r.passed;
+    j["grader_version"] = r.grader_version;
+    j["lab_spec_sha256"] = r.lab_spec_sha256;
+    nlohmann::json steps = nlohmann::json::object();
+    nlohmann::json failed = nlohmann::json::array();
+    for (const StepReport& s : r.steps) {
+      nlohmann::json step{{"status", to_string(s.status)}, {"score", s.score}};
+      if (const Check* c = deciding_check(s)) {
+        step["check"] = c->id;
+        step["message"] = c->message;
+      }
+      steps[std::to_string(s.step)] = std::move(step);
+      for (const Check& c : s.checks)
+        if (c.status == Status::Fail) failed.push_back(c.id);
+    }
+    j["steps"] = std::move(steps);
+    j["failed"] = std::move(failed);  // every check that failed, by id
+    if (r.conformance)
+      j["conformance"] = {{"status", to_string(r.conformance->status)},
+                          {"score", r.conformance->score},
+                          {"rule", r.conformance->rule},
+                          {"message", r.conformance->message},
+                          {"seed", r.conformance->seed},
+                          {"traces", r.conformance->traces}};
+    if (r.program)
+      j["program"] = {{"exit_code", r.program->exit_code},
+                      {"seconds", r.program->seconds},
+                      {"timed_out", r.program->timed_out},
+                      {"limit_hit", r.program->limit_hit}};
+    if (r.sandbox) j["sandbox"] = r.sandbox->containment;
+    out.push_back(std::move(j));
+  }
+  return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace cb::grade

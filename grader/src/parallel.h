@@ -1,0 +1,36 @@
+#pragma once
+// The class's submissions, `jobs` at a time (0: one per core): each worker takes the next
+// index until none is left, so a slow submission holds one worker, not a round. `progress` is
+// called after each one, never two at once.
+
+#include <algorithm>
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace cb::grade {
+
+inline void for_each_submission(std::size_t count, int jobs, const std::function<void(std::size_t)>& work,
+                                const std::function<void(std::size_t done, std::size_t total)>& progress) {
+  const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
+  const auto workers_wanted = static_cast<std::size_t>(jobs > 0 ? jobs : static_cast<int>(cores));
+  std::atomic<std::size_t> next{0};
+  std::size_t done = 0;
+  std::mutex done_mu;
+  std::vector<std::thread> workers;
+  for (std::size_t w = 0; w < std::min(workers_wanted, count); ++w) {
+    workers.emplace_back([&] {
+      for (std::size_t i = next++; i < count; i = next++) {
+        work(i);
+        const std::lock_guard lock(done_mu);
+        ++done;
+        if (progress) progress(done, count);
+      }
+    });
+  }
+  for (auto& t : workers) t.join();
+}
+
+}  // namespace cb::grade

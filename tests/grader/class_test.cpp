@@ -1,0 +1,219 @@
+// A class graded at once as an instructor does it: cb-grade --batch --run --conformance
+// --reports on real kits (right ones, a classic mistake, a crash, a hang, a flood of output, an
+// empty folder, a folder whose name a spreadsheet would run), then --regrade under a new rubric
+// with nothing run. Real programs on real servers, each in its own box.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "cb/grade/batch.h"
+#include "process.h"
+#include "temp_dir.h"
+
+namespace cb::testing {
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+const std::string kGrade = CB_GRADE_BIN;
+const std::string kLab = CB_LAB_BIN;
+const std::string kReference = CB_KIT_REFERENCE;
+
+// A Python kit as cb-lab init makes it, with the reference rules; `edit` changes one line of
+// them (a classic mistake) when it is not empty.
+void python_kit(const std::string& dir, const std::string& from = "", const std::string& to = "") {
+  REQUIRE(run({kLab, "init", dir, "--lang", "python"}).exit_code == 0);
+  std::ifstream in(kReference + "/python/breaker.py");
+  std::string rules((std::istreambuf_iterator<char>(in)), {});
+  if (!from.empty()) {
+    const auto at = rules.find(from);
+    REQUIRE(at != std::string::npos);
+    rules.replace(at, from.size(), to);
+  }
+  std::ofstream(dir + "/breaker.py") << rules;
+}
+
+std::map<std::string, json> by_submission(const json& book) {
+  std::map<std::string, json> rows;
+  for (const auto& row : book) rows[row["submission"].get<std::string>()] = row;
+  return rows;
+}
+
+struct Class {
+  TempDir root;
+  Class() {
+    python_kit(root / "alice");
+    // The window's trip compared with > (opens a call late): step 3 and the conformance rule.
+    python_kit(root / "bob", "sum(self.window) * 100 >= self.failure_rate_percent",
+               "sum(self.window) * 100 > self.failure_rate_percent");
+    python_kit(root / "=cmd");  // a spreadsheet would run this name as a formula
+    fs::create_directory(root / "dora");  // handed in nothing
+    python_kit(root / "eve");
+    root.write("eve/run.sh", "echo 'Traceback: boom' >&2\nexit 3\n");
+    python_kit(root / "fay");
+    root.write("fay/run.sh", "exec sleep 600\n");  // hangs: killed at the time limit
+    python_kit(root / "gil");  // floods its output, then does the lab right
+    root.write("gil/run.sh", "head -c 20000000 /dev/zero | tr '\\0' x\nexec python3 lab.py \"$@\"\n");
+  }
+  Ran batch(const std::vector<std::string>& extra) const {
+    std::vector<std::string> argv{kGrade,   "--batch",      root.path(), "--run",    "sh run.sh", "--timeout", "8s",
+                                  "--conformance", "sh replay.sh", "--traces",  "20", "-j",  "6"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return run(argv, "", {}, std::chrono::seconds{180});
+  }
+};
+
+// One batch a test program, however many subcases read it (doctest runs a test case again for
+// each): a class takes seconds, its verdicts do not change.
+struct Graded {
+  Class c;
+  TempDir out;
+  Ran ran;
+  explicit Graded(const std::string& seed)
+      : ran(c.batch({"--seed", seed, "--reports", out / "reports", "-o", out / "book.json"})) {}
+};
+
+TEST_CASE("cb-grade --batch --reports: a report for every student, and a gradebook that says why") {
+  static const Graded g("4242");
+  const Class& c = g.c;
+  const TempDir& out = g.out;
+  INFO(g.ran.out, g.ran.err);
+  REQUIRE(g.ran.exit_code == 1);  // some failed
+  const json book = json::parse(std::ifstream(out / "book.json"));
+  auto rows = by_submission(book);
+  REQUIRE(rows.size() == 7);
+
+  SUBCASE("a right one: full marks, its reports and evidence kept") {
+    const json& a = rows["alice"];
+    CHECK(a["status"] == "graded");
+    CHECK(a["score"] == 9);
+    CHECK(a["conformance"]["status"] == "pass");
+    CHECK(a["conformance"]["seed"] == 4242);
+    CHECK(a["program"]["exit_code"] == 0);
+    CHECK(a["program"]["timed_out"] == false);
+    CHECK(!a["sandbox"].get<std::string>().empty());
+    CHECK(!a["grader_version"].get<std::string>().empty());
+    CHECK(a["lab_spec_sha256"].get<std::string>().size() == 64);
+    for (const char* f : {"report.json", "report.txt", "report.html", "record.json", "conformance.json",
+                          "grading.json", "files/state.json", "files/transitions.log"})
+      CHECK_MESSAGE(fs::is_regular_file(out / ("reports/alice/" + std::string(f))), f);
+    const json report = json::parse(std::ifstream(out / "reports/alice/report.json"));
+    CHECK(report["score"] == 9);
+    CHECK(report["grader_version"] == a["grader_version"]);
+    CHECK(slurp(out / "reports/alice/report.html").find("<html") != std::string::npos);
+    const json conf = json::parse(std::ifstream(out / "reports/alice/conformance.json"));
+    CHECK(conf["seed"] == 4242);
+    CHECK(conf["answers"]["replies"].size() == 20);  // every trace, answered
+  }
+  SUBCASE("a classic mistake: the step, the first failing check and its message, the rule") {
+    const json& b = rows["bob"];
+    CHECK(b["steps"]["3"]["status"] == "fail");
+    CHECK(b["steps"]["3"]["check"] == "s3.trip");
+    CHECK(b["steps"]["3"]["message"].get<std::string>().find("3rd") != std::string::npos);
+    CHECK(b["conformance"]["status"] == "fail");
+    CHECK(b["conformance"]["rule"] == "trip_at_threshold");
+    CHECK(b["conformance"]["seed"] == 4242);  // one seed for the whole class
+  }
+  SUBCASE("empty, a crash, a hang: each its own story") {
+    CHECK(rows["dora"]["status"] == "empty");
+    CHECK(rows["dora"]["error"].get<std::string>().find("empty") != std::string::npos);
+    CHECK(rows["eve"]["program"]["exit_code"] == 3);
+    CHECK(slurp(out / "reports/eve/report.txt").find("Traceback: boom") != std::string::npos);
+    CHECK(rows["fay"]["program"]["timed_out"] == true);
+    CHECK(rows["fay"]["score"] < 9);
+    CHECK(rows["gil"]["score"] == 9);  // its output does not stand in its way
+    CHECK(fs::file_size(out / "reports/gil/report.txt") < 64 * 1024);
+  }
+  SUBCASE("the CSV: no cell a spreadsheet would evaluate, the same columns for every row") {
+    TempDir csv_out;
+    const Ran csv = c.batch({"--seed", "4242", "-o", csv_out / "book.csv"});
+    const std::string text = slurp(csv_out / "book.csv");
+    INFO(text);
+    CHECK(text.find("\n'=cmd,graded,") != std::string::npos);
+    CHECK(text.find("\n=cmd") == std::string::npos);
+    CHECK(text.find(",step3,step3_check,step3_message,") != std::string::npos);
+    std::istringstream lines(text);
+    std::string header;
+    std::getline(lines, header);
+    CHECK(header.find(",conformance,conformance_rule,conformance_seed,exit_code,seconds,timed_out,sandbox,") !=
+          std::string::npos);
+    CHECK(std::regex_search(text, std::regex("\nbob,graded,[0-9.]+,9,false,.*,fail,trip_at_threshold,4242,0,")));
+    CHECK(std::regex_search(text, std::regex("\ndora,empty,0,,false,(,)+the folder is empty")));
+  }
+}
+
+TEST_CASE("cb-grade --regrade: a new rubric over the kept evidence, nothing run, conformance kept") {
+  static Graded g("99");
+  REQUIRE_MESSAGE((g.ran.exit_code == 1), g.ran.err);
+  // Nothing may run: the programs are gone.
+  for (const char* name : {"alice", "bob", "eve", "fay", "gil"}) fs::remove_all(g.c.root / name);
+  const auto before = by_submission(json::parse(std::ifstream(g.out / "book.json")));
+  // Each subcase regrades its own copy of what the batch kept.
+  TempDir out;
+  fs::copy(g.out / "reports", out / "reports", fs::copy_options::recursive);
+
+  SUBCASE("the same rubric: the same verdicts, nothing changed") {
+    const Ran r = run({kGrade, "--regrade", out / "reports", "-o", out / "again.json"});
+    INFO(r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("regraded 7 submissions, 0 changed") != std::string::npos);
+    const auto again = by_submission(json::parse(std::ifstream(out / "again.json")));
+    for (const auto& [name, row] : before) {
+      CAPTURE(name);
+      CHECK(again.at(name)["score"] == row["score"]);
+      CHECK(again.at(name).value("steps", json()) == row.value("steps", json()));
+      CHECK(again.at(name).value("conformance", json()) == row.value("conformance", json()));
+      CHECK(again.at(name)["status"] == row["status"]);
+    }
+  }
+  SUBCASE("conformance worth 5: the right one 13/13, the mistaken one loses exactly those points") {
+    out.write("rubric.json", R"({"points": {"conformance": 5}})");
+    const Ran r = run({kGrade, "--regrade", out / "reports", "--rubric", out / "rubric.json", "-o", out / "new.csv"});
+    INFO(r.err);
+    CHECK(r.err.find("alice: score 9/9 -> 13/13") != std::string::npos);
+    const auto after = by_submission(json::parse(
+        run({kGrade, "--regrade", out / "reports", "--rubric", out / "rubric.json", "--format", "json"}).out));
+    CHECK(after.at("alice")["score"] == 13);
+    CHECK(after.at("bob")["max_score"] == 13);
+    CHECK(after.at("bob")["score"] == before.at("bob")["score"]);  // its conformance failed: 0 of 5
+    CHECK(after.at("bob")["conformance"]["rule"] == "trip_at_threshold");
+    // The student's report says the new grade.
+    CHECK(json::parse(std::ifstream(out / "reports/alice/report.json"))["max_score"] == 13);
+    CHECK(slurp(out / "new.csv").find(",changes,error\n") != std::string::npos);
+  }
+  SUBCASE("answers that were never asked for: not judged, and said so") {
+    // As if the grader now wanted a trace the first grade never ran: drop one of alice's.
+    const std::string path = out / "reports/alice/conformance.json";
+    json conf = json::parse(std::ifstream(path));
+    conf["answers"]["replies"].erase(conf["answers"]["replies"].begin());
+    std::ofstream(path) << conf.dump();
+    const auto after = by_submission(json::parse(run({kGrade, "--regrade", out / "reports", "--format", "json"}).out));
+    CHECK(after.at("alice")["conformance"]["status"] == "error");
+    CHECK(after.at("alice")["conformance"]["rule"] == "not_kept");
+  }
+  SUBCASE("a broken kept folder names the file and the field") {
+    out.write("reports/alice/grading.json", R"({"format": "cb-grade kept grade 1", "program": {"seconds": "x"}})");
+    const auto after = by_submission(json::parse(run({kGrade, "--regrade", out / "reports", "--format", "json"}).out));
+    CHECK(after.at("alice")["status"] == "error");
+    CHECK(after.at("alice")["error"].get<std::string>().find("reports/alice/grading.json") != std::string::npos);
+  }
+}
+
+TEST_CASE("gradebook cells: a leading = + - @ is text to a spreadsheet, and quoting holds") {
+  CHECK(grade::csv_cell("=HYPERLINK(\"x\")") == "\"'=HYPERLINK(\"\"x\"\")\"");
+  CHECK(grade::csv_cell("+1") == "'+1");
+  CHECK(grade::csv_cell("-2") == "'-2");
+  CHECK(grade::csv_cell("@SUM(A1)") == "'@SUM(A1)");
+  CHECK(grade::csv_cell("\tx") == "'\tx");
+  CHECK(grade::csv_cell("a,b") == "\"a,b\"");
+  CHECK(grade::csv_cell("line\nbreak") == "\"line\nbreak\"");
+  CHECK(grade::csv_cell("alice") == "alice");
+}
+
+}  // namespace
+}  // namespace cb::testing

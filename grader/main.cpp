@@ -15,6 +15,7 @@
 #include "cb/grade/format.h"
 #include "cb/grade/grade.h"
 #include "cb/grade/lab_spec.h"
+#include "cb/grade/provenance.h"
 #include "cb/grade/run_student.h"
 #include "cb/atomic_file.h"
 #include "cb/bounded_file.h"
@@ -91,7 +92,12 @@ int main(int argc, char** argv) {
   app.add_option("--roster", o.roster, "--batch with --course-key: a CSV of folder,student");
   app.add_option("--submission-metadata", o.submission_metadata,
                  "With --course-key: the student is the one Gradescope's submission_metadata.json names");
-  app.add_option("--rubric", o.rubric, "JSON points per step: {\"points\": {\"1\": 10, ...}}");
+  app.add_option("--rubric", o.rubric,
+                 "JSON: points per part, Gradescope's visibility of each, the conformance seed and traces "
+                 "(docs/TEACHING.md)");
+  bool max_score = false;
+  app.add_flag("--max-score", max_score,
+               "Print the points a report is out of under --rubric (with --conformance: its part too), and exit");
   app.add_option("--record", o.record_file, "Grade on a saved record (from --save-record) instead of a live server");
   app.add_option("--save-record", o.save_record, "Keep the server's record this grade was given on, as JSON");
   app.add_option("--batch", o.batch, "Grade every subdirectory of this directory into one gradebook (CSV, or JSON)");
@@ -205,7 +211,16 @@ int main(int argc, char** argv) {
     grade_options.rubric = *rubric;
   }
 
+  if (max_score) {
+    std::cout << grade_options.rubric.max_score(!o.conformance.empty()) << '\n';
+    return 0;
+  }
   if (!o.regrade.empty()) return run_regrade(o, grade_options);
+  // The traces: the flags', else the rubric's (an assignment's fixed seed), else a random seed.
+  const int traces = app.count("--traces") > 0 || !grade_options.rubric.traces ? o.traces : *grade_options.rubric.traces;
+  const std::uint64_t seed = app.count("--seed") > 0    ? o.seed
+                             : grade_options.rubric.seed ? *grade_options.rubric.seed
+                                                         : random_seed();
   if (!o.record_file.empty() && (!o.run.empty() || !o.server.empty()))
     return could_not_run("--record grades on a saved record; it does not go with --run or --server");
   auto policy = sandbox_policy(sandbox_flags);
@@ -218,8 +233,8 @@ int main(int argc, char** argv) {
     if (!o.conformance.empty()) {
       bc.emplace();
       bc->command = o.conformance;
-      bc->traces = o.traces;
-      bc->seed = app.count("--seed") > 0 ? o.seed : random_seed();
+      bc->traces = traces;
+      bc->seed = seed;
       bc->trace_limit = std::chrono::duration_cast<std::chrono::milliseconds>(*trace_limit);
       bc->warm_up = std::chrono::duration_cast<std::chrono::milliseconds>(*warm_up);
     }
@@ -239,9 +254,10 @@ int main(int argc, char** argv) {
   if (!o.conformance.empty()) {
     ConformanceOptions co;
     co.command = o.conformance;
-    co.traces = o.traces;
-    co.seed = app.count("--seed") > 0 ? o.seed : random_seed();
+    co.traces = traces;
+    co.seed = seed;
     co.points = grade_options.rubric.conformance;
+    co.visibility = grade_options.rubric.conformance_visibility;
     co.jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
     conformance::ProcessOptions po;
     po.command = o.conformance;
@@ -257,6 +273,9 @@ int main(int argc, char** argv) {
   };
   if (conformance_only) {
     Report report;
+    report.grader_version = grader_version();
+    report.lab_spec_sha256 = spec.sha256;
+    report.stdout_visibility = grade_options.rubric.stdout_visibility;
     finish(report);
     const bool colour = *format == Format::Text && o.output.empty() && ::isatty(STDOUT_FILENO) != 0 &&
                         std::getenv("NO_COLOR") == nullptr;

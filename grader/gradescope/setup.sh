@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Gradescope runs this once, as root, when it builds the autograder image, from the zip that
 # grader/gradescope/make-autograder-zip makes (unpacked into /autograder/source). cb-grade comes
-# prebuilt and statically linked in bin/, so nothing is built here: only the interpreters the
-# students' programs need. python3 is there on Gradescope's images; add nodejs here if your
-# students may write in Node.
+# prebuilt and statically linked in bin/, so nothing of cb-lab is built here: only what the
+# starter kits need to run on Gradescope's Ubuntu image: python3 (the Python kit), nodejs (the
+# Node kit) and a C++ compiler (the C++ kit builds itself with c++ on its first run).
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
-if ! command -v python3 >/dev/null; then
+missing=()
+command -v python3 >/dev/null || missing+=(python3)
+command -v node >/dev/null || missing+=(nodejs)
+command -v c++ >/dev/null || missing+=(g++)
+if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends python3 >/dev/null
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 # It must run here: a zip built for another machine fails now, not at the first submission.
-/autograder/source/bin/cb-grade --help >/dev/null
+"${AUTOGRADER_ROOT:-/autograder}/source/bin/cb-grade" --help >/dev/null

@@ -50,6 +50,7 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Program& pr
   part.seed = o.seed;
   part.traces = o.traces;
   part.max_score = o.points;
+  part.visibility = o.visibility;
   const int jobs = std::max(1, o.jobs);
   std::vector<Trace> round;
   std::vector<Replies> answered;
@@ -75,6 +76,15 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Program& pr
     part.status = Status::Fail;
     part.failing_trace = i;
     part.original_calls = trace.calls.size();
+    if (replies.answers.empty() && !replies.problem.empty()) {
+      // Not one answer (it could not start, or its file is not there): a smaller trace would
+      // say nothing more, and the reason is in what it said on standard error.
+      part.rule = "no_answer";
+      part.message = "gave no answer at all: " + replies.problem;
+      part.stderr_tail = replies.stderr_tail;
+      part.input.push_back(settings_line(trace.settings));
+      break;
+    }
     if (!d) {
       // Every answer right, but the program did not end as the protocol says: nothing to shrink.
       part.rule = "protocol";

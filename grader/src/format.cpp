@@ -112,7 +112,8 @@ std::string render_gradescope(const Report& r) {
                      {"status", s.status == Status::Pass ? "passed" : "failed"},
                      {"tags", check_ids(s)},
                      {"output", output},
-                     {"visibility", "visible"}});
+                     {"output_format", "text"},
+                     {"visibility", s.visibility}});
   }
   if (r.conformance) {
     const ConformancePart& c = *r.conformance;
@@ -123,7 +124,8 @@ std::string render_gradescope(const Report& r) {
                      {"status", c.status == Status::Pass ? "passed" : "failed"},
                      {"tags", c.rule.empty() ? nlohmann::json::array() : nlohmann::json::array({c.rule})},
                      {"output", conformance_lines(c)},
-                     {"visibility", "visible"}});
+                     {"output_format", "text"},
+                     {"visibility", c.visibility}});
   }
   std::string summary = "Score " + points(r.score) + "/" + points(r.max_score) + ". " + std::to_string(r.checks_run) +
                         " of " + std::to_string(r.checks_total) + " checks run, on " + r.numbers + ".";
@@ -135,8 +137,18 @@ std::string render_gradescope(const Report& r) {
   if (r.program) summary += "\n" + program_line(*r.program);
   if (r.sandbox) summary += "\n" + sandbox_line(*r.sandbox);
   if (!r.run_output.empty()) summary += "\n\nYour program's output (the end of it):\n" + r.run_output;
-  nlohmann::json out{{"score", r.score},  {"max_score", r.max_score},       {"execution_time", r.seconds},
-                     {"output", summary}, {"stdout_visibility", "visible"}, {"tests", std::move(tests)}};
+  summary += "\nGraded by cb-grade " + r.grader_version + " on lab spec " + r.lab_spec_sha256.substr(0, 12) + ".";
+  nlohmann::json extra{{"grader_version", r.grader_version}, {"lab_spec_sha256", r.lab_spec_sha256}};
+  if (r.conformance) extra["conformance_seed"] = r.conformance->seed;
+  if (!r.student.empty()) extra["student"] = r.student;
+  nlohmann::json out{{"score", r.score},
+                     {"max_score", r.max_score},
+                     {"execution_time", r.seconds},
+                     {"output", summary},
+                     {"output_format", "text"},
+                     {"stdout_visibility", r.stdout_visibility},
+                     {"extra_data", std::move(extra)},
+                     {"tests", std::move(tests)}};
   return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 

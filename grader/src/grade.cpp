@@ -132,6 +132,7 @@ Report grade(const SubmissionDir& dir, const std::optional<Record>& record, cons
 
   Report report;
   report.grader_version = grader_version();
+  report.stdout_visibility = options.rubric.stdout_visibility;
   report.lab_spec_sha256 = spec.sha256;
   report.dir = dir.path();
   report.numbers = spec.numbers_name();
@@ -158,6 +159,7 @@ Report grade(const SubmissionDir& dir, const std::optional<Record>& record, cons
     if (just_after && options.steps.count(n) == 0) continue;
     const double points = options.rubric.points[static_cast<std::size_t>(n)];
     StepReport step = run_step(n, just_after, in, pre, points);
+    step.visibility = options.rubric.visibility[static_cast<std::size_t>(n)];
     // A record of two runs leaves a step's rule unjudged wherever the record was its judge: the
     // files alone (which the program writes as it likes) earn nothing, or running twice would
     // be a way out of the record's checks.

@@ -138,6 +138,7 @@ ConformancePart conformance_part(const GradeInputs& in, const Rubric& rubric, co
   co.traces = in.conformance_traces;
   co.seed = in.conformance_seed;
   co.points = rubric.conformance;
+  co.visibility = rubric.conformance_visibility;
   co.jobs = 1;  // a class runs side by side already
   return check_conformance(co, program);
 }

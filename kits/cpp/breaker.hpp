@@ -62,7 +62,7 @@ class Breaker {
     gmtime_r(&secs, &utc);
     char stamp[40];
     std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &utc);
-    char full[48];
+    char full[64];  // the stamp (up to 39), ".", six digits, "Z": GCC checks the worst case
     std::snprintf(full, sizeof full, "%s.%06dZ", stamp, static_cast<int>(us));
     transitions.push_back(std::string(full) + " " + state + "->" + to);
     state = to;

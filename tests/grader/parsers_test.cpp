@@ -167,7 +167,31 @@ TEST_CASE("rubric: points per step") {
   CHECK(Rubric::equal().conformance == 1);
   CHECK(error_of(Rubric::parse(R"({"points": {"1": -5}})")) ==
         "rubric: points.\"1\": expected a number of points, 0 or more");
-  CHECK(error_of(Rubric::parse(R"({"weights": {}})")) == "rubric: expected {\"points\": {\"1\": <points>, ...}}");
+  CHECK(error_of(Rubric::parse(R"({"weights": {}})")) ==
+        "rubric: \"weights\": the fields are points, visibility, stdout_visibility, seed and traces");
+  CHECK(r->max_score(false) == 5 + 6 + 20);
+  CHECK(r->max_score(true) == 5 + 6 + 20 + 1);
+}
+
+TEST_CASE("rubric: what Gradescope shows when, and the assignment's conformance traces") {
+  auto r = Rubric::parse(
+      R"({"visibility": {"default": "after_published", "conformance": "after_due_date", "3": "hidden"},
+          "stdout_visibility": "hidden", "seed": 77, "traces": 150})");
+  REQUIRE(r.ok());
+  CHECK(r->visibility[1] == "after_published");
+  CHECK(r->visibility[3] == "hidden");
+  CHECK(r->conformance_visibility == "after_due_date");
+  CHECK(r->stdout_visibility == "hidden");
+  CHECK(r->seed == 77u);
+  CHECK(r->traces == 150);
+  CHECK(Rubric::equal().visibility[4] == "visible");
+  CHECK(!Rubric::equal().seed);
+  CHECK(error_of(Rubric::parse(R"({"visibility": {"2": "later"}})")) ==
+        "rubric: visibility.\"2\": expected visible, hidden, after_due_date or after_published");
+  CHECK(error_of(Rubric::parse(R"({"visibility": {"9": "hidden"}})")) ==
+        "rubric: visibility.\"9\": the parts are steps \"1\" to \"8\" and \"conformance\"");
+  CHECK(error_of(Rubric::parse(R"({"seed": -1})")) == "rubric: seed: expected a whole number, 0 or more");
+  CHECK(error_of(Rubric::parse(R"({"traces": 0})")) == "rubric: traces: expected a whole number from 1 to 100000");
 }
 
 }  // namespace

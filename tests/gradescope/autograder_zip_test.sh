@@ -15,7 +15,7 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/bin"
 cp "$1/cb-grade-static" "$2/flaky-server-static" "$tmp/bin/"
 
-echo '{"points": {"conformance": 2}}' >"$tmp/rubric.json"
+echo '{"points": {"conformance": 2}, "seed": 11, "traces": 60, "visibility": {"conformance": "after_due_date"}}' >"$tmp/rubric.json"
 "$project/grader/gradescope/make-autograder-zip" "$tmp/autograder.zip" --bin "$tmp/bin" --rubric "$tmp/rubric.json" >/dev/null
 mkdir -p "$tmp/autograder/source"
 /usr/bin/python3 - "$tmp/autograder.zip" "$tmp/autograder/source" <<'PY'
@@ -27,6 +27,7 @@ with zipfile.ZipFile(sys.argv[1]) as z:
 PY
 src=$tmp/autograder/source
 [ -f "$src/rubric.json" ] || { echo "the zip has no rubric.json" >&2; exit 1; }
+[ "$(cat "$src/max_score")" = 10 ] || { echo "the zip's max_score is not the rubric's 10" >&2; exit 1; }
 for f in setup.sh run_autograder bin/cb-grade bin/flaky-server; do
   [ -x "$src/$f" ] || { echo "$f is not an executable file in the zip" >&2; exit 1; }
 done
@@ -47,11 +48,12 @@ grade_submission() {  # grade_submission NAME FILE: FILE as breaker.py, graded b
   # Debian's python3 first: it has python3-circuitbreaker for the wrong submission.
   env -i PATH=/usr/bin:/bin HOME="$tmp" AUTOGRADER_ROOT="$tmp/autograder" "$src/run_autograder"
   cp "$tmp/autograder/results/results.json" "$tmp/$1.json"
+  /usr/bin/python3 "$here/check_results.py" "$tmp/$1.json" 10
 }
 grade_submission right "$project/tests/fixtures/students/good_breaker.py"
-check_json "$tmp/right.json" "d['score'] == 8 and all(t['status'] == 'passed' for t in d['tests'])"
+check_json "$tmp/right.json" "d['score'] == 8 and all(t['status'] == 'passed' for t in d['tests'][:8]) and d['tests'][8]['visibility'] == 'after_due_date'"
 grade_submission wrong "$project/tests/fixtures/students/library_breaker.py"
-check_json "$tmp/wrong.json" "d['score'] == 7 and [t['number'] for t in d['tests'] if t['status'] == 'failed'] == ['6'] and 's6.closed_after_trials' in str(d['tests'][5]['tags'])"
+check_json "$tmp/wrong.json" "d['score'] == 7 and [t['number'] for t in d['tests'][:8] if t['status'] == 'failed'] == ['6'] and 's6.closed_after_trials' in str(d['tests'][5]['tags'])"
 # A starter kit with right rules: its replay.sh is driven by the zip's static cb-grade too, and
 # the rubric in the zip gives that part 2 points.
 rm -rf "$tmp/autograder/submission" "$tmp/autograder/results"
@@ -83,4 +85,35 @@ check_json "$tmp/autograder/results/results.json" "d['score'] == 10 and \"studen
 metadata grace@example.edu
 env -i PATH=/usr/bin:/bin HOME="$tmp" AUTOGRADER_ROOT="$tmp/autograder" "$src/run_autograder"
 check_json "$tmp/autograder/results/results.json" "d['tests'][0]['status'] == 'failed' and 'numbers of a different variant' in d['tests'][0]['output']"
-echo "autograder zip: static programs, layout, rubric, course key, and 5 submissions graded"
+
+# A sample of a generated class (bench/class/make_class.py: each kit right, with each classic
+# mistake, and crashing), each graded by the zip's cb-grade as Gradescope would, its results.json
+# checked field by field and its verdict the one it was built to earn.
+rm -f "$tmp/autograder/submission_metadata.json"
+rm -rf "$tmp/autograder"
+mkdir -p "$tmp/autograder/source"
+(cd "$tmp/autograder/source" && /usr/bin/python3 -c "
+import os, sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as z:
+    for info in z.infolist():
+        os.chmod(z.extract(info, '.'), (info.external_attr >> 16) & 0o777)" "$tmp/autograder.zip")
+/usr/bin/python3 "$project/bench/class/make_class.py" "$tmp/class" --cb-lab "$3" --one-each --kinds right,gt,4xx,crash >/dev/null
+samples=0
+for sub in "$tmp/class"/*/; do
+  name=$(basename "$sub")
+  rm -rf "$tmp/autograder/submission" "$tmp/autograder/results"
+  cp -r "$sub" "$tmp/autograder/submission"
+  env -i PATH=/usr/bin:/bin HOME="$tmp" AUTOGRADER_ROOT="$tmp/autograder" "$src/run_autograder"
+  /usr/bin/python3 "$here/check_results.py" "$tmp/autograder/results/results.json" 10
+  /usr/bin/python3 - "$tmp/autograder/results/results.json" "$tmp/class.expected.json" "$name" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = json.load(open(sys.argv[2]))[sys.argv[3]]
+failing = [int(t["number"]) for t in d["tests"][:8] if t["status"] != "passed"]
+want_fail = list(range(1, 9)) if want["fail"] == "all" else want["fail"]
+conformance = "pass" if d["tests"][8]["status"] == "passed" else "fail"
+assert (failing, conformance) == (want_fail, want["conformance"]), (sys.argv[3], failing, conformance, want)
+PY
+  samples=$((samples + 1))
+done
+echo "autograder zip: static programs, layout, rubric, course key, 5 submissions and $samples class samples graded"

@@ -16,6 +16,7 @@ struct ConformanceOptions {
   std::uint64_t seed = 0;
   conformance::ShrinkBudget shrink;
   double points = 1;  // all or nothing: one wrong answer is a wrong breaker
+  std::string visibility = "visible";
   int jobs = 1;       // traces run at once (each its own process); the verdict does not depend on it
 };
 

@@ -35,6 +35,7 @@ struct StepReport {
   double max_score = 0;
   double seconds = 0;
   std::vector<Check> checks;
+  std::string visibility = "visible";  // the rubric's, for Gradescope
 };
 
 // What the evidence (from Report::server) holds, so a report always says what it stood on.
@@ -99,6 +100,7 @@ struct ConformancePart {
   int shrink_runs = 0;
   double shrink_seconds = 0;
   bool shrunk_fully = true;  // false: the shrinking budget ran out first
+  std::string visibility = "visible";  // the rubric's, for Gradescope
 };
 
 struct Report {
@@ -118,6 +120,7 @@ struct Report {
   int checks_run = 0;            // passed or failed (not skipped)
   int checks_total = 0;
   double seconds = 0;
+  std::string stdout_visibility = "visible";   // the rubric's, for Gradescope
   std::string run_output;                      // --run: the tail of the student's output
   std::optional<ProgramRun> program;           // --run: how the program ended
   std::optional<SandboxInfo> sandbox;          // --run, --conformance: what the programs ran under

@@ -1,6 +1,9 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include "cb/grade/lab_spec.h"
@@ -8,13 +11,26 @@
 
 namespace cb::grade {
 
-// Points per step. Equal by default (one each); a rubric file can weigh them:
-//   {"points": {"1": 5, "2": 10, ..., "conformance": 20}}   (parts left out keep one point)
+// How an assignment is graded (docs/TEACHING.md, "The rubric"). Every part is optional:
+//   {"points":     {"1": 5, "2": 10, ..., "conformance": 20},   parts left out keep one point
+//    "visibility": {"default": "visible", "conformance": "after_due_date", "8": "hidden"},
+//    "stdout_visibility": "hidden",
+//    "seed": 12345, "traces": 200}                               the conformance traces, fixed
+// Visibilities are Gradescope's: visible, hidden, after_due_date, after_published.
 struct Rubric {
   std::array<double, kGradedSteps + 1> points{};  // [1..kGradedSteps]
   double conformance = 1;                         // --conformance, all or nothing
+  std::array<std::string, kGradedSteps + 1> visibility;  // [1..kGradedSteps]
+  std::string conformance_visibility = "visible";
+  std::string stdout_visibility = "visible";
+  // The conformance part's seed and number of traces for every submission of the assignment:
+  // a resubmission meets the same traces. Unset: --seed / --traces (or a random seed).
+  std::optional<std::uint64_t> seed;
+  std::optional<int> traces;
   [[nodiscard]] static Rubric equal();
   [[nodiscard]] static Result<Rubric> parse(std::string_view json);
+  // The points of every step, and of the conformance part when it is graded.
+  [[nodiscard]] double max_score(bool with_conformance) const;
 };
 
 }  // namespace cb::grade

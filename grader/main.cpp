@@ -11,6 +11,7 @@
 
 #include "cb/decimal_time.h"
 #include "cb/grade/batch.h"
+#include "cb/grade/class_reports.h"
 #include "cb/grade/conformance_check.h"
 #include "cb/grade/format.h"
 #include "cb/grade/grade.h"
@@ -50,6 +51,15 @@ cb::Result<std::string> student_from_metadata(const std::string& path) {
 constexpr std::size_t kMaxRubricBytes = 64 << 10;
 constexpr std::size_t kMaxRecordBytes = 64 << 20;
 
+// --reports DIR for one submission: its report as text, JSON and HTML beside -o's format (a CI
+// job keeps them as artifacts; the HTML page is the one a student opens).
+int keep_reports(const Options& o, const Report& report) {
+  if (o.reports.empty()) return 0;
+  if (auto made = cb::make_directories(o.reports); !made) return could_not_run(made.error().message);
+  if (auto w = write_reports(o.reports, report); !w) return could_not_run(w.error().message);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -76,7 +86,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--any-port", o.any_port, "--run: always use a free port (CB_SERVER says which)");
   app.add_option("--format", o.format,
-                 "text, json, junit, gradescope or html (a page with the run drawn on a time axis)")
+                 "text, json, junit, gradescope, html (a page with the run drawn on a time axis) or classroom (GitHub "
+                 "Classroom's grading reporter)")
       ->capture_default_str();
   app.add_option("-o,--output", o.output, "Write the report here (atomically) instead of standard output");
   app.add_option("--spec", o.spec,
@@ -105,7 +116,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--reports", o.reports,
                  "--batch: keep each submission's reports (text, JSON, HTML), its record, its files and its "
-                 "conformance answers in DIR/NAME/, for the student and for --regrade");
+                 "conformance answers in DIR/NAME/, for the student and for --regrade; one submission: its "
+                 "reports in DIR");
   app.add_option("--regrade", o.regrade,
                  "Grade a class again from what --batch --reports kept in this directory, running nothing (with "
                  "--rubric or --spec: the new ones); rewrites the reports and says what changed");
@@ -136,7 +148,7 @@ int main(int argc, char** argv) {
   }
 
   const auto format = parse_format(o.format);
-  if (!format) return could_not_run("--format: '" + o.format + "' is not one of text, json, junit, gradescope, html");
+  if (!format) return could_not_run("--format: '" + o.format + "' is not one of text, json, junit, gradescope, html, classroom");
   const auto timeout = cb::parse_duration(o.timeout);
   if (!timeout || timeout->count() <= 0)
     return could_not_run("--timeout: '" + o.timeout + "' is not a positive duration like 60s");
@@ -158,8 +170,6 @@ int main(int argc, char** argv) {
                                            : "--regrade runs nothing, it reads what --reports kept; these do not "
                                              "go with it: ") +
                            refused);
-  } else if (!o.reports.empty()) {
-    return could_not_run("--reports: goes with --batch (one submission's report is -o FILE --format ...)");
   }
   GradeOptions grade_options;
   grade_options.steps = {o.steps.begin(), o.steps.end()};
@@ -280,6 +290,7 @@ int main(int argc, char** argv) {
     const bool colour = *format == Format::Text && o.output.empty() && ::isatty(STDOUT_FILENO) != 0 &&
                         std::getenv("NO_COLOR") == nullptr;
     if (const int rc = emit(o, render(report, *format, colour)); rc != 0) return rc;
+    if (const int rc = keep_reports(o, report); rc != 0) return rc;
     return exit_code(report);
   }
 
@@ -374,6 +385,7 @@ int main(int argc, char** argv) {
   const bool colour =
       *format == Format::Text && o.output.empty() && ::isatty(STDOUT_FILENO) != 0 && std::getenv("NO_COLOR") == nullptr;
   if (const int rc = emit(o, render(report, *format, colour)); rc != 0) return rc;
+  if (const int rc = keep_reports(o, report); rc != 0) return rc;
   if (report.status == Status::Error && !report.evidence.problem.empty())
     std::cerr << "cb-grade: not graded: " << report.evidence.problem << '\n';
   return exit_code(report);

@@ -12,6 +12,7 @@ std::optional<Format> parse_format(std::string_view name) {
   if (name == "junit") return Format::Junit;
   if (name == "gradescope") return Format::Gradescope;
   if (name == "html") return Format::Html;
+  if (name == "classroom") return Format::Classroom;
   return std::nullopt;
 }
 
@@ -22,6 +23,7 @@ std::string render(const Report& report, Format format, bool colour) {
     case Format::Junit: return render_junit(report);
     case Format::Gradescope: return render_gradescope(report);
     case Format::Html: return render_html(report);
+    case Format::Classroom: return render_classroom(report);
   }
   return {};
 }
@@ -136,6 +138,10 @@ std::string render_gradescope(const Report& r) {
         "\nThis submission was NOT graded: the evidence failed, which is not the submission's fault. Ask for a regrade.";
   if (r.program) summary += "\n" + program_line(*r.program);
   if (r.sandbox) summary += "\n" + sandbox_line(*r.sandbox);
+  // Gradescope shows text, not a page: the page is one command away on the student's machine.
+  if (r.program)
+    summary +=
+        "\nYour run drawn on a time axis: in your kit, cb-grade --run 'sh run.sh' --dir out --format html -o report.html";
   if (!r.run_output.empty()) summary += "\n\nYour program's output (the end of it):\n" + r.run_output;
   summary += "\nGraded by cb-grade " + r.grader_version + " on lab spec " + r.lab_spec_sha256.substr(0, 12) + ".";
   nlohmann::json extra{{"grader_version", r.grader_version}, {"lab_spec_sha256", r.lab_spec_sha256}};
@@ -149,6 +155,29 @@ std::string render_gradescope(const Report& r) {
                      {"stdout_visibility", r.stdout_visibility},
                      {"extra_data", std::move(extra)},
                      {"tests", std::move(tests)}};
+  return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+// GitHub Classroom's reporter (classroom-resources/autograding-grading-reporter) posts the sum of
+// the tests' scores out of max_score, and fails the check run when status is "fail" or "error".
+std::string render_classroom(const Report& r) {
+  const auto status_of = [](Status s) { return s == Status::Pass ? "pass" : s == Status::Error ? "error" : "fail"; };
+  nlohmann::json tests = nlohmann::json::array();
+  for (const StepReport& s : r.steps)
+    tests.push_back({{"name", "Step " + std::to_string(s.step) + ": " + s.title},
+                     {"status", status_of(s.status)},
+                     {"score", s.score},
+                     {"message", s.status == Status::Pass ? std::string() : check_lines(s)}});
+  if (r.conformance)
+    tests.push_back({{"name", "Conformance: your breaker on " + std::to_string(r.conformance->traces) + " generated traces"},
+                     {"status", status_of(r.conformance->status)},
+                     {"score", r.conformance->score},
+                     {"message", r.conformance->status == Status::Pass ? std::string() : conformance_lines(*r.conformance)}});
+  const nlohmann::json out{{"version", 1},
+                           {"status", status_of(r.status)},
+                           {"max_score", r.max_score},
+                           {"grader_version", r.grader_version},
+                           {"tests", std::move(tests)}};
   return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 

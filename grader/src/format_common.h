@@ -78,5 +78,6 @@ std::string render_json(const Report& r);
 std::string render_junit(const Report& r);
 std::string render_gradescope(const Report& r);
 std::string render_html(const Report& r);
+std::string render_classroom(const Report& r);
 
 }  // namespace cb::grade

@@ -108,7 +108,7 @@ TEST_CASE("cb-grade: the grader could not run - exit 2 with one line") {
   SUBCASE("a bad format") {
     const Ran r = run({kGrade, "--dir", kGood, "--format", "yaml"});
     CHECK(r.exit_code == 2);
-    CHECK(r.err == "cb-grade: --format: 'yaml' is not one of text, json, junit, gradescope, html\n");
+    CHECK(r.err == "cb-grade: --format: 'yaml' is not one of text, json, junit, gradescope, html, classroom\n");
   }
   SUBCASE("a step out of range") {
     const Ran r = run({kGrade, "--dir", kGood, "--step", "9"});

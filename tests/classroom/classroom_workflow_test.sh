@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# grader/github-classroom/classroom.yml, its own steps run as GitHub would run them: the workflow
+# is read with a YAML parser, its "Build cb-grade" and "Grade" scripts run with bash -e under
+# CI=true, on a clean copy of this tree (its tracked files only), in a student's repository
+# made from a starter kit. The build succeeds (a Release build with GCC, CI set), a branch as
+# CB_LAB_REF is refused, a cached build is reused, and the result Classroom's reporter reads is
+# checked: a right kit full marks under the rubric, a classic mistake its score, and a grader that
+# cannot grade still a posted 0 out of the points. apt-get and sudo are stand-ins: apt-get checks
+# that every package the step names is installed (this machine has them all), sudo runs as root.
+#   classroom_workflow_test.sh CB-LAB
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+project=$(cd "$here/../.." && pwd)
+cb_lab=$(realpath "$1")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+[ "$(id -u)" -eq 0 ] || { echo "classroom workflow test: skipped (the workflow grades as root)"; exit 0; }
+
+# The steps, from the workflow itself.
+/usr/bin/python3 - "$project/grader/github-classroom/classroom.yml" "$tmp" <<'PY'
+import sys, yaml
+wf = yaml.safe_load(open(sys.argv[1]))
+job = wf["jobs"]["grade"]
+# Classroom's reporter posts the points on the check run named "Autograding Tests", and reads
+# its results from the environment variable named for the runner, upper-cased, + "_RESULTS".
+assert job["name"] == "Autograding Tests", job["name"]
+steps = {s.get("name", s.get("id", "")): s for s in job["steps"]}
+report = next(s for s in job["steps"] if s.get("uses", "").startswith("classroom-resources/autograding-grading-reporter"))
+runner = report["with"]["runners"]
+assert report["env"][runner.upper() + "_RESULTS"] == "${{ steps.grade.outputs.result }}", report["env"]
+assert report.get("if") == "always()"
+assert wf["env"]["CB_LAB_REF"] != "main"
+for name, file in (("Build cb-grade", "build.sh"), ("Grade", "grade.sh")):
+    open(f"{sys.argv[2]}/{file}", "w").write(steps[name]["run"])
+PY
+
+# Stand-ins for what a runner has and this machine must not do.
+mkdir -p "$tmp/bin"
+printf '#!/bin/sh\nexec "$@"\n' >"$tmp/bin/sudo"
+cat >"$tmp/bin/apt-get" <<'SH'
+#!/bin/sh
+[ "$1" = update ] && exit 0
+for p in "$@"; do
+  case $p in -*|install) continue ;; esac
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || { echo "apt-get: $p is not installed" >&2; exit 1; }
+done
+SH
+chmod +x "$tmp/bin/sudo" "$tmp/bin/apt-get"
+step() {  # step REPO SCRIPT [VAR=VALUE...]: one of the workflow's scripts, as GitHub runs it
+  local repo=$1 script=$2
+  shift 2
+  (cd "$repo" && env -u CB_WARNINGS_AS_ERRORS CI=true GITHUB_ACTIONS=true PATH="$tmp/bin:$PATH" GITHUB_OUTPUT="$repo/github_output" "$@" \
+    bash --noprofile --norc -e -o pipefail "$tmp/$script")
+}
+result() {  # result REPO: what the reporter would read, decoded
+  sed -n 's/^result=//p' "$1/github_output" | tail -1 | base64 -d
+}
+
+# A student's repository: a Python kit with the reference rules, the workflow and a rubric.
+student() {  # student DIR [FROM TO]: the kit, with one line of its rules changed
+  "$cb_lab" init "$1" --lang python >/dev/null
+  cp "$project/tests/kits/python/breaker.py" "$1/breaker.py"
+  if [ $# -eq 3 ]; then sed -i "s/$2/$3/" "$1/breaker.py"; fi
+  mkdir -p "$1/.github/workflows" "$1/.github/cb-lab"
+  cp "$project/grader/github-classroom/classroom.yml" "$1/.github/workflows/"
+  echo '{"points": {"conformance": 3}, "seed": 5, "traces": 40}' >"$1/.github/cb-lab/rubric.json"
+}
+student "$tmp/ada"
+# The checkout of cb-lab: this tree's tracked files, nothing built.
+mkdir "$tmp/ada/.cb-lab"
+(cd "$project" && git ls-files -z | xargs -0 cp --parents -t "$tmp/ada/.cb-lab")
+ref=$(git -C "$project" rev-parse HEAD)
+
+# A branch is not a version.
+if step "$tmp/ada" build.sh CB_LAB_REF=main 2>"$tmp/refused.txt"; then
+  echo "a branch as CB_LAB_REF was accepted" >&2; exit 1
+fi
+grep -q "pin it to a release tag" "$tmp/refused.txt"
+
+# The build, under CI=true, with the compiler of this Debian.
+step "$tmp/ada" build.sh CB_LAB_REF="$ref" >"$tmp/build.log" 2>&1 || { tail -40 "$tmp/build.log" >&2; exit 1; }
+[ -x "$tmp/ada/.cb-lab-bin/cb-grade" ]
+if ldd "$tmp/ada/.cb-lab-bin/cb-grade" >/dev/null 2>&1; then echo "the cached cb-grade is not static" >&2; exit 1; fi
+
+check() {  # check REPO PYTHON-EXPRESSION-ON-r
+  result "$1" | /usr/bin/python3 -c "import json,sys; r=json.load(sys.stdin); assert $2, r"
+}
+# A right kit: 8 steps and conformance's 3 points, and its reports for the artifact.
+step "$tmp/ada" grade.sh >"$tmp/ada.log" 2>&1 || { cat "$tmp/ada.log" >&2; exit 1; }
+check "$tmp/ada" "r['version'] == 1 and r['status'] == 'pass' and r['max_score'] == 11 and sum(t['score'] for t in r['tests']) == 11 and len(r['tests']) == 9"
+for f in report.html report.txt report.json classroom.json; do [ -s "$tmp/ada/cb-lab-report/$f" ]; done
+
+# The next push of another student: the cached grader, no build (the cache restores .cb-lab-bin
+# and skips the checkout and the build), a classic mistake: step 3 and conformance lost.
+student "$tmp/bob" "sum(self.window) \* 100 >= " "sum(self.window) * 100 > "
+cp -r "$tmp/ada/.cb-lab-bin" "$tmp/bob/"
+step "$tmp/bob" grade.sh >"$tmp/bob.log" 2>&1 || { cat "$tmp/bob.log" >&2; exit 1; }
+check "$tmp/bob" "r['status'] == 'fail' and r['max_score'] == 11 and sum(t['score'] for t in r['tests']) == 7 and [t['status'] for t in r['tests']][2] == 'fail'"
+
+# A grader that cannot grade at all (a rubric it cannot read): still a result, 0 posted.
+echo '{"points": ' >"$tmp/bob/.github/cb-lab/rubric.json"
+step "$tmp/bob" grade.sh >"$tmp/broken.log" 2>&1 || { cat "$tmp/broken.log" >&2; exit 1; }
+check "$tmp/bob" "r['status'] == 'error' and r['max_score'] > 0 and r['tests'][0]['score'] == 0 and 'rubric' in r['tests'][0]['message']"
+echo "classroom workflow: built under CI=true, a branch refused, 3 pushes graded and posted"

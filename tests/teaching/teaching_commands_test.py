@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""docs/TEACHING.md's commands, run exactly as written. Every ```sh block in it is marked with a
+<!-- teaching-test: NAME --> line (an unmarked one fails this test, so none can drift from what
+is run), and the block under <!-- teaching-test: rubric.json --> is the rubric the others read.
+They run in order in one directory holding a class (bench/class/make_class.py: a right Python
+kit, one with a classic mistake, an empty folder), each line as the instructor would type it,
+and what each says it makes is checked.
+
+    teaching_commands_test.py CB-GRADE CB-LAB STATIC-GRADE-DIR STATIC-SERVER-DIR
+"""
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROJECT = os.path.normpath(os.path.join(HERE, "..", ".."))
+
+
+def blocks(text):
+    """[(marker, language, lines)] in the document's order; marker None when unmarked."""
+    out, marker, lang, body = [], None, None, None
+    for line in text.splitlines():
+        if body is not None:
+            if line.startswith("```"):
+                out.append((marker, lang, body))
+                marker, body = None, None
+            else:
+                body.append(line)
+            continue
+        m = re.match(r"<!-- teaching-test: (\S+) -->$", line)
+        if m:
+            marker = m.group(1)
+        elif line.startswith("```"):
+            lang, body = line[3:].strip(), []
+        elif line.strip():
+            marker = None  # a marker names the block right under it
+    return out
+
+
+def main():
+    grade, lab, static_grade, static_server = (os.path.realpath(a) for a in sys.argv[1:5])
+    found = blocks(open(os.path.join(PROJECT, "docs", "TEACHING.md")).read())
+    unmarked = [b for b in found if b[1] == "sh" and b[0] is None]
+    if unmarked:
+        sys.exit(f"TEACHING.md: a command block no test runs: {unmarked[0][2][0]!r} (mark it <!-- teaching-test: NAME -->)")
+    work = tempfile.mkdtemp()
+    try:
+        run_all(found, work, grade, lab, static_grade, static_server)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"TEACHING.md: {sum(1 for b in found if b[1] == 'sh')} command blocks run as written")
+
+
+def run_all(found, work, grade, lab, static_grade, static_server):
+    subprocess.run([sys.executable, os.path.join(PROJECT, "bench", "class", "make_class.py"), os.path.join(work, "subs"),
+                    "--cb-lab", lab, "--one-each", "--kinds", "right,gt,empty", "--langs", "python"],
+                   check=True, stdout=subprocess.DEVNULL)
+    expected = json.load(open(os.path.join(work, "subs.expected.json")))
+    os.remove(os.path.join(work, "subs.expected.json"))
+    right = next(n for n, e in expected.items() if e["kind"] == "right")
+    bin_dir = os.path.join(work, ".bin")
+    os.makedirs(bin_dir)
+    for prog, d in (("cb-grade", os.path.dirname(grade)), ("cb-lab", os.path.dirname(lab))):
+        os.symlink(os.path.join(d, prog), os.path.join(bin_dir, prog))
+    static = os.path.join(work, ".static")
+    os.makedirs(static)
+    os.symlink(os.path.join(static_grade, "cb-grade-static"), os.path.join(static, "cb-grade-static"))
+    os.symlink(os.path.join(static_server, "flaky-server-static"), os.path.join(static, "flaky-server-static"))
+    os.symlink(os.path.join(PROJECT, "grader"), os.path.join(work, "grader"))
+    env = dict(os.environ, PATH=bin_dir + ":/usr/bin:/bin:" + os.environ.get("PATH", ""), CB_STATIC_BIN=static)
+    # The rubric first: the commands that read it come before it in the text.
+    rubric = [lines for marker, _, lines in found if marker == "rubric.json"]
+    assert len(rubric) == 1, "TEACHING.md: expected one block marked rubric.json"
+    json.loads("\n".join(rubric[0]))
+    open(os.path.join(work, "rubric.json"), "w").write("\n".join(rubric[0]) + "\n")
+    for marker, lang, lines in found:
+        if lang != "sh":
+            continue
+        cwd = work
+        if marker == "one":  # in a student's kit, as its README says
+            cwd = os.path.join(work, "subs", right)
+            shutil.copy(os.path.join(work, "rubric.json"), cwd)
+        for line in lines:
+            if not line.strip():
+                continue
+            r = subprocess.run(["bash", "-c", line], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+            allowed = (0, 1) if line.startswith("cb-grade") else (0,)
+            if r.returncode not in allowed:
+                sys.exit(f"TEACHING.md [{marker}]: {line}\n  exit {r.returncode}\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
+            check(marker, line, r, work, cwd, expected)
+
+
+def rows(path):
+    with open(path, newline="") as f:
+        return {row["submission"]: row for row in csv.DictReader(f)}
+
+
+def check(marker, line, r, work, cwd, expected):
+    where = f"TEACHING.md [{marker}]: {line}"
+    if marker == "class":
+        book = rows(os.path.join(work, "gradebook.csv"))
+        assert set(book) == set(expected), (where, book.keys())
+        for name, want in expected.items():
+            got = book[name]
+            if want["kind"] == "empty":
+                assert got["status"] == "empty", (where, got)
+                continue
+            assert got["status"] == "graded", (where, got)
+            assert got["conformance"] == want["conformance"], (where, got)
+            for f in ("report.html", "report.txt", "report.json", "record.json", "conformance.json", "grading.json"):
+                assert os.path.isfile(os.path.join(work, "reports", name, f)), (where, name, f)
+        assert len({row["conformance_seed"] for row in book.values() if row["status"] == "graded"}) == 1, where
+    elif marker == "regrade":
+        assert re.search(r"regraded 3 submissions, \d+ changed", r.stderr), (where, r.stderr)
+        book = rows(os.path.join(work, "gradebook.csv"))
+        right = next(n for n, e in expected.items() if e["kind"] == "right")
+        # The rubric's points: 14 for the steps, 5 for conformance.
+        assert book[right]["score"] == "19" and book[right]["max_score"] == "19", (where, book[right])
+        assert "changes" in book[right], where
+    elif marker == "variants" and line.startswith("cb-grade"):
+        book = rows(os.path.join(work, "gradebook.csv"))
+        assert all(row["student"] == name for name, row in book.items()), (where, book)
+    elif marker == "variants" and line.startswith("cb-lab init"):
+        assert os.path.isfile(os.path.join(work, "kits", "ada", "lab-settings.json")), where
+    elif marker == "one":
+        report = r.stdout
+        assert "Conformance" in report and "seed 20261201" in report, (where, report[-1500:])
+        assert os.path.isfile(os.path.join(cwd, "out", "state.json")), where
+    elif marker == "zip":
+        with zipfile.ZipFile(os.path.join(work, "autograder.zip")) as z:
+            names = set(z.namelist())
+            assert {"setup.sh", "run_autograder", "bin/cb-grade", "rubric.json", "max_score"} <= names, (where, names)
+            assert z.read("max_score").decode().strip() == "19", where
+
+
+if __name__ == "__main__":
+    main()

@@ -221,6 +221,19 @@ TEST_CASE("cb-grade --batch: a class at once - into one gradebook") {
         r.out, std::regex("\ncarol,graded,[0-9.]+,8,false,skip,[^,]*,[^,]*,skip,[^,]*,[^,]*,skip,[^,]*,[^,]*,pass,,,"
                           "pass,,,pass,,,fail,s7\\.[a-z_]+,[^\n]*\n")));
   }
+  SUBCASE("a row that cannot be graded says why, in its error column") {
+    // No --run, and the files are said to be in out/, which no submission has.
+    const Ran r = run({kGrade, "--batch", root.path(), "--batch-files", "out"});
+    CHECK(r.exit_code == 1);
+    CHECK(std::regex_search(r.out, std::regex("\nalice,error,0,,false,[^\n]*,[^,\n]*alice/out[^,\n]*\n")));
+  }
+  SUBCASE("a progress line on a terminal, and none in a pipe") {
+    // script(1) gives the grader a terminal; its standard error is then the typescript.
+    const Ran tty = run({"/usr/bin/script", "-qec", "'" + kGrade + "' --batch '" + root.path() + "' -o /dev/null", "/dev/null"});
+    CHECK(std::regex_search(tty.out, std::regex("\\[3/3\\] 0:[0-9]{2} elapsed, about 0:00 to go")));
+    const Ran piped = run({kGrade, "--batch", root.path(), "-o", "/dev/null"});
+    CHECK(piped.err.empty());
+  }
   SUBCASE("with --run: each on a server of its own - in parallel - as JSON") {
     const Ran r = run({kGrade, "--batch", root.path(), "--batch-files", "out", "--run", "python3 breaker.py",
                        "--format", "json", "-j", "2"});

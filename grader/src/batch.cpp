@@ -17,22 +17,6 @@
 namespace cb::grade {
 namespace {
 
-Result<std::vector<std::string>> subdirectories(const std::string& root) {
-  DIR* d = ::opendir(root.c_str());
-  if (d == nullptr) return Error{root + ": cannot list: " + std::strerror(errno)};
-  std::vector<std::string> names;
-  while (const dirent* e = ::readdir(d)) {
-    const std::string name = e->d_name;
-    if (name == "." || name == ".." || name[0] == '.') continue;
-    struct stat st {};
-    // lstat: a symbolic link among the submissions is not followed out of the root.
-    if (::lstat((root + "/" + name).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) names.push_back(name);
-  }
-  ::closedir(d);
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 // A folder with nothing in it (hidden entries aside: a clone of an empty repository still has
 // .git) was not handed in: its own status, not a program that failed every step.
 bool is_empty(const std::string& dir) {
@@ -147,8 +131,24 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
 
 }  // namespace
 
+Result<std::vector<std::string>> submission_folders(const std::string& root) {
+  DIR* d = ::opendir(root.c_str());
+  if (d == nullptr) return Error{root + ": cannot list: " + std::strerror(errno)};
+  std::vector<std::string> names;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name == "." || name == ".." || name[0] == '.') continue;
+    struct stat st {};
+    // lstat: a symbolic link among the submissions is not followed out of the root.
+    if (::lstat((root + "/" + name).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) names.push_back(name);
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 Result<std::vector<BatchRow>> grade_batch(const BatchOptions& o) {
-  auto names = subdirectories(o.root);
+  auto names = submission_folders(o.root);
   if (!names) return names.error();
   if (!o.reports_dir.empty())
     if (auto made = make_directories(o.reports_dir); !made) return made.error();

@@ -1,11 +1,6 @@
 #include "cb/grade/regrade.h"
 
-#include <dirent.h>
-#include <sys/stat.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 
 #include "cb/grade/conformance_check.h"
 #include "cb/grade/variant.h"
@@ -14,21 +9,6 @@
 
 namespace cb::grade {
 namespace {
-
-Result<std::vector<std::string>> kept_folders(const std::string& root) {
-  DIR* d = ::opendir(root.c_str());
-  if (d == nullptr) return Error{root + ": cannot list: " + std::strerror(errno)};
-  std::vector<std::string> names;
-  while (const dirent* e = ::readdir(d)) {
-    const std::string name = e->d_name;
-    if (name[0] == '.') continue;
-    struct stat st {};
-    if (::lstat((root + "/" + name).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) names.push_back(name);
-  }
-  ::closedir(d);
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 std::string status_at(const nlohmann::json& j) {
   return j.is_object() && j.contains("status") && j["status"].is_string() ? j["status"].get<std::string>() : "";
@@ -177,7 +157,7 @@ std::string changes(const nlohmann::json& before, const Report& after) {
 }
 
 Result<std::vector<BatchRow>> regrade(const RegradeOptions& o) {
-  auto names = kept_folders(o.dir);
+  auto names = submission_folders(o.dir);
   if (!names) return names.error();
   std::vector<BatchRow> rows(names->size());
   for_each_submission(

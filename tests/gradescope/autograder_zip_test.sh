@@ -38,6 +38,15 @@ for f in bin/cb-grade bin/flaky-server; do
   env -i "$src/$f" --help >/dev/null || { echo "$f does not run in an empty environment" >&2; exit 1; }
 done
 
+unpack() {  # unpack ZIP: a fresh fake /autograder with ZIP in its source/, modes kept
+  rm -rf "$tmp/autograder"
+  mkdir -p "$tmp/autograder/source"
+  (cd "$tmp/autograder/source" && /usr/bin/python3 -c "
+import os, sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as z:
+    for info in z.infolist():
+        os.chmod(z.extract(info, '.'), (info.external_attr >> 16) & 0o777)" "$1")
+}
 check_json() {  # check_json FILE PYTHON-EXPRESSION-ON-d
   /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert $2, d" "$1"
 }
@@ -66,13 +75,7 @@ check_json "$tmp/autograder/results/results.json" "d['score'] == 10 and d['max_s
 echo "a course key for the zip test, 32b" >"$tmp/course.key"
 "$project/grader/gradescope/make-autograder-zip" "$tmp/keyed.zip" --bin "$tmp/bin" --rubric "$tmp/rubric.json" \
   --course-key "$tmp/course.key" >/dev/null
-rm -rf "$tmp/autograder"
-mkdir -p "$tmp/autograder/source"
-(cd "$tmp/autograder/source" && /usr/bin/python3 -c "
-import os, sys, zipfile
-with zipfile.ZipFile(sys.argv[1]) as z:
-    for info in z.infolist():
-        os.chmod(z.extract(info, '.'), (info.external_attr >> 16) & 0o777)" "$tmp/keyed.zip")
+unpack "$tmp/keyed.zip"
 [ -f "$src/course.key" ] || { echo "the keyed zip has no course.key" >&2; exit 1; }
 "$3" init "$tmp/autograder/submission" --lang python --student ada@example.edu --course-key "$tmp/course.key" >/dev/null
 cp "$project/tests/kits/python/breaker.py" "$tmp/autograder/submission/"
@@ -89,14 +92,7 @@ check_json "$tmp/autograder/results/results.json" "d['tests'][0]['status'] == 'f
 # A sample of a generated class (bench/class/make_class.py: each kit right, with each classic
 # mistake, and crashing), each graded by the zip's cb-grade as Gradescope would, its results.json
 # checked field by field and its verdict the one it was built to earn.
-rm -f "$tmp/autograder/submission_metadata.json"
-rm -rf "$tmp/autograder"
-mkdir -p "$tmp/autograder/source"
-(cd "$tmp/autograder/source" && /usr/bin/python3 -c "
-import os, sys, zipfile
-with zipfile.ZipFile(sys.argv[1]) as z:
-    for info in z.infolist():
-        os.chmod(z.extract(info, '.'), (info.external_attr >> 16) & 0o777)" "$tmp/autograder.zip")
+unpack "$tmp/autograder.zip"
 /usr/bin/python3 "$project/bench/class/make_class.py" "$tmp/class" --cb-lab "$3" --one-each --kinds right,gt,4xx,crash >/dev/null
 samples=0
 for sub in "$tmp/class"/*/; do

@@ -62,6 +62,10 @@ struct BatchRow {
   std::string changes;
 };
 
+// The subdirectories of `root`, sorted, hidden ones aside; a symbolic link is never one (it is
+// not followed out of the root). Errors: the root cannot be listed.
+[[nodiscard]] Result<std::vector<std::string>> submission_folders(const std::string& root);
+
 // Errors: the root cannot be listed, or the reports directory cannot be made.
 [[nodiscard]] Result<std::vector<BatchRow>> grade_batch(const BatchOptions& options);
 

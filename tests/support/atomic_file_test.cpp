@@ -1,6 +1,7 @@
 // Files written whole or not at all, through a temporary file nobody else made.
 #include <doctest/doctest.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -42,6 +43,21 @@ TEST_CASE("atomic file: a link at the target is replaced, and what it points to 
   CHECK_FALSE(fs::is_symlink(dir / "report.json"));
   CHECK(slurp(dir / "report.json") == "report\n");
   CHECK(slurp(elsewhere / "precious") == "keep me");
+}
+
+TEST_CASE("atomic file: a device is written to in place, never replaced (-o /dev/null)") {
+  // A null device of our own, in a temporary directory: if this ever regressed it would replace
+  // that node, not the machine's /dev/null (which a grader run with -o /dev/null once did).
+  if (::geteuid() != 0) return;  // mknod needs root
+  TempDir dir;
+  REQUIRE(::mknod((dir / "null").c_str(), S_IFCHR | 0666, ::makedev(1, 3)) == 0);
+  REQUIRE(write_file_atomically(dir / "null", "a report nobody keeps\n").ok());
+  struct stat st {};
+  REQUIRE(::lstat((dir / "null").c_str(), &st) == 0);
+  CHECK(S_ISCHR(st.st_mode));
+  CHECK(st.st_rdev == ::makedev(1, 3));
+  // Nothing left beside it.
+  CHECK(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator{}) == 1);
 }
 
 TEST_CASE("atomic file: a directory that cannot be written to is a one-line error naming the file") {

@@ -9,7 +9,8 @@ namespace cb {
 // Writes `content` to `path` atomically: a temporary file beside it, flushed, then renamed over
 // it, so a reader sees the old file or the new one and never half of one. The temporary file
 // has a random name and is created new (O_EXCL|O_NOFOLLOW, checked with fstat), as mkstemp makes
-// one: nothing another process put in the directory can stand in for it.
+// one: nothing another process put in the directory can stand in for it. A character device at
+// `path` (`-o /dev/null`, a terminal) is written to in place instead: a device is never replaced.
 [[nodiscard]] Result<void> write_file_atomically(const std::string& path, const std::string& content);
 
 // mkdir -p: every missing directory on the way, and an error if `path` ends up not a directory.

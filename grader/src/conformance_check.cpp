@@ -76,13 +76,14 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Program& pr
     part.status = Status::Fail;
     part.failing_trace = i;
     part.original_calls = trace.calls.size();
-    if (replies.answers.empty() && !replies.problem.empty()) {
-      // Not one answer (it could not start, or its file is not there): a smaller trace would
-      // say nothing more, and the reason is in what it said on standard error.
-      part.rule = "no_answer";
-      part.message = "gave no answer at all: " + replies.problem;
+    if (d && replies.answers.empty() && !replies.problem.empty()) {
+      // Not one answer (it could not start, or its file is not there): shrinking would run it a
+      // few hundred times more to say the same, and the reason is in its standard error.
+      const Explanation why = explain(*d, trace, replies);
+      part.rule = why.id;
+      part.message = why.text;
       part.stderr_tail = replies.stderr_tail;
-      part.input.push_back(settings_line(trace.settings));
+      table(part, trace, replies, *d);
       break;
     }
     if (!d) {

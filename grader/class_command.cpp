@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 
 #include "cb/bounded_file.h"
@@ -38,7 +39,7 @@ class Progress {
  private:
   static int digits(std::size_t n) { return static_cast<int>(std::to_string(n).size()); }
   static std::string clock(double seconds) {
-    const auto s = static_cast<long>(seconds + 0.5);
+    const long s = std::lround(seconds);
     char buf[32];
     std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
     return buf;
@@ -49,8 +50,7 @@ class Progress {
 };
 
 int finish(const Options& o, const std::vector<BatchRow>& rows) {
-  if (const int rc = emit(o, gradebook_json_wanted(o) ? gradebook_json(rows) : gradebook_csv(rows)); rc != 0)
-    return rc;
+  if (const int rc = emit(o, gradebook_json_wanted(o) ? gradebook_json(rows) : gradebook_csv(rows)); rc != 0) return rc;
   bool all_passed = true;
   for (const auto& r : rows) all_passed = all_passed && r.report && r.report->passed;
   return static_cast<int>(all_passed ? ExitCode::Ok : ExitCode::Failed);
@@ -72,8 +72,9 @@ std::string flags_not_for_a_class(const CLI::App& app, const Options& o) {
       if (app.count(flag) > 0) refused.emplace_back(flag);
   }
   if (app.count("--format") > 0 && o.format != "json" && o.format != "csv")
-    refused.push_back("--format " + o.format + " (a gradebook is csv or json; --reports DIR writes each student's "
-                                               "report as text, JSON and HTML)");
+    refused.push_back("--format " + o.format +
+                      " (a gradebook is csv or json; --reports DIR writes each student's "
+                      "report as text, JSON and HTML)");
   std::string out;
   for (const std::string& f : refused) out += (out.empty() ? "" : ", ") + f;
   return out;

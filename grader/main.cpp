@@ -148,7 +148,8 @@ int main(int argc, char** argv) {
   }
 
   const auto format = parse_format(o.format);
-  if (!format) return could_not_run("--format: '" + o.format + "' is not one of text, json, junit, gradescope, html, classroom");
+  if (!format)
+    return could_not_run("--format: '" + o.format + "' is not one of text, json, junit, gradescope, html, classroom");
   const auto timeout = cb::parse_duration(o.timeout);
   if (!timeout || timeout->count() <= 0)
     return could_not_run("--timeout: '" + o.timeout + "' is not a positive duration like 60s");
@@ -227,8 +228,9 @@ int main(int argc, char** argv) {
   }
   if (!o.regrade.empty()) return run_regrade(o, grade_options);
   // The traces: the flags', else the rubric's (an assignment's fixed seed), else a random seed.
-  const int traces = app.count("--traces") > 0 || !grade_options.rubric.traces ? o.traces : *grade_options.rubric.traces;
-  const std::uint64_t seed = app.count("--seed") > 0    ? o.seed
+  const int traces =
+      app.count("--traces") > 0 || !grade_options.rubric.traces ? o.traces : *grade_options.rubric.traces;
+  const std::uint64_t seed = app.count("--seed") > 0     ? o.seed
                              : grade_options.rubric.seed ? *grade_options.rubric.seed
                                                          : random_seed();
   if (!o.record_file.empty() && (!o.run.empty() || !o.server.empty()))

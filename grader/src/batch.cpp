@@ -116,11 +116,12 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
     inputs.conformance_traces = o.conformance->traces;
     inputs.conformance_seed = o.conformance->seed;
     if (!inputs.sandbox) inputs.sandbox = report.sandbox = sandbox_info(o.sandbox->containment(*box));
-    add_conformance(report, conformance_part(inputs, options.rubric, answers->recording(conformance::process_program(po))));
+    add_conformance(report,
+                    conformance_part(inputs, options.rubric, answers->recording(conformance::process_program(po))));
   }
   if (!o.reports_dir.empty()) {
-    if (auto kept = keep_grade(o.reports_dir + "/" + name, report, inputs, record, graded,
-                               answers ? &*answers : nullptr, spec);
+    if (auto kept =
+            keep_grade(o.reports_dir + "/" + name, report, inputs, record, graded, answers ? &*answers : nullptr, spec);
         !kept)
       return fail("keeping its reports: " + kept.error().message);
   }

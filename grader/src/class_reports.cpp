@@ -35,18 +35,17 @@ nlohmann::json inputs_json(const GradeInputs& in) {
                    {"evidence_failure", in.evidence_failure},
                    {"run_output", in.run_output}};
   if (in.program)
-    j["program"] = {{"seconds", in.program->seconds},         {"exit_code", in.program->exit_code},
-                    {"timed_out", in.program->timed_out},     {"limit_seconds", in.program->limit_seconds},
-                    {"limit_hit", in.program->limit_hit},     {"limit_text", in.program->limit_text}};
+    j["program"] = {{"seconds", in.program->seconds},     {"exit_code", in.program->exit_code},
+                    {"timed_out", in.program->timed_out}, {"limit_seconds", in.program->limit_seconds},
+                    {"limit_hit", in.program->limit_hit}, {"limit_text", in.program->limit_text}};
   if (in.sandbox)
     j["sandbox"] = {{"containment", in.sandbox->containment},
                     {"trusted", in.sandbox->trusted},
                     {"description", in.sandbox->description},
                     {"details", in.sandbox->details}};
   if (!in.conformance_command.empty())
-    j["conformance"] = {{"command", in.conformance_command},
-                        {"traces", in.conformance_traces},
-                        {"seed", in.conformance_seed}};
+    j["conformance"] = {
+        {"command", in.conformance_command}, {"traces", in.conformance_traces}, {"seed", in.conformance_seed}};
   return j;
 }
 
@@ -66,8 +65,8 @@ Result<GradeInputs> inputs_of(const nlohmann::json& j, const std::string& name) 
     in.evidence_failure = string_at(j, "evidence_failure");
     in.run_output = string_at(j, "run_output");
     if (const auto p = j.find("program"); p != j.end() && p->is_object())
-      in.program = ProgramRun{p->at("seconds").get<double>(),       p->at("exit_code").get<int>(),
-                              p->at("timed_out").get<bool>(),       p->at("limit_seconds").get<double>(),
+      in.program = ProgramRun{p->at("seconds").get<double>(),        p->at("exit_code").get<int>(),
+                              p->at("timed_out").get<bool>(),        p->at("limit_seconds").get<double>(),
                               p->at("limit_hit").get<std::string>(), p->at("limit_text").get<std::string>()};
     if (const auto s = j.find("sandbox"); s != j.end() && s->is_object())
       in.sandbox = SandboxInfo{s->at("containment").get<std::string>(), s->at("trusted").get<bool>(),

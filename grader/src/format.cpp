@@ -169,10 +169,11 @@ std::string render_classroom(const Report& r) {
                      {"score", s.score},
                      {"message", s.status == Status::Pass ? std::string() : check_lines(s)}});
   if (r.conformance)
-    tests.push_back({{"name", "Conformance: your breaker on " + std::to_string(r.conformance->traces) + " generated traces"},
-                     {"status", status_of(r.conformance->status)},
-                     {"score", r.conformance->score},
-                     {"message", r.conformance->status == Status::Pass ? std::string() : conformance_lines(*r.conformance)}});
+    tests.push_back(
+        {{"name", "Conformance: your breaker on " + std::to_string(r.conformance->traces) + " generated traces"},
+         {"status", status_of(r.conformance->status)},
+         {"score", r.conformance->score},
+         {"message", r.conformance->status == Status::Pass ? std::string() : conformance_lines(*r.conformance)}});
   const nlohmann::json out{{"version", 1},
                            {"status", status_of(r.status)},
                            {"max_score", r.max_score},

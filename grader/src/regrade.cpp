@@ -148,7 +148,7 @@ std::string changes(const nlohmann::json& before, const Report& after) {
   if (score_was != after.score || max_was != after.max_score)
     said.push_back("score " + points(score_was) + "/" + points(max_was) + " -> " + points(after.score) + "/" +
                    points(after.max_score));
-  if (before.value("lab_spec_sha256", "") != after.lab_spec_sha256) said.push_back("another lab spec");
+  if (before.value("lab_spec_sha256", "") != after.lab_spec_sha256) said.emplace_back("another lab spec");
   if (before.value("grader_version", "") != after.grader_version)
     said.push_back("grader " + before.value("grader_version", std::string("?")) + " -> " + after.grader_version);
   std::string out;

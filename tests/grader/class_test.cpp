@@ -51,18 +51,18 @@ struct Class {
     // The window's trip compared with > (opens a call late): step 3 and the conformance rule.
     python_kit(root / "bob", "sum(self.window) * 100 >= self.failure_rate_percent",
                "sum(self.window) * 100 > self.failure_rate_percent");
-    python_kit(root / "=cmd");  // a spreadsheet would run this name as a formula
+    python_kit(root / "=cmd");            // a spreadsheet would run this name as a formula
     fs::create_directory(root / "dora");  // handed in nothing
     python_kit(root / "eve");
     root.write("eve/run.sh", "echo 'Traceback: boom' >&2\nexit 3\n");
     python_kit(root / "fay");
     root.write("fay/run.sh", "exec sleep 600\n");  // hangs: killed at the time limit
-    python_kit(root / "gil");  // floods its output, then does the lab right
+    python_kit(root / "gil");                      // floods its output, then does the lab right
     root.write("gil/run.sh", "head -c 20000000 /dev/zero | tr '\\0' x\nexec python3 lab.py \"$@\"\n");
   }
   Ran batch(const std::vector<std::string>& extra) const {
-    std::vector<std::string> argv{kGrade,   "--batch",      root.path(), "--run",    "sh run.sh", "--timeout", "8s",
-                                  "--conformance", "sh replay.sh", "--traces",  "20", "-j",  "6"};
+    std::vector<std::string> argv{kGrade,          "--batch",      root.path(), "--run", "sh run.sh", "--timeout", "8s",
+                                  "--conformance", "sh replay.sh", "--traces",  "20",    "-j",        "6"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     return run(argv, "", {}, std::chrono::seconds{180});
   }
@@ -99,8 +99,8 @@ TEST_CASE("cb-grade --batch --reports: a report for every student, and a gradebo
     CHECK(!a["sandbox"].get<std::string>().empty());
     CHECK(!a["grader_version"].get<std::string>().empty());
     CHECK(a["lab_spec_sha256"].get<std::string>().size() == 64);
-    for (const char* f : {"report.json", "report.txt", "report.html", "record.json", "conformance.json",
-                          "grading.json", "files/state.json", "files/transitions.log"})
+    for (const char* f : {"report.json", "report.txt", "report.html", "record.json", "conformance.json", "grading.json",
+                          "files/state.json", "files/transitions.log"})
       CHECK_MESSAGE(fs::is_regular_file(out / ("reports/alice/" + std::string(f))), f);
     const json report = json::parse(std::ifstream(out / "reports/alice/report.json"));
     CHECK(report["score"] == 9);
@@ -163,7 +163,9 @@ TEST_CASE("cb-grade --regrade: a new rubric over the kept evidence, nothing run,
     CHECK(r.exit_code == 1);
     CHECK(r.err.find("regraded 7 submissions, 0 changed") != std::string::npos);
     const auto again = by_submission(json::parse(std::ifstream(out / "again.json")));
-    for (const auto& [name, row] : before) {
+    for (const auto& entry : before) {
+      const std::string& name = entry.first;  // not a structured binding: clang 14 cannot capture one
+      const json& row = entry.second;
       CAPTURE(name);
       CHECK(again.at(name)["score"] == row["score"]);
       CHECK(again.at(name).value("steps", json()) == row.value("steps", json()));

@@ -230,8 +230,8 @@ TEST_CASE("cb-grade --batch: a class at once - into one gradebook") {
   SUBCASE("a progress line on a terminal, and none in a pipe") {
     // script(1) gives the grader a terminal; its standard error is then the typescript.
     TempDir out;
-    const Ran tty =
-        run({"/usr/bin/script", "-qec", "'" + kGrade + "' --batch '" + root.path() + "' -o '" + out / "book.csv'", "/dev/null"});
+    const Ran tty = run({"/usr/bin/script", "-qec",
+                         "'" + kGrade + "' --batch '" + root.path() + "' -o '" + out / "book.csv'", "/dev/null"});
     CHECK(std::regex_search(tty.out, std::regex("\\[3/3\\] 0:[0-9]{2} elapsed, about 0:00 to go")));
     const Ran piped = run({kGrade, "--batch", root.path(), "-o", out / "book.csv"});
     CHECK(piped.err.empty());

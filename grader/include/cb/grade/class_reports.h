@@ -39,7 +39,7 @@ struct GradeInputs {
 };
 
 struct KeptGrade {
-  std::string dir;  // DIR/NAME
+  std::string dir;                       // DIR/NAME
   RowStatus status = RowStatus::Graded;  // empty or error: nothing else is kept but why
   std::string error;
   GradeInputs inputs;

@@ -17,7 +17,7 @@ struct ConformanceOptions {
   conformance::ShrinkBudget shrink;
   double points = 1;  // all or nothing: one wrong answer is a wrong breaker
   std::string visibility = "visible";
-  int jobs = 1;       // traces run at once (each its own process); the verdict does not depend on it
+  int jobs = 1;  // traces run at once (each its own process); the verdict does not depend on it
 };
 
 // Runs traces 0..traces-1 of the seed through `program` and stops at the first it answers

@@ -23,7 +23,7 @@ namespace cb::grade {
                                                const conformance::Program& program);
 
 struct RegradeOptions {
-  std::string dir;    // what --batch --reports kept
+  std::string dir;     // what --batch --reports kept
   GradeOptions grade;  // the rubric and the lab to grade on now (a variant keeps its numbers)
   int jobs = 0;        // 0: one per core
   std::function<void(std::size_t done, std::size_t total)> progress;

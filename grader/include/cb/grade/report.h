@@ -99,7 +99,7 @@ struct ConformancePart {
   std::string stderr_tail;           // the end of the program's standard error on that trace
   int shrink_runs = 0;
   double shrink_seconds = 0;
-  bool shrunk_fully = true;  // false: the shrinking budget ran out first
+  bool shrunk_fully = true;            // false: the shrinking budget ran out first
   std::string visibility = "visible";  // the rubric's, for Gradescope
 };
 

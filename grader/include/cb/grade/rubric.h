@@ -18,8 +18,8 @@ namespace cb::grade {
 //    "seed": 12345, "traces": 200}                               the conformance traces, fixed
 // Visibilities are Gradescope's: visible, hidden, after_due_date, after_published.
 struct Rubric {
-  std::array<double, kGradedSteps + 1> points{};  // [1..kGradedSteps]
-  double conformance = 1;                         // --conformance, all or nothing
+  std::array<double, kGradedSteps + 1> points{};         // [1..kGradedSteps]
+  double conformance = 1;                                // --conformance, all or nothing
   std::array<std::string, kGradedSteps + 1> visibility;  // [1..kGradedSteps]
   std::string conformance_visibility = "visible";
   std::string stdout_visibility = "visible";

@@ -1,12 +1,8 @@
 #include "class_command.h"
 
-#include <unistd.h>
-
-#include <cmath>
-#include <cstdio>
-
 #include "cb/bounded_file.h"
 #include "cb/grade/regrade.h"
+#include "progress_line.h"
 
 namespace cb::grade {
 namespace {
@@ -14,40 +10,6 @@ namespace {
 bool gradebook_json_wanted(const Options& o) {
   return o.format == "json" || (o.output.size() > 5 && o.output.substr(o.output.size() - 5) == ".json");
 }
-
-// "[ 12/300] 0:45 elapsed, about 10:20 to go", redrawn in place on a terminal; nothing when
-// standard error is a file or a pipe (a CI log gets no carriage returns).
-class Progress {
- public:
-  Progress() : on_(::isatty(STDERR_FILENO) != 0), started_(std::chrono::steady_clock::now()) {}
-  ~Progress() {
-    if (on_ && drawn_) std::fputc('\n', stderr);
-  }
-  Progress(const Progress&) = delete;
-  Progress& operator=(const Progress&) = delete;
-
-  void operator()(std::size_t done, std::size_t total) {
-    if (!on_) return;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-    const double left = done == 0 ? 0 : elapsed / static_cast<double>(done) * static_cast<double>(total - done);
-    std::fprintf(stderr, "\r[%*zu/%zu] %s elapsed, about %s to go ", digits(total), done, total, clock(elapsed).c_str(),
-                 clock(left).c_str());
-    std::fflush(stderr);
-    drawn_ = true;
-  }
-
- private:
-  static int digits(std::size_t n) { return static_cast<int>(std::to_string(n).size()); }
-  static std::string clock(double seconds) {
-    const long s = std::lround(seconds);
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
-    return buf;
-  }
-  bool on_;
-  bool drawn_ = false;
-  std::chrono::steady_clock::time_point started_;
-};
 
 int finish(const Options& o, const std::vector<BatchRow>& rows) {
   if (const int rc = emit(o, gradebook_json_wanted(o) ? gradebook_json(rows) : gradebook_csv(rows)); rc != 0) return rc;
@@ -103,7 +65,7 @@ int run_batch(const Options& o, const GradeOptions& grade, const std::string& co
   }
   b.sandbox = &sandbox;
   auto rows = [&] {
-    Progress progress;
+    ProgressLine progress;
     b.progress = [&progress](std::size_t done, std::size_t total) { progress(done, total); };
     return grade_batch(b);
   }();
@@ -117,7 +79,7 @@ int run_regrade(const Options& o, const GradeOptions& grade) {
   r.grade = grade;
   r.jobs = o.jobs;
   auto rows = [&] {
-    Progress progress;
+    ProgressLine progress;
     r.progress = [&progress](std::size_t done, std::size_t total) { progress(done, total); };
     return regrade(r);
   }();

@@ -22,6 +22,7 @@
 #include "cb/bounded_file.h"
 #include "cb/grade/variant.h"
 #include "class_command.h"
+#include "progress_line.h"
 #include "cli_options.h"
 #include "sandbox_flags.h"
 
@@ -277,6 +278,8 @@ int main(int argc, char** argv) {
     po.warm_up = std::chrono::duration_cast<std::chrono::milliseconds>(*warm_up);
     po.sandbox = &sandbox;
     po.box = box.get();
+    ProgressLine progress;
+    co.progress = [&progress](std::size_t done, std::size_t total) { progress(done, total); };
     conformance = check_conformance(co, conformance::process_program(po));
   }
   const auto finish = [&](Report& report) {

@@ -69,6 +69,7 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Program& pr
     const Trace& trace = round[k];
     const Replies& replies = answered[k];
     auto d = compare(trace, replies.answers);
+    if (o.progress) o.progress(static_cast<std::size_t>(i) + 1, static_cast<std::size_t>(o.traces));
     if (!d && replies.problem.empty()) {
       ++part.agreed;
       continue;

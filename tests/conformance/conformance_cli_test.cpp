@@ -247,5 +247,20 @@ TEST_CASE("conformance: its part in every format, and its points in the rubric")
   }
 }
 
+TEST_CASE("conformance: a progress line on a terminal, and none in a pipe") {
+  // script(1) gives the grader a terminal; the traces counted there are the traces run.
+  std::string line = "'" + kGrade + "' --conformance '" + kLabHere + " conform' --submission '" + programs() +
+                     "' --seed 3 --traces 6 --format json -o /proc/self/fd/2";
+  for (const std::string& f : sanitized_program_flags()) line += " '" + f + "'";
+  const Ran tty = run({"/usr/bin/script", "-qec", line, "/dev/null"});
+  INFO(tty.out);
+  CHECK(tty.out.find("[6/6] 0:") != std::string::npos);
+  const json quiet = conformance(kLabHere + " conform", {"--seed", "3", "--traces", "6"}, 0);
+  CHECK(quiet["conformance"]["agreed"] == 6);
+  const Ran piped = run(graded({kGrade, "--conformance", kLabHere + " conform", "--submission", programs(), "--seed",
+                                "3", "--traces", "6", "--format", "json"}));
+  CHECK(piped.err.empty());
+}
+
 }  // namespace
 }  // namespace cb::testing

@@ -3,6 +3,7 @@
 // answer shrunk to a smallest trace and named by rule, as one graded part of the report.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "cb/grade/conformance_traces.h"
@@ -17,6 +18,8 @@ struct ConformanceOptions {
   conformance::ShrinkBudget shrink;
   double points = 1;  // all or nothing: one wrong answer is a wrong breaker
   std::string visibility = "visible";
+  // Called after each trace is judged, in order (never two at once).
+  std::function<void(std::size_t done, std::size_t total)> progress;
   int jobs = 1;  // traces run at once (each its own process); the verdict does not depend on it
 };
 

@@ -339,13 +339,7 @@ int main(int argc, char** argv) {
       if (auto copied = copy_lab_files(graded_dir, o.dir, spec); !copied) return could_not_run(copied.error().message);
     server_used = ran->server_url;
     run_output = ran->output_tail;
-    program = ProgramRun{
-        ran->seconds,
-        ran->exit_code,
-        ran->timed_out,
-        std::chrono::duration<double>(*timeout).count(),
-        ran->limit_hit == cb::sandbox::LimitHit::None ? "" : std::string(cb::sandbox::to_string(ran->limit_hit)),
-        cb::sandbox::describe(ran->containment.limits, ran->limit_hit)};
+    program = program_run(*ran, std::chrono::duration_cast<std::chrono::milliseconds>(*timeout));
     if (!ran->record) return could_not_run("reading the fresh server's record: " + ran->record.error().message);
     record = std::move(ran->record).value();
     grade_options.expected_epoch = 1;  // a fresh server, and nobody but the grader may reset it

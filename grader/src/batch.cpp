@@ -80,13 +80,7 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
       return fail("a process the program started could not be stopped (it forks faster than it dies); not graded");
     inputs.server = ran->server_url;
     inputs.run_output = ran->output_tail;
-    inputs.program =
-        ProgramRun{ran->seconds,
-                   ran->exit_code,
-                   ran->timed_out,
-                   std::chrono::duration<double>(o.timeout).count(),
-                   ran->limit_hit == sandbox::LimitHit::None ? "" : std::string(sandbox::to_string(ran->limit_hit)),
-                   sandbox::describe(ran->containment.limits, ran->limit_hit)};
+    inputs.program = program_run(*ran, o.timeout);
     inputs.sandbox = sandbox_info(ran->containment);
     inputs.record_private = ran->record_private;
     inputs.foreign_connections = ran->foreign_connections;

@@ -34,6 +34,15 @@ void table(ConformancePart& part, const Trace& t, const Replies& replies, const 
   }
 }
 
+// The part's verdict on the trace `t` it is shown on: the rule, what it says, and the table.
+void counterexample(ConformancePart& part, const Trace& t, const Replies& replies, const Divergence& d) {
+  const Explanation why = explain(d, t, replies);
+  part.rule = why.id;
+  part.message = why.text;
+  part.stderr_tail = replies.stderr_tail;
+  table(part, t, replies, d);
+}
+
 }  // namespace
 
 std::uint64_t random_seed() {
@@ -80,11 +89,7 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Program& pr
     if (d && replies.answers.empty() && !replies.problem.empty()) {
       // Not one answer (it could not start, or its file is not there): shrinking would run it a
       // few hundred times more to say the same, and the reason is in its standard error.
-      const Explanation why = explain(*d, trace, replies);
-      part.rule = why.id;
-      part.message = why.text;
-      part.stderr_tail = replies.stderr_tail;
-      table(part, trace, replies, *d);
+      counterexample(part, trace, replies, *d);
       break;
     }
     if (!d) {
@@ -111,11 +116,7 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Program& pr
       again = replies;
       d_again = d;
     }
-    const Explanation why = explain(*d_again, shown, again);
-    part.rule = why.id;
-    part.message = why.text;
-    part.stderr_tail = again.stderr_tail;
-    table(part, shown, again, *d_again);
+    counterexample(part, shown, again, *d_again);
     break;
   }
   if (part.status != Status::Fail) part.status = Status::Pass;

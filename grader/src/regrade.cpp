@@ -37,13 +37,14 @@ BatchRow regrade_one(const RegradeOptions& o, const std::string& name) {
   BatchRow row;
   row.submission = name;
   row.regraded = true;
+  const auto fail = [&row](std::string why) {
+    row.status = RowStatus::Error;
+    row.error = std::move(why);
+    return row;
+  };
   const std::string at = o.dir + "/" + name;
   auto kept = read_kept_grade(at);
-  if (!kept) {
-    row.status = RowStatus::Error;
-    row.error = kept.error().message;
-    return row;
-  }
+  if (!kept) return fail(kept.error().message);
   row.student = kept->inputs.student;
   if (kept->status != RowStatus::Graded) {
     row.status = kept->status;
@@ -56,26 +57,14 @@ BatchRow regrade_one(const RegradeOptions& o, const std::string& name) {
     // A student's numbers are kept, not worked out again: the regrade needs no course key, and a
     // new lab spec changes everything but whose numbers are whose.
     auto numbers = numbers_of_settings(kept->inputs.numbers, at + "/grading.json: settings");
-    if (!numbers) {
-      row.status = RowStatus::Error;
-      row.error = numbers.error().message;
-      return row;
-    }
+    if (!numbers) return fail(numbers.error().message);
     auto spec = with_numbers(base, *numbers, kept->inputs.student);
-    if (!spec) {
-      row.status = RowStatus::Error;
-      row.error = at + ": " + spec.error().message;
-      return row;
-    }
+    if (!spec) return fail(at + ": " + spec.error().message);
     options.spec = std::make_shared<const LabSpec>(std::move(*spec));
   }
   const std::string shown = kept->report.is_object() ? kept->report.value("dir", at + "/files") : at + "/files";
   auto files = SubmissionDir::open(at + "/files", shown);
-  if (!files) {
-    row.status = RowStatus::Error;
-    row.error = files.error().message;
-    return row;
-  }
+  if (!files) return fail(files.error().message);
   Report report = grade_kept(*files, kept->record, kept->inputs, options);
   if (kept->answers) {
     ConformancePart part = conformance_part(kept->inputs, options.rubric, kept->answers->replaying());
@@ -86,11 +75,7 @@ BatchRow regrade_one(const RegradeOptions& o, const std::string& name) {
     add_conformance(report, std::move(part));
   }
   row.changes = changes(kept->report, report);
-  if (auto w = write_reports(at, report); !w) {
-    row.status = RowStatus::Error;
-    row.error = "rewriting its reports: " + w.error().message;
-    return row;
-  }
+  if (auto w = write_reports(at, report); !w) return fail("rewriting its reports: " + w.error().message);
   row.status = RowStatus::Graded;
   row.report = std::move(report);
   return row;

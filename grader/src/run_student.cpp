@@ -86,6 +86,15 @@ Result<void> clear_lab_files(const std::string& dir, const LabSpec& spec) {
   return {};
 }
 
+ProgramRun program_run(const RunOutcome& ran, std::chrono::milliseconds limit) {
+  return ProgramRun{ran.seconds,
+                    ran.exit_code,
+                    ran.timed_out,
+                    std::chrono::duration<double>(limit).count(),
+                    ran.limit_hit == sandbox::LimitHit::None ? "" : std::string(sandbox::to_string(ran.limit_hit)),
+                    sandbox::describe(ran.containment.limits, ran.limit_hit)};
+}
+
 Result<void> copy_lab_files(const std::string& from, const std::string& to, const LabSpec& spec) {
   auto dir = SubmissionDir::open(from);
   if (!dir) return dir.error();

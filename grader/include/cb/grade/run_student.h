@@ -45,6 +45,9 @@ struct RunOutcome {
 [[nodiscard]] Result<RunOutcome> run_student(const RunOptions& options, sandbox::Sandbox& sandbox,
                                              const sandbox::Box& box);
 
+// How the program of `ran` ended, as the report carries it (`limit`: the time limit it had).
+[[nodiscard]] ProgramRun program_run(const RunOutcome& ran, std::chrono::milliseconds limit);
+
 // What the programs of a box ran under, as the report carries it.
 [[nodiscard]] SandboxInfo sandbox_info(const sandbox::Containment& containment);
 

@@ -13,6 +13,7 @@
 #include "cb/grade/batch.h"
 #include "cb/grade/class_reports.h"
 #include "cb/grade/conformance_check.h"
+#include "cb/grade/conformance_process.h"
 #include "cb/grade/format.h"
 #include "cb/grade/grade.h"
 #include "cb/grade/lab_spec.h"
@@ -280,7 +281,7 @@ int main(int argc, char** argv) {
     po.box = box.get();
     ProgressLine progress;
     co.progress = [&progress](std::size_t done, std::size_t total) { progress(done, total); };
-    conformance = check_conformance(co, conformance::process_program(po));
+    conformance = check_conformance(co, conformance::process_programs(po));
   }
   const auto finish = [&](Report& report) {
     if (conformance) add_conformance(report, std::move(*conformance));

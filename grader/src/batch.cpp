@@ -9,6 +9,7 @@
 
 #include "cb/grade/class_reports.h"
 #include "cb/grade/conformance_check.h"
+#include "cb/grade/conformance_process.h"
 #include "cb/grade/regrade.h"
 #include "cb/grade/variant.h"
 #include "cb/atomic_file.h"
@@ -111,7 +112,7 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
     inputs.conformance_seed = o.conformance->seed;
     if (!inputs.sandbox) inputs.sandbox = report.sandbox = sandbox_info(o.sandbox->containment(*box));
     add_conformance(report,
-                    conformance_part(inputs, options.rubric, answers->recording(conformance::process_program(po))));
+                    conformance_part(inputs, options.rubric, answers->recording(conformance::process_programs(po))));
   }
   if (!o.reports_dir.empty()) {
     if (auto kept =

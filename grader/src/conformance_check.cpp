@@ -1,10 +1,14 @@
 #include "cb/grade/conformance_check.h"
 
+#include "cb/grade/conformance_diagnosis.h"
+
 #include <sys/random.h>
 
 #include <algorithm>
 #include <chrono>
 #include <future>
+#include <map>
+#include <optional>
 #include <vector>
 
 namespace cb::grade {
@@ -14,33 +18,237 @@ using namespace conformance;
 
 std::string result_of(const Call& c) { return c.timed_out ? "timeout" : std::to_string(c.status); }
 
-std::string answer_of(Decision d, State s) { return std::string(to_string(d)) + " " + std::string(to_string(s)); }
+std::string answer_of(const Answer& a) {
+  return std::string(to_string(a.decision)) + " " + std::string(to_string(a.state));
+}
 
-// The shrunk trace, up to and with the call that differs, as rows a person compares.
-void table(ConformancePart& part, const Trace& t, const Replies& replies, const Divergence& d) {
+bool same_answers(const std::vector<Answer>& a, const std::vector<Answer>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i].decision != b[i].decision || a[i].state != b[i].state) return false;
+  return true;
+}
+
+// `t` up to and with call `last` as rows a person compares, with `input` to replay it.
+Counterexample table(int index, std::size_t original_calls, const Trace& t, const Replies& replies, std::size_t last,
+                     const Replies* alone = nullptr) {
+  Counterexample out;
+  out.trace = index;
+  out.original_calls = original_calls;
+  out.settings = nlohmann::json::parse(settings_line(t.settings));
+  out.input.push_back(settings_line(t.settings));
   Model m(t.settings);
-  part.settings = nlohmann::json::parse(settings_line(t.settings));
-  part.input.push_back(settings_line(t.settings));
-  for (std::size_t i = 0; i <= d.at && i < t.calls.size(); ++i) {
+  for (std::size_t i = 0; i <= last && i < t.calls.size(); ++i) {
     const Step want = m.call(t.calls[i]);
     ConformanceRow row;
     row.t_ms = t.calls[i].t_ms;
     row.result = result_of(t.calls[i]);
-    row.expected = answer_of(want.decision, want.state);
-    if (i < replies.answers.size()) row.got = answer_of(replies.answers[i].decision, replies.answers[i].state);
-    row.differs = i == d.at;
-    part.rows.push_back(row);
-    part.input.push_back(call_line(t.calls[i]));
+    row.expected = answer_of({want.decision, want.state});
+    if (i < replies.answers.size()) row.got = answer_of(replies.answers[i]);
+    if (alone && i < alone->answers.size()) row.alone = answer_of(alone->answers[i]);
+    row.differs = i == last;
+    out.rows.push_back(row);
+    out.input.push_back(call_line(t.calls[i]));
   }
+  return out;
 }
 
-// The part's verdict on the trace `t` it is shown on: the rule, what it says, and the table.
-void counterexample(ConformancePart& part, const Trace& t, const Replies& replies, const Divergence& d) {
-  const Explanation why = explain(d, t, replies);
-  part.rule = why.id;
-  part.message = why.text;
-  part.stderr_tail = replies.stderr_tail;
-  table(part, t, replies, d);
+// A trace answered otherwise, and what it was put down to.
+struct Failure {
+  int index = 0;
+  Trace trace;
+  Replies replies;
+  std::optional<Divergence> d;  // none: every answer right, the protocol broken (or state carried over)
+  Explanation why;
+  Replies alone;  // state_carried_over: the same trace in a process of its own
+  [[nodiscard]] std::size_t at() const { return d ? d->at : trace.calls.size(); }
+};
+
+// Where a breaker's answers in a shared process part from its answers alone: what it carried
+// over from the traces before.
+Failure carried_over(int index, const Trace& trace, Replies shared, Replies alone) {
+  Failure f;
+  f.index = index;
+  f.trace = trace;
+  std::size_t at = 0;
+  while (at < shared.answers.size() && at < alone.answers.size() &&
+         shared.answers[at].decision == alone.answers[at].decision &&
+         shared.answers[at].state == alone.answers[at].state)
+    ++at;
+  f.d = Divergence{std::min(at, trace.calls.size() - 1), {}, std::nullopt};
+  f.why = {"state_carried_over",
+           "answered this trace otherwise after other traces in the same process than in a process of its own: "
+           "something was kept from one trace to the next (build a new breaker, with its own window and clock, "
+           "for each settings line)" +
+               (shared.problem.empty() ? std::string() : "; after the others it " + shared.problem) +
+               (alone.problem.empty() ? std::string() : "; alone it " + alone.problem)};
+  f.replies = std::move(shared);
+  f.alone = std::move(alone);
+  return f;
+}
+
+// Runs and time for asking a program more than its traces (experiments, shrinking), shared by
+// every counterexample of one part.
+class Budget {
+ public:
+  explicit Budget(ShrinkBudget b) : runs_(b.runs), until_(std::chrono::steady_clock::now() + b.time), whole_(b) {}
+  // What is left, for one shrink.
+  [[nodiscard]] ShrinkBudget left() const {
+    const auto time = std::chrono::duration_cast<std::chrono::milliseconds>(until_ - std::chrono::steady_clock::now());
+    return {std::max(0, runs_ - spent_), std::max(std::chrono::milliseconds{0}, time)};
+  }
+  // Experiments on each failing trace take no more than half, so shrinking always has some.
+  [[nodiscard]] bool experiments_allowed() const {
+    const auto half = until_ - whole_.time / 2;
+    return spent_ < runs_ / 2 && std::chrono::steady_clock::now() < half;
+  }
+  void spend(int runs) { spent_ += runs; }
+  [[nodiscard]] int spent() const { return spent_; }
+
+ private:
+  int runs_;
+  std::chrono::steady_clock::time_point until_;
+  ShrinkBudget whole_;
+  int spent_ = 0;
+};
+
+// How one part asks its program: the run, the run alone, what it reads of its settings.
+class Judge {
+ public:
+  Judge(const ConformanceOptions& o, const Programs& p) : o_(o), p_(p), budget_(o.shrink) {}
+
+  // What `replies` to trace number `index` got wrong, or nullopt when they are right.
+  std::optional<Failure> judge(int index, const Trace& trace, Replies replies) {
+    const bool wrong_shared = compare(trace, replies.answers) || !replies.problem.empty();
+    // A sample of the traces, and the wrong ones, again in a process of its own: a wrong answer
+    // is the breaker's own only if it gives it alone too. Each start costs what a whole shared
+    // process's traces do (a few tens of milliseconds in the sandbox), so the sample is small,
+    // and once 20 wrong traces have been answered alone the same, the rest are taken as they are.
+    // The first trace is among them when its process was kept open: how a process ends (exit 0
+    // at the end of its input) is seen only alone.
+    const bool sample = index % kSampleEvery == 0 || (wrong_shared && alone_agreed_ < kAloneChecks);
+    if (p_.alone && (replies.shared || replies.open) && sample) {
+      Replies lone = p_.alone(trace);
+      budget_.spend(1);
+      if (!same_answers(lone.answers, replies.answers))
+        return carried_over(index, trace, std::move(replies), std::move(lone));
+      if (wrong_shared) ++alone_agreed_;
+      replies = std::move(lone);  // the same answers, and the whole protocol, start to exit
+    }
+    const auto d = compare(trace, replies.answers);
+    const bool wrong = d || !replies.problem.empty();
+    if (!wrong) return std::nullopt;
+    Failure f;
+    f.index = index;
+    f.trace = trace;
+    f.d = d;
+    if (!d) {
+      f.why = {"protocol", "answered every call as the rules do, but then " + replies.problem};
+    } else if (replies.answers.empty() || !budget_.experiments_allowed()) {
+      // Not one answer (it could not start, or its file is not there): nothing to ask it. Or no
+      // budget left to: the rule at the call says it.
+      f.why = explain(*d, trace, replies);
+    } else {
+      f.why = why(trace, replies, *d);
+    }
+    f.replies = std::move(replies);
+    return f;
+  }
+
+  // `f` on as small a trace as shows the same departure, for the report.
+  ConformanceRule show(const Failure& f) {
+    ConformanceRule r;
+    r.rule = f.why.id;
+    r.message = f.why.text;
+    if (f.why.id == "state_carried_over") {
+      r.example = table(f.index, f.trace.calls.size(), f.trace, f.replies, f.at(), &f.alone);
+      return r;
+    }
+    if (!f.d) {  // protocol: every call, nothing that differs
+      r.example = table(f.index, f.trace.calls.size(), f.trace, f.replies, f.trace.calls.size());
+      r.example.rows.clear();
+      return r;
+    }
+    if (f.replies.answers.empty() && !f.replies.problem.empty()) {
+      // Shrinking would run it a few hundred times more to say the same; the reason is in its
+      // standard error.
+      r.example = table(f.index, f.trace.calls.size(), f.trace, f.replies, f.d->at);
+      return r;
+    }
+    ShrinkGoal goal;
+    const std::string wanted = f.why.id;
+    goal.same = [this, wanted](const Trace& t, const Replies& rep, const Divergence& d, const Program& asked) {
+      return diagnose(t, rep, d, asked, probe(), nullptr).id == wanted;
+    };
+    goal.keep_settings = wanted == "settings_ignored";
+    const Shrunk small = shrink(f.trace, p_.run, budget_.left(), goal);
+    budget_.spend(small.runs);
+    r.shrunk_fully = small.complete;
+    // The shrunk trace once more, alone, for the table; a program that answers it differently
+    // this time (it is not deterministic) is tabled on the trace it was caught on.
+    const Program& again = p_.alone ? p_.alone : p_.run;
+    Replies replies = again(small.trace);
+    budget_.spend(1);
+    const auto d = compare(small.trace, replies.answers);
+    if (d && diagnose(small.trace, replies, *d, p_.run, probe(), nullptr).id == wanted) {
+      r.message = diagnose(small.trace, replies, *d, p_.run, probe(), nullptr).text;
+      r.example = table(f.index, f.trace.calls.size(), small.trace, replies, d->at);
+    } else {
+      r.example = table(f.index, f.trace.calls.size(), f.trace, f.replies, f.d->at);
+    }
+    return r;
+  }
+
+  [[nodiscard]] int runs() const { return budget_.spent(); }
+
+ private:
+  Explanation why(const Trace& trace, const Replies& replies, const Divergence& d) {
+    int runs = 0;
+    Explanation e = diagnose(trace, replies, d, p_.run, probe(), &runs);
+    budget_.spend(runs);
+    return e;
+  }
+
+  // What the program reads of its settings, found out the first time it matters.
+  const SettingsProbe& probe() {
+    if (!probe_) {
+      probe_ = probe_settings(p_.run, o_.seed);
+      budget_.spend(probe_->runs);
+    }
+    return *probe_;
+  }
+
+  static constexpr int kSampleEvery = 50;
+  static constexpr int kAloneChecks = 20;
+
+  const ConformanceOptions& o_;
+  const Programs& p_;
+  Budget budget_;
+  int alone_agreed_ = 0;
+  std::optional<SettingsProbe> probe_;
+};
+
+// Every rule's count and one counterexample each: the shortest to its divergence, shrunk;
+// the first trace answered otherwise has its own already (`first`).
+std::vector<ConformanceRule> summary(const std::vector<Failure>& failures, const ConformanceRule& first, Judge& judge) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const Failure*>> by_rule;
+  for (const Failure& f : failures) {
+    if (by_rule.count(f.why.id) == 0) order.push_back(f.why.id);
+    by_rule[f.why.id].push_back(&f);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](const std::string& a, const std::string& b) { return by_rule[a].size() > by_rule[b].size(); });
+  std::vector<ConformanceRule> out;
+  for (const std::string& id : order) {
+    const auto& those = by_rule[id];
+    const Failure* shortest = *std::min_element(those.begin(), those.end(),
+                                                [](const Failure* a, const Failure* b) { return a->at() < b->at(); });
+    ConformanceRule r = shortest == &failures.front() ? first : judge.show(*shortest);
+    r.traces = static_cast<int>(those.size());
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 
 }  // namespace
@@ -53,6 +261,10 @@ std::uint64_t random_seed() {
 }
 
 ConformancePart check_conformance(const ConformanceOptions& o, const Program& program) {
+  return check_conformance(o, Programs{program, {}, {}});
+}
+
+ConformancePart check_conformance(const ConformanceOptions& o, const Programs& programs) {
   const auto started = std::chrono::steady_clock::now();
   ConformancePart part;
   part.command = o.command;
@@ -60,66 +272,46 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Program& pr
   part.traces = o.traces;
   part.max_score = o.points;
   part.visibility = o.visibility;
+  Judge judge(o, programs);
+  std::vector<Failure> failures;
   const int jobs = std::max(1, o.jobs);
-  std::vector<Trace> round;
-  std::vector<Replies> answered;
-  for (int i = 0; i < o.traces; ++i) {
-    const auto k = static_cast<std::size_t>(i % jobs);
-    if (k == 0) {
-      round.clear();
-      for (int j = i; j < std::min(o.traces, i + jobs); ++j) round.push_back(generate(o.seed, j));
-      std::vector<std::future<Replies>> running;
-      for (std::size_t j = 1; j < round.size(); ++j)
-        running.push_back(std::async(std::launch::async, [&program, &t = round[j]] { return program(t); }));
-      answered.clear();
-      answered.push_back(program(round[0]));
-      for (auto& f : running) answered.push_back(f.get());
+  for (int i = 0; i < o.traces; i += jobs) {
+    // A round of traces at once, judged in order, so what is found does not depend on `jobs`.
+    std::vector<Trace> round;
+    for (int j = i; j < std::min(o.traces, i + jobs); ++j) round.push_back(generate(o.seed, j));
+    std::vector<std::future<Replies>> running;
+    for (std::size_t j = 1; j < round.size(); ++j)
+      running.push_back(std::async(std::launch::async, [&programs, &t = round[j]] { return programs.run(t); }));
+    std::vector<Replies> answered;
+    answered.push_back(programs.run(round[0]));
+    for (auto& f : running) answered.push_back(f.get());
+    for (std::size_t k = 0; k < round.size(); ++k) {
+      const int index = i + static_cast<int>(k);
+      if (auto f = judge.judge(index, round[k], std::move(answered[k])))
+        failures.push_back(std::move(*f));
+      else
+        ++part.agreed;
+      if (o.progress) o.progress(static_cast<std::size_t>(index) + 1, static_cast<std::size_t>(o.traces));
     }
-    const Trace& trace = round[k];
-    const Replies& replies = answered[k];
-    auto d = compare(trace, replies.answers);
-    if (o.progress) o.progress(static_cast<std::size_t>(i) + 1, static_cast<std::size_t>(o.traces));
-    if (!d && replies.problem.empty()) {
-      ++part.agreed;
-      continue;
-    }
-    part.status = Status::Fail;
-    part.failing_trace = i;
-    part.original_calls = trace.calls.size();
-    if (d && replies.answers.empty() && !replies.problem.empty()) {
-      // Not one answer (it could not start, or its file is not there): shrinking would run it a
-      // few hundred times more to say the same, and the reason is in its standard error.
-      counterexample(part, trace, replies, *d);
-      break;
-    }
-    if (!d) {
-      // Every answer right, but the program did not end as the protocol says: nothing to shrink.
-      part.rule = "protocol";
-      part.message = "answered every call as the rules do, but then " + replies.problem;
-      part.stderr_tail = replies.stderr_tail;
-      part.input.push_back(settings_line(trace.settings));
-      for (const Call& c : trace.calls) part.input.push_back(call_line(c));
-      break;
-    }
-    const auto shrink_started = std::chrono::steady_clock::now();
-    const Shrunk small = shrink(trace, program, o.shrink);
-    part.shrink_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - shrink_started).count();
-    part.shrink_runs = small.runs;
-    part.shrunk_fully = small.complete;
-    // The shrunk trace once more, for the table; a program that answers it differently this
-    // time (it is not deterministic) is tabled on the trace it was caught on.
-    Trace shown = small.trace;
-    Replies again = program(shown);
-    auto d_again = compare(shown, again.answers);
-    if (!d_again) {
-      shown = trace;
-      again = replies;
-      d_again = d;
-    }
-    counterexample(part, shown, again, *d_again);
-    break;
   }
-  if (part.status != Status::Fail) part.status = Status::Pass;
+  if (!failures.empty()) {
+    const auto shrink_started = std::chrono::steady_clock::now();
+    part.status = Status::Fail;
+    const Failure& first = failures.front();
+    ConformanceRule shown = judge.show(first);
+    part.rule = shown.rule;
+    part.message = shown.message;
+    part.stderr_tail = first.replies.stderr_tail;
+    part.shrunk_fully = shown.shrunk_fully;
+    part.example = shown.example;
+    part.rules = summary(failures, shown, judge);
+    for (const ConformanceRule& r : part.rules) part.shrunk_fully = part.shrunk_fully && r.shrunk_fully;
+    part.shrink_runs = judge.runs();
+    part.shrink_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - shrink_started).count();
+  } else {
+    part.status = Status::Pass;
+  }
+  if (programs.processes) part.processes = programs.processes();
   part.score = part.status == Status::Pass ? o.points : 0;
   part.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return part;

@@ -9,10 +9,10 @@ constexpr const char* kFormat = "cb-grade conformance answers 1";
 // A trace's stderr is kept to its end, as the report shows it; more would only grow the file.
 constexpr std::size_t kMaxStderr = 4096;
 
-std::string key_of(const Trace& t) {
+std::string key_of(const Trace& t, bool alone = false) {
   std::string input = settings_line(t.settings) + "\n";
   for (const Call& c : t.calls) input += call_line(c) + "\n";
-  return cb::hex(cb::sha256(input));
+  return (alone ? "alone " : "") + cb::hex(cb::sha256(input));
 }
 
 // Two letters an answer: p/r (permitted, rejected) and C/O/H (the state), "pC rO pH".
@@ -40,28 +40,51 @@ Result<std::vector<Answer>> decode(const std::string& text, const std::string& w
   return out;
 }
 
+// A true/false field that may be absent (false).
+bool flag(const nlohmann::json& j, const char* key) {
+  const auto f = j.find(key);
+  return f != j.end() && f->is_boolean() && f->get<bool>();
+}
+
 }  // namespace
 
 AnswerLog::AnswerLog(const AnswerLog& other) {
   const std::lock_guard lock(other.mu_);
   by_input_ = other.by_input_;
   missed_ = other.missed_;
+  processes_ = other.processes_;
 }
 
-Program AnswerLog::recording(Program program) {
-  return [this, program = std::move(program)](const Trace& trace) {
+Program AnswerLog::recorded(Program program, bool alone) {
+  return [this, alone, program = std::move(program)](const Trace& trace) {
     Replies replies = program(trace);
-    Kept kept{replies.answers, replies.problem, replies.stderr_tail};
+    Kept kept{replies.answers, replies.problem, replies.stderr_tail, replies.shared, replies.open};
     if (kept.stderr_tail.size() > kMaxStderr) kept.stderr_tail.erase(0, kept.stderr_tail.size() - kMaxStderr);
     const std::lock_guard lock(mu_);
-    by_input_.insert_or_assign(key_of(trace), std::move(kept));
+    // The first answer to a trace is the one its verdict was given on; the same trace asked again
+    // later (shrinking starts from it) keeps it, so a regrade, asking in the same order, gets the
+    // same answers with the same circumstances.
+    by_input_.emplace(key_of(trace, alone), std::move(kept));
     return replies;
   };
 }
 
-Program AnswerLog::replaying() {
-  return [this](const Trace& trace) {
-    const std::string key = key_of(trace);
+Programs AnswerLog::recording(Programs programs) {
+  Programs out;
+  out.run = recorded(std::move(programs.run), false);
+  if (programs.alone) out.alone = recorded(std::move(programs.alone), true);
+  out.processes = [this, processes = std::move(programs.processes)] {
+    const int n = processes ? processes() : 0;
+    const std::lock_guard lock(mu_);
+    processes_ = n;
+    return n;
+  };
+  return out;
+}
+
+Program AnswerLog::replayed(bool alone) {
+  return [this, alone](const Trace& trace) {
+    const std::string key = key_of(trace, alone);
     const std::lock_guard lock(mu_);
     const auto found = by_input_.find(key);
     if (found == by_input_.end()) {
@@ -71,8 +94,29 @@ Program AnswerLog::replaying() {
     Replies r(found->second.answers);
     r.problem = found->second.problem;
     r.stderr_tail = found->second.stderr_tail;
+    r.shared = found->second.shared;
+    r.open = found->second.open;
     return r;
   };
+}
+
+Programs AnswerLog::replaying() {
+  Programs out;
+  out.run = replayed(false);
+  // Whether the first grade ran traces alone at all: a log of a program that answered every
+  // trace in a process of its own holds none.
+  bool any_alone = false;
+  {
+    const std::lock_guard lock(mu_);
+    for (const auto& [key, kept] : by_input_)
+      any_alone = any_alone || key.rfind("alone ", 0) == 0 || kept.shared || kept.open;
+  }
+  if (any_alone) out.alone = replayed(true);
+  out.processes = [this] {
+    const std::lock_guard lock(mu_);
+    return processes_;
+  };
+  return out;
 }
 
 bool AnswerLog::holds(const Trace& trace) const {
@@ -94,12 +138,16 @@ nlohmann::json AnswerLog::to_json() const {
   const std::lock_guard lock(mu_);
   nlohmann::json replies = nlohmann::json::array();
   for (const auto& [key, kept] : by_input_) {
-    nlohmann::json r{{"input_sha256", key}, {"answers", encode(kept.answers)}};
+    const bool alone = key.rfind("alone ", 0) == 0;
+    nlohmann::json r{{"input_sha256", alone ? key.substr(6) : key}, {"answers", encode(kept.answers)}};
+    if (alone) r["alone"] = true;
+    if (kept.shared) r["shared"] = true;
+    if (kept.open) r["open"] = true;
     if (!kept.problem.empty()) r["problem"] = kept.problem;
     if (!kept.stderr_tail.empty()) r["stderr"] = kept.stderr_tail;
     replies.push_back(std::move(r));
   }
-  return {{"format", kFormat}, {"replies", std::move(replies)}};
+  return {{"format", kFormat}, {"processes", processes_}, {"replies", std::move(replies)}};
 }
 
 Result<AnswerLog> AnswerLog::from_json(const nlohmann::json& j, const std::string& name) {
@@ -108,6 +156,7 @@ Result<AnswerLog> AnswerLog::from_json(const nlohmann::json& j, const std::strin
   const auto replies = j.find("replies");
   if (replies == j.end() || !replies->is_array()) return Error{name + ": replies: expected an array"};
   AnswerLog log;
+  if (const auto p = j.find("processes"); p != j.end() && p->is_number_integer()) log.processes_ = p->get<int>();
   for (std::size_t i = 0; i < replies->size(); ++i) {
     const nlohmann::json& r = (*replies)[i];
     const std::string where = name + ": replies[" + std::to_string(i) + "]";
@@ -116,10 +165,11 @@ Result<AnswerLog> AnswerLog::from_json(const nlohmann::json& j, const std::strin
       return Error{where + ": expected {\"input_sha256\": ..., \"answers\": ...}"};
     auto answers = decode(r["answers"].get<std::string>(), where + ".answers");
     if (!answers) return answers.error();
-    Kept kept{std::move(*answers), {}, {}};
+    Kept kept{std::move(*answers), {}, {}, flag(r, "shared"), flag(r, "open")};
     if (const auto p = r.find("problem"); p != r.end() && p->is_string()) kept.problem = p->get<std::string>();
     if (const auto e = r.find("stderr"); e != r.end() && e->is_string()) kept.stderr_tail = e->get<std::string>();
-    log.by_input_.insert_or_assign(r["input_sha256"].get<std::string>(), std::move(kept));
+    const std::string key = (flag(r, "alone") ? "alone " : "") + r["input_sha256"].get<std::string>();
+    log.by_input_.insert_or_assign(key, std::move(kept));
   }
   return log;
 }

@@ -10,11 +10,17 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <memory>
+#include <condition_variable>
 #include <cstdio>
+#include <deque>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
 #include <nlohmann/json.hpp>
 
-#include "cb/grade/conformance_traces.h"
+#include "cb/grade/conformance_process.h"
 #include "output_tail.h"
 
 namespace cb::grade::conformance {
@@ -22,13 +28,19 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::optional<Answer> parse_answer(const std::string& line) {
+struct Parsed {
+  Answer answer;
+  bool many = false;  // "traces": "many": it takes the next trace's settings after the last answer
+};
+
+std::optional<Parsed> parse_answer(const std::string& line) {
   const auto j = nlohmann::json::parse(line, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return std::nullopt;
   const auto d = j.find("decision");
   const auto s = j.find("state");
   if (d == j.end() || s == j.end() || !d->is_string() || !s->is_string()) return std::nullopt;
-  Answer a;
+  Parsed p;
+  Answer& a = p.answer;
   const std::string decision = d->get<std::string>();
   const std::string state = s->get<std::string>();
   if (decision == "permitted")
@@ -45,7 +57,9 @@ std::optional<Answer> parse_answer(const std::string& line) {
     a.state = State::HalfOpen;
   else
     return std::nullopt;
-  return a;
+  const auto many = j.find("traces");
+  p.many = many != j.end() && many->is_string() && many->get<std::string>() == "many";
+  return p;
 }
 
 }  // namespace
@@ -73,20 +87,84 @@ std::string call_line(const Call& c) {
 
 namespace {
 
-// One run of the program on one trace: its answers on a socket pair (both its standard input
-// and output: MSG_NOSIGNAL then keeps a program that exits early from killing the grader with
-// SIGPIPE, without touching the grader's signal set-up), its standard error on a pipe, kept
-// for the report.
+// Processes are started from one thread that lives as long as their pool: the sandbox has the
+// kernel kill a program when the thread that started it ends (PR_SET_PDEATHSIG belongs to a
+// thread, not to the process), and a process that answers many traces outlives the thread of the
+// trace that started it (check_conformance runs traces side by side on threads of their own).
+class Launcher {
+ public:
+  Launcher() : thread_([this] { loop(); }) {}
+  Launcher(const Launcher&) = delete;
+  Launcher& operator=(const Launcher&) = delete;
+  ~Launcher() {
+    {
+      const std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+
+  Result<sandbox::Child> start(sandbox::Sandbox& sb, const sandbox::Box& box, const sandbox::Program& program) {
+    std::packaged_task<Result<sandbox::Child>()> task([&] { return sb.start(box, program); });
+    auto started = task.get_future();
+    {
+      const std::lock_guard lock(mu_);
+      queue_.push_back(std::move(task));
+    }
+    wake_.notify_one();
+    return started.get();
+  }
+
+ private:
+  void loop() {
+    for (;;) {
+      std::packaged_task<Result<sandbox::Child>()> task;
+      {
+        std::unique_lock lock(mu_);
+        wake_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+        if (queue_.empty()) return;
+        task = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      task();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::deque<std::packaged_task<Result<sandbox::Child>()>> queue_;
+  bool stop_ = false;
+  std::thread thread_;  // last: it starts once the rest is ready
+};
+
+// One process of the program: its answers on a socket pair (both its standard input and
+// output: MSG_NOSIGNAL then keeps a program that exits early from killing the grader with
+// SIGPIPE, without touching the grader's signal set-up), its standard error on a pipe, kept for
+// the report. It answers one trace, or, when it says it can, one after another.
 class Session {
  public:
-  Session(const ProcessOptions& o, Replies& out, std::chrono::milliseconds limit)
-      : o_(o), out_(out), limit_(limit), until_(Clock::now() + limit) {}
+  Session(const ProcessOptions& o, Launcher& launcher) : o_(o), launcher_(launcher) {}
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
   ~Session() {
+    if (child_.pid > 0 && !child_.reaped) (void)sandbox::end_child(child_);
     for (int fd : {io_, err_, pidfd_})
       if (fd >= 0) ::close(fd);
   }
+
+  // A new trace: what goes wrong in it goes to `out`, and it must be over within `limit`.
+  void begin(Replies& out, std::chrono::milliseconds limit) {
+    out_ = &out;
+    limit_ = limit;
+    until_ = Clock::now() + limit;
+    out.shared = traces_ > 0;
+    ++traces_;
+  }
+
+  [[nodiscard]] int traces() const noexcept { return traces_; }
+  [[nodiscard]] bool many() const noexcept { return many_; }
+  void said_many() noexcept { many_ = true; }
 
   bool start() {
     int sv[2];
@@ -104,7 +182,7 @@ class Session {
     program.in_fd = sv[1];
     program.out_fd = sv[1];
     program.err_fd = err[1];
-    auto child = o_.sandbox->start(*o_.box, program);
+    auto child = launcher_.start(*o_.sandbox, *o_.box, program);
     ::close(sv[1]);
     ::close(err[1]);
     if (!child) return fail(child.error().message);
@@ -138,6 +216,16 @@ class Session {
     }
   }
 
+  // Between two traces of one process: the last trace must not have left lines unread (an
+  // answer too many would be taken for the next trace's first).
+  bool between() {
+    while (pump(/*wait=*/false) == Pumped::Read) {
+    }
+    if (!buffer_.empty()) return fail("printed more lines than there were calls");
+    out_->stderr_tail = tail_.take();
+    return true;
+  }
+
   // The end of the input: the program must print nothing more and exit 0. What it prints
   // meanwhile is read, so it cannot block on a full socket instead of exiting.
   void finish() {
@@ -155,18 +243,18 @@ class Session {
   }
 
   void end() {
-    if (!sandbox::end_child(child_) && out_.problem.empty()) fail("left a process behind that could not be stopped");
+    if (!sandbox::end_child(child_) && out_->problem.empty()) fail("left a process behind that could not be stopped");
     // What it wrote to standard error before it ended, read to the end now that nothing is left
     // to write more: a trace can end before a single read of it (a program that exits before its
     // first line is sent), and its last words are what the report needs most.
     for (int reads = 0; err_ >= 0 && reads < 1024 && pump(/*wait=*/false) == Pumped::Read; ++reads) {
     }
-    out_.stderr_tail = tail_.take();
+    out_->stderr_tail = tail_.take();
   }
 
  private:
   bool fail(const std::string& problem) {
-    if (out_.problem.empty()) out_.problem = problem;
+    if (out_->problem.empty()) out_->problem = problem;
     return false;
   }
 
@@ -227,14 +315,17 @@ class Session {
   }
 
   const ProcessOptions& o_;
-  Replies& out_;
-  std::chrono::milliseconds limit_;
+  Launcher& launcher_;
+  Replies* out_ = nullptr;
+  std::chrono::milliseconds limit_{};
   Clock::time_point until_;
   sandbox::Child child_;
   int io_ = -1;
   int err_ = -1;
   int pidfd_ = -1;
   bool io_open_ = true;
+  bool many_ = false;
+  int traces_ = 0;
   std::string buffer_;
   OutputTail tail_;
 };
@@ -246,34 +337,126 @@ std::string quoted(std::string line) {
   return "'" + line + "'";
 }
 
+// Feeds `trace` to `s` and reads its answers into `replies`. True when the whole trace was
+// answered as the protocol says, so the process may take another.
+//
+// A program that takes many traces is sent the rest of a trace at once instead of a call after
+// each answer: the answers are the same (the right one never depends on a later call), and a
+// round trip per trace instead of per call is what makes 200 traces take a fraction of a
+// second (a round trip between two processes costs tens of microseconds here, and a trace has up
+// to 120 calls). A trace is a few kilobytes, far under what the socket holds, so neither side
+// waits on the other while it is sent; a longer one is sent call by call.
+bool answer(Session& s, const Trace& trace, Replies& replies) {
+  constexpr std::size_t kAtOnce = 64 * 1024;
+  bool whole = s.send(settings_line(trace.settings));
+  std::size_t sent = 0;  // calls sent so far
+  for (std::size_t i = 0; whole && i < trace.calls.size(); ++i) {
+    if (sent == i && s.many()) {
+      std::string rest;
+      for (std::size_t k = i; k < trace.calls.size() && rest.size() < kAtOnce; ++k)
+        rest += call_line(trace.calls[k]) + "\n";
+      if (rest.size() < kAtOnce) {
+        rest.pop_back();  // send() ends it
+        whole = s.send(rest);
+        sent = trace.calls.size();
+      }
+    }
+    if (sent == i) {
+      whole = whole && s.send(call_line(trace.calls[i]));
+      ++sent;
+    }
+    const auto line = whole ? s.line() : std::nullopt;
+    const auto a = line ? parse_answer(*line) : std::nullopt;
+    if (line && !a) {
+      replies.problem =
+          "answered " + quoted(*line) +
+          ", which is not {\"decision\": \"permitted\" or \"rejected\", \"state\": \"CLOSED\", \"OPEN\" or "
+          "\"HALF_OPEN\"}";
+    }
+    whole = a.has_value();
+    if (!a) break;
+    // Only the first answer of a process counts: a program cannot change its mind halfway.
+    if (s.traces() == 1 && i == 0 && a->many) s.said_many();
+    replies.answers.push_back(a->answer);
+  }
+  return whole;
+}
+
+// The processes of one grading: the idle ones that take many traces, and how many were started.
+struct Pool {
+  explicit Pool(ProcessOptions o) : options(std::move(o)) {}
+  Pool(const Pool&) = delete;
+  Pool& operator=(const Pool&) = delete;
+  ~Pool() {
+    // Idle processes are between traces: each is ended as a trace's end would end it.
+    for (auto& s : idle) {
+      Replies ignored;
+      s->begin(ignored, options.trace_limit);
+      s->end();
+    }
+  }
+
+  std::chrono::milliseconds limit() const {
+    return warmed.load() ? options.trace_limit : options.trace_limit + options.warm_up;
+  }
+
+  std::unique_ptr<Session> take() {
+    const std::lock_guard lock(mu);
+    if (idle.empty()) return nullptr;
+    auto s = std::move(idle.back());
+    idle.pop_back();
+    return s;
+  }
+
+  void give_back(std::unique_ptr<Session> s) {
+    const std::lock_guard lock(mu);
+    idle.push_back(std::move(s));
+  }
+
+  // One trace on `s` (a process taken from the pool, or nullptr: a new one). The process goes
+  // back to the pool when it can take another trace, and ends otherwise.
+  Replies trace_on(std::unique_ptr<Session> s, const Trace& trace, bool keep) {
+    Replies replies;
+    const bool fresh = s == nullptr;
+    if (fresh) s = std::make_unique<Session>(options, launcher);
+    s->begin(replies, limit());
+    if (fresh) {
+      ++started;
+      if (!s->start()) {
+        s->end();
+        return replies;
+      }
+    }
+    const bool whole = answer(*s, trace, replies);
+    if (whole && keep && s->many() && s->traces() < options.traces_per_process && s->between()) {
+      replies.open = true;
+      give_back(std::move(s));
+    } else {
+      if (whole) s->finish();
+      s->end();
+    }
+    warmed.store(true);
+    return replies;
+  }
+
+  const ProcessOptions options;
+  Launcher launcher;  // before the processes: it outlives them
+  std::mutex mu;
+  std::vector<std::unique_ptr<Session>> idle;
+  // Set once any trace has finished: from then on the program has had its first start.
+  std::atomic<bool> warmed{false};
+  std::atomic<int> started{0};
+};
+
 }  // namespace
 
-Program process_program(const ProcessOptions& options) {
-  // Set once any trace has finished: from then on the program has had its first start.
-  auto warmed = std::make_shared<std::atomic<bool>>(false);
-  return [options, warmed](const Trace& trace) {
-    Replies replies;
-    Session session(options, replies, warmed->load() ? options.trace_limit : options.trace_limit + options.warm_up);
-    if (!session.start()) return replies;
-    bool whole = session.send(settings_line(trace.settings));
-    for (std::size_t i = 0; whole && i < trace.calls.size(); ++i) {
-      whole = session.send(call_line(trace.calls[i]));
-      const auto line = whole ? session.line() : std::nullopt;
-      const auto a = line ? parse_answer(*line) : std::nullopt;
-      if (line && !a) {
-        replies.problem =
-            "answered " + quoted(*line) +
-            ", which is not {\"decision\": \"permitted\" or \"rejected\", \"state\": \"CLOSED\", \"OPEN\" or "
-            "\"HALF_OPEN\"}";
-      }
-      whole = a.has_value();
-      if (a) replies.answers.push_back(*a);
-    }
-    if (whole) session.finish();
-    session.end();
-    warmed->store(true);
-    return replies;
-  };
+Programs process_programs(const ProcessOptions& options) {
+  auto pool = std::make_shared<Pool>(options);
+  Programs p;
+  p.run = [pool](const Trace& trace) { return pool->trace_on(pool->take(), trace, /*keep=*/true); };
+  p.alone = [pool](const Trace& trace) { return pool->trace_on(nullptr, trace, /*keep=*/false); };
+  p.processes = [pool] { return pool->started.load(); };
+  return p;
 }
 
 }  // namespace cb::grade::conformance

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <sstream>
 
@@ -17,30 +18,6 @@ class Rng {
  private:
   std::mt19937_64 gen_;
 };
-
-bool diverges(const Trace& t, const Program& p) { return compare(t, p(t).answers).has_value(); }
-
-bool same(const Settings& a, const Settings& b) {
-  return a.window == b.window && a.minimum_calls == b.minimum_calls &&
-         a.failure_rate_percent == b.failure_rate_percent && a.wait_in_open_ms == b.wait_in_open_ms &&
-         a.permitted_in_half_open == b.permitted_in_half_open;
-}
-
-std::string shown(const Settings& s) {
-  std::ostringstream out;
-  out << "window " << s.window << ", minimum " << s.minimum_calls << ", rate " << s.failure_rate_percent << "%, wait "
-      << s.wait_in_open_ms << " ms, " << s.permitted_in_half_open << " trial(s)";
-  return out.str();
-}
-
-// Whether `answers` are, call by call up to `last`, what the rules give under `settings`.
-bool answered_as(const Trace& t, const Settings& settings, const std::vector<Answer>& answers, std::size_t last) {
-  const std::vector<Answer> want = model_answers(settings, t.calls);
-  for (std::size_t i = 0; i <= last && i < want.size(); ++i)
-    if (i >= answers.size() || answers[i].decision != want[i].decision || answers[i].state != want[i].state)
-      return false;
-  return true;
-}
 
 // The counted calls made in CLOSED since it last closed, up to and including call `last`, true
 // for a failure (the window is the last `window` of them).
@@ -58,7 +35,34 @@ std::vector<bool> counted_since_closed(const Trace& t, std::size_t last) {
   return counted;
 }
 
+// The rules' state right before call `at`.
+State state_before(const Trace& t, std::size_t at) {
+  Model m(t.settings);
+  for (std::size_t i = 0; i < at && i < t.calls.size(); ++i) (void)m.call(t.calls[i]);
+  return m.state();
+}
+
+// When the wait of the OPEN that call `at` finds ends.
+double wait_end_before(const Trace& t, std::size_t at) {
+  Model m(t.settings);
+  double ends = 0;
+  for (std::size_t i = 0; i < at && i < t.calls.size(); ++i) {
+    const Step s = m.call(t.calls[i]);
+    if (s.rule == Rule::Tripped || s.rule == Rule::ReopenedAfterTrials)
+      ends = t.calls[i].t_ms + t.settings.wait_in_open_ms;
+  }
+  return ends;
+}
+
 }  // namespace
+
+bool answered_as(const Trace& t, const Settings& settings, const std::vector<Answer>& answers, std::size_t last) {
+  const std::vector<Answer> want = model_answers(settings, t.calls);
+  for (std::size_t i = 0; i <= last && i < want.size(); ++i)
+    if (i >= answers.size() || answers[i].decision != want[i].decision || answers[i].state != want[i].state)
+      return false;
+  return true;
+}
 
 Trace generate(std::uint64_t seed, int index) {
   Rng r(seed * 1'000'003U + static_cast<std::uint64_t>(static_cast<unsigned>(index)));
@@ -126,24 +130,45 @@ std::optional<Divergence> compare(const Trace& trace, const std::vector<Answer>&
   return std::nullopt;
 }
 
-Explanation explain(const Divergence& d, const Trace& trace, const Replies& replies) {
+Explanation explain(const Divergence& d, const Trace& trace, const Replies& replies, bool blame_window) {
   if (!d.got) {
     std::string text = "gave no answer to this call";
     if (!replies.problem.empty()) text += ": " + replies.problem;
     return {"no_answer", text};
   }
-  const Settings lab = lab_settings();
-  if (!same(trace.settings, lab) && answered_as(trace, lab, replies.answers, d.at))
-    return {"settings_ignored", "answered as the lab's own settings (" + shown(lab) + ") would, not this trace's (" +
-                                    shown(trace.settings) + "): take them from the first line"};
   const bool trial = d.want.rule == Rule::FirstTrial || d.want.rule == Rule::TrialCounted;
-  if (trial && d.got->decision == Decision::Permitted && d.got->state != State::HalfOpen)
-    return {std::string(id(Rule::TrialCounted)), "judged the trials before all " +
-                                                     std::to_string(trace.settings.permitted_in_half_open) +
-                                                     " permitted ones were made (one lucky call can close it)"};
+  if (trial && d.got->decision == Decision::Permitted && d.got->state != State::HalfOpen) {
+    const std::string n = std::to_string(trace.settings.permitted_in_half_open);
+    return {std::string(id(Rule::TrialCounted)),
+            d.got->state == State::Closed ? "closed before all " + n +
+                                                " permitted trials were made: they are judged together (one lucky call "
+                                                "must not close it)"
+                                          : "reopened before all " + n +
+                                                " permitted trials were made: they are judged together (one unlucky "
+                                                "call must not reopen it)"};
+  }
+  // Refused a call the rules let through as a trial: whatever the trial then decided, the mistake
+  // is where the wait ends.
+  if (d.got->decision == Decision::Rejected && d.want.decision == Decision::Permitted &&
+      d.want.rule != Rule::NotJudgedYet && d.want.rule != Rule::BelowThreshold && d.want.rule != Rule::Tripped &&
+      state_before(trace, d.at) == State::Open) {
+    const double ends = wait_end_before(trace, d.at);
+    if (trace.calls[d.at].t_ms == ends)
+      return {std::string(id(Rule::FirstTrial)), std::string(describe(Rule::FirstTrial))};
+    return {std::string(id(Rule::FirstTrial)),
+            "still refused calls after the wait in OPEN was over (" + ms_text(trace.settings.wait_in_open_ms) +
+                " ms from the call that opened it, here until t=" + ms_text(ends) + ")"};
+  }
   const bool judged = d.want.rule == Rule::BelowThreshold || d.want.rule == Rule::Tripped;
   const std::vector<bool> counted = judged ? counted_since_closed(trace, d.at) : std::vector<bool>{};
-  if (static_cast<int>(counted.size()) > trace.settings.window)
+  // Old calls kept: more counted calls than the window holds, and its answers to the whole trace
+  // (not only up to here, where a rate at the threshold exactly could fit as well) are those of
+  // a window that never lets a call go.
+  Settings never_slides = trace.settings;
+  never_slides.window = std::numeric_limits<int>::max();
+  if (blame_window && static_cast<int>(counted.size()) > trace.settings.window &&
+      replies.answers.size() == trace.calls.size() &&
+      answered_as(trace, never_slides, replies.answers, trace.calls.size() - 1))
     return {"window_slides", "judged calls the window had already let go: it holds only the last " +
                                  std::to_string(trace.settings.window) + " counted calls, and older ones drop out"};
   if (d.want.rule == Rule::Tripped) {
@@ -160,10 +185,49 @@ Explanation explain(const Divergence& d, const Trace& trace, const Replies& repl
   return {std::string(id(d.want.rule)), std::string(describe(d.want.rule))};
 }
 
-Shrunk shrink(const Trace& failing, const Program& program, ShrinkBudget budget) {
+namespace {
+
+// When each call of `t` finds the breaker OPEN under the rules, the instant its wait ends; -1
+// for a call that finds it otherwise.
+std::vector<double> wait_ends(const Trace& t) {
+  Model m(t.settings);
+  std::vector<double> out;
+  double ends = -1;
+  for (const Call& c : t.calls) {
+    out.push_back(m.state() == State::Open ? ends : -1);
+    const Step s = m.call(c);
+    if (s.rule == Rule::Tripped || s.rule == Rule::ReopenedAfterTrials) ends = c.t_ms + t.settings.wait_in_open_ms;
+  }
+  return out;
+}
+
+// Shorter gaps before call i worth trying, shortest first: none at all, a round number of
+// milliseconds under the gap, half of it, and the end of the wait when the gap crosses it.
+std::vector<double> shorter_gaps(double gap, double to_wait_end) {
+  std::vector<double> out{0};
+  for (double unit : {1000.0, 100.0, 10.0, 1.0}) out.push_back(std::floor(gap / unit) * unit);
+  out.push_back(std::round(gap * 4) / 8);  // half, on the 1/8 ms grid
+  if (to_wait_end > 0 && to_wait_end < gap) {
+    out.push_back(to_wait_end);
+    out.push_back(to_wait_end - 0.125);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  out.erase(std::remove_if(out.begin(), out.end(), [gap](double g) { return g < 0 || g >= gap; }), out.end());
+  return out;
+}
+
+}  // namespace
+
+Shrunk shrink(const Trace& failing, const Program& program, ShrinkBudget budget, const ShrinkGoal& goal) {
   const auto until = std::chrono::steady_clock::now() + budget.time;
   Shrunk out{failing, 0, true};
   Trace& best = out.trace;
+  // Every run of the program while shrinking, the goal's own included, counts against the budget.
+  const Program counted = [&](const Trace& t) {
+    ++out.runs;
+    return program(t);
+  };
   auto spent = [&] {
     if (out.runs < budget.runs && std::chrono::steady_clock::now() < until) return false;
     out.complete = false;
@@ -171,15 +235,15 @@ Shrunk shrink(const Trace& failing, const Program& program, ShrinkBudget budget)
   };
   auto still = [&](const Trace& candidate) {
     if (spent()) return false;
-    ++out.runs;
-    return diverges(candidate, program);
+    const Replies r = counted(candidate);
+    const auto d = compare(candidate, r.answers);
+    return d && (!goal.same || goal.same(candidate, r, *d, counted));
   };
   bool changed = true;
   while (changed && !spent()) {
     changed = false;
     // Nothing after the first divergence matters.
-    ++out.runs;
-    if (const auto d = compare(best, program(best).answers); d && d->at + 1 < best.calls.size()) {
+    if (const auto d = compare(best, counted(best).answers); d && d->at + 1 < best.calls.size()) {
       best.calls.resize(d->at + 1);
       changed = true;
     }
@@ -202,12 +266,29 @@ Shrunk shrink(const Trace& failing, const Program& program, ShrinkBudget budget)
         changed = true;
       }
     }
+    // Shorter gaps: each call, and all after it, earlier by the same amount, so what follows
+    // keeps its own gaps (a 6-call trace need not start its story at t=5228).
+    for (std::size_t i = 1; i < best.calls.size(); ++i) {
+      const double gap = best.calls[i].t_ms - best.calls[i - 1].t_ms;
+      if (gap <= 0) continue;
+      const double wait_end = wait_ends(best)[i];
+      for (double shorter : shorter_gaps(gap, wait_end < 0 ? -1 : wait_end - best.calls[i - 1].t_ms)) {
+        Trace candidate = best;
+        for (std::size_t k = i; k < candidate.calls.size(); ++k) candidate.calls[k].t_ms -= gap - shorter;
+        if (still(candidate)) {
+          best = std::move(candidate);
+          changed = true;
+          break;
+        }
+      }
+    }
     // Plainer results and rounder times.
     for (std::size_t i = 0; i < best.calls.size(); ++i) {
       const Call c = best.calls[i];
       std::vector<Call> simpler;
       if (c.timed_out) simpler.push_back({c.t_ms, 500, false});
       if (!c.timed_out && c.status >= 500 && c.status != 500) simpler.push_back({c.t_ms, 500, false});
+      if (!c.timed_out && c.status >= 400 && c.status < 500 && c.status != 400) simpler.push_back({c.t_ms, 400, false});
       if (!c.timed_out && c.status < 400 && c.status != 200) simpler.push_back({c.t_ms, 200, false});
       // A rounder time, as long as the calls stay in time order.
       const double round = std::round(c.t_ms);
@@ -224,6 +305,7 @@ Shrunk shrink(const Trace& failing, const Program& program, ShrinkBudget budget)
         }
       }
     }
+    if (goal.keep_settings) continue;
     // Settings nearer the lab's, one at a time.
     const Settings lab = lab_settings();
     std::vector<Settings> nearer;

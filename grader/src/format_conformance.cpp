@@ -1,4 +1,5 @@
 // The conformance part in the report's formats.
+#include <algorithm>
 #include <cstdio>
 
 #include "cb/grade/conformance_traces.h"
@@ -14,33 +15,66 @@ std::string padded(std::string s, std::size_t width) {
 
 }  // namespace
 
-std::string conformance_lines(const ConformancePart& c) {
+namespace {
+
+std::string calls_text(std::size_t n) { return std::to_string(n) + (n == 1 ? " call" : " calls"); }
+std::string traces_text(int n) { return std::to_string(n) + (n == 1 ? " trace" : " traces"); }
+
+// A counterexample as a table, and the line that replays it by hand.
+std::string example_lines(const Counterexample& e, const std::string& command) {
   std::string out;
-  if (c.status == Status::Error) return c.message + "\n";
-  if (c.status == Status::Pass)
-    return "answered every call of " + std::to_string(c.traces) + " generated traces as the rules do (seed " +
-           std::to_string(c.seed) + ")\n";
-  out += "seed " + std::to_string(c.seed) + ": " + std::to_string(c.agreed) +
-         " trace(s) answered as the rules do, then trace " + std::to_string(c.failing_trace + 1) + " (" +
-         std::to_string(c.original_calls) + " calls) was not";
-  if (!c.rows.empty())
-    out += "; shrunk to " + std::to_string(c.rows.size()) + " call(s)" +
-           (c.shrunk_fully ? "" : " (as far as the time allowed)");
-  out += "\n";
-  out += "what it got wrong [" + c.rule + "]: " + c.message + "\n";
-  if (!c.rows.empty()) {
-    out += "settings: " + (c.input.empty() ? c.settings.dump() : c.input.front()) + "\n";
-    out += "  call  t_ms        result   expected            your program\n";
-    for (std::size_t i = 0; i < c.rows.size(); ++i) {
-      const ConformanceRow& r = c.rows[i];
+  if (!e.rows.empty()) {
+    const bool alone =
+        std::any_of(e.rows.begin(), e.rows.end(), [](const ConformanceRow& r) { return !r.alone.empty(); });
+    out += "settings: " + (e.input.empty() ? e.settings.dump() : e.input.front()) + "\n";
+    out += std::string("  call  t_ms        result   expected            ") +
+           (alone ? "after other traces   alone\n" : "your program\n");
+    for (std::size_t i = 0; i < e.rows.size(); ++i) {
+      const ConformanceRow& r = e.rows[i];
+      const std::string got = r.got.empty() ? "(no answer)" : r.got;
       out += "  " + padded(std::to_string(i + 1), 6) + padded(conformance::ms_text(r.t_ms), 12) + padded(r.result, 9) +
-             padded(r.expected, 20) + (r.got.empty() ? "(no answer)" : r.got) + (r.differs ? "   <- differs" : "") +
-             "\n";
+             padded(r.expected, 20) + (alone ? padded(got, 21) + (r.alone.empty() ? "(no answer)" : r.alone) : got) +
+             (r.differs ? "   <- differs" : "") + "\n";
     }
   }
   std::string input;
-  for (const std::string& line : c.input) input += " " + shell_quoted(line);
-  out += "to replay it: printf '%s\\n'" + input + " | " + c.command + "\n";
+  for (const std::string& line : e.input) input += " " + shell_quoted(line);
+  out += "to replay it: printf '%s\\n'" + input + " | " + command + "\n";
+  return out;
+}
+
+std::string shrunk_text(const Counterexample& e, bool fully) {
+  std::string out = "trace " + std::to_string(e.trace + 1) + " (" + calls_text(e.original_calls) + ")";
+  if (!e.rows.empty() && e.rows.size() < e.original_calls)
+    out += ", shrunk to " + calls_text(e.rows.size()) + (fully ? "" : " (as far as the time allowed)");
+  return out;
+}
+
+}  // namespace
+
+std::string conformance_lines(const ConformancePart& c) {
+  std::string out;
+  if (c.status == Status::Error) return c.message + "\n";
+  const std::string in =
+      c.processes > 0 ? ", in " + std::to_string(c.processes) + (c.processes == 1 ? " process" : " processes") : "";
+  if (c.status == Status::Pass)
+    return "answered every call of " + std::to_string(c.traces) + " generated traces as the rules do (seed " +
+           std::to_string(c.seed) + in + ")\n";
+  const int wrong = c.traces - c.agreed;
+  out += "seed " + std::to_string(c.seed) + ": " + std::to_string(wrong) + " of " + traces_text(c.traces) +
+         " answered otherwise than the rules" + in + "; the first, " + shrunk_text(c.example, c.shrunk_fully) + ":\n";
+  out += "what it got wrong [" + c.rule + "]: " + c.message + "\n";
+  out += example_lines(c.example, c.command);
+  if (!c.rules.empty()) {
+    out += "every departure, over all " + traces_text(c.traces) + " (traces put down to each):\n";
+    for (const ConformanceRule& r : c.rules)
+      out += "  " + padded(r.rule, 25) + padded(traces_text(r.traces), 12) + r.message + "\n";
+    for (const ConformanceRule& r : c.rules) {
+      if (r.example.trace == c.example.trace && r.rule == c.rule) continue;  // the first, above
+      out += "[" + r.rule + "] first soonest on " + shrunk_text(r.example, r.shrunk_fully) + ":\n";
+      out += example_lines(r.example, c.command);
+    }
+  }
   out += "to repeat the run: cb-grade --conformance " + shell_quoted(c.command) + " --seed " + std::to_string(c.seed) +
          "\n";
   if (!c.stderr_tail.empty())
@@ -48,26 +82,50 @@ std::string conformance_lines(const ConformancePart& c) {
   return out;
 }
 
+namespace {
+
+nlohmann::json rows_json(const std::vector<ConformanceRow>& rows) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const ConformanceRow& r : rows) {
+    nlohmann::json row{{"t_ms", r.t_ms},
+                       {"result", r.result},
+                       {"expected", r.expected},
+                       {"got", r.got.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.got)},
+                       {"differs", r.differs}};
+    if (!r.alone.empty()) row["alone"] = r.alone;
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+}  // namespace
+
 nlohmann::json conformance_json(const ConformancePart& c) {
-  nlohmann::json rows = nlohmann::json::array();
-  for (const ConformanceRow& r : c.rows)
-    rows.push_back({{"t_ms", r.t_ms},
-                    {"result", r.result},
-                    {"expected", r.expected},
-                    {"got", r.got.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.got)},
-                    {"differs", r.differs}});
   nlohmann::json out{
       {"command", c.command},          {"seed", c.seed},   {"traces", c.traces},       {"agreed", c.agreed},
       {"status", to_string(c.status)}, {"score", c.score}, {"max_score", c.max_score}, {"seconds", c.seconds}};
+  if (c.processes > 0) out["processes"] = c.processes;
   if (c.status == Status::Fail) {
-    out["failing_trace"] = c.failing_trace + 1;
-    out["original_calls"] = c.original_calls;
-    out["settings"] = c.settings;
-    out["input"] = c.input;
-    out["rows"] = std::move(rows);
+    out["failing_trace"] = c.example.trace + 1;
+    out["original_calls"] = c.example.original_calls;
+    out["settings"] = c.example.settings;
+    out["input"] = c.example.input;
+    out["rows"] = rows_json(c.example.rows);
     out["shrink_runs"] = c.shrink_runs;
     out["shrink_seconds"] = c.shrink_seconds;
     out["shrunk_fully"] = c.shrunk_fully;
+    nlohmann::json rules = nlohmann::json::array();
+    for (const ConformanceRule& r : c.rules)
+      rules.push_back({{"rule", r.rule},
+                       {"message", r.message},
+                       {"traces", r.traces},
+                       {"trace", r.example.trace + 1},
+                       {"original_calls", r.example.original_calls},
+                       {"settings", r.example.settings},
+                       {"input", r.example.input},
+                       {"rows", rows_json(r.example.rows)},
+                       {"shrunk_fully", r.shrunk_fully}});
+    out["rules"] = std::move(rules);
   }
   if (!c.rule.empty()) out["rule"] = c.rule;
   if (!c.message.empty()) out["message"] = c.message;

@@ -14,23 +14,19 @@ std::string status_at(const nlohmann::json& j) {
   return j.is_object() && j.contains("status") && j["status"].is_string() ? j["status"].get<std::string>() : "";
 }
 
-// A regrade judges the answers the program gave the first time. The first grade stopped at its
-// first failing trace, so the traces after it were never run: if the grader now passes that
-// one, what the program would have answered next is not known, and the part cannot be judged.
-void require_kept(ConformancePart& part, const GradeInputs& in, const conformance::AnswerLog& log) {
-  const int judged = part.status == Status::Fail ? part.failing_trace + 1 : in.conformance_traces;
-  for (int i = 0; i < judged; ++i) {
-    if (log.holds(conformance::generate(in.conformance_seed, i))) continue;
-    part.status = Status::Error;
-    part.score = 0;
-    part.rule = "not_kept";
-    part.message = "the regrade needs the answers to trace " + std::to_string(i) +
-                   ", which the first grade never asked for (it stopped at an earlier trace); grade it again with "
-                   "--batch --run";
-    part.rows.clear();
-    part.input.clear();
-    return;
-  }
+// A regrade judges the answers the program gave the first time. A grader that asks what the
+// first grade never did (another shrinker, another experiment, a grade from before every trace
+// was judged) would be judging answers made up for it: the part is not judged then.
+void require_kept(ConformancePart& part, const conformance::AnswerLog& log) {
+  if (log.missed() == 0) return;
+  part.status = Status::Error;
+  part.score = 0;
+  part.rule = "not_kept";
+  part.message = "the regrade needs the answers to " + std::to_string(log.missed()) +
+                 " trace(s) the first grade never asked for (it was graded by another version of cb-grade); grade it "
+                 "again with --batch --run";
+  part.example = {};
+  part.rules.clear();
 }
 
 BatchRow regrade_one(const RegradeOptions& o, const std::string& name) {
@@ -68,7 +64,7 @@ BatchRow regrade_one(const RegradeOptions& o, const std::string& name) {
   Report report = grade_kept(*files, kept->record, kept->inputs, options);
   if (kept->answers) {
     ConformancePart part = conformance_part(kept->inputs, options.rubric, kept->answers->replaying());
-    require_kept(part, kept->inputs, *kept->answers);
+    require_kept(part, *kept->answers);
     // The program's time is the first grade's: a regrade runs nothing.
     if (kept->report.contains("conformance") && kept->report["conformance"].is_object())
       part.seconds = kept->report["conformance"].value("seconds", part.seconds);
@@ -97,7 +93,7 @@ Report grade_kept(const SubmissionDir& files, const std::optional<Record>& recor
   return report;
 }
 
-ConformancePart conformance_part(const GradeInputs& in, const Rubric& rubric, const conformance::Program& program) {
+ConformancePart conformance_part(const GradeInputs& in, const Rubric& rubric, const conformance::Programs& programs) {
   ConformanceOptions co;
   co.command = in.conformance_command;
   co.traces = in.conformance_traces;
@@ -105,7 +101,7 @@ ConformancePart conformance_part(const GradeInputs& in, const Rubric& rubric, co
   co.points = rubric.conformance;
   co.visibility = rubric.conformance_visibility;
   co.jobs = 1;  // a class runs side by side already
-  return check_conformance(co, program);
+  return check_conformance(co, programs);
 }
 
 std::string changes(const nlohmann::json& before, const Report& after) {

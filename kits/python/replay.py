@@ -5,8 +5,9 @@
 
 Already written, nothing to change: the same Breaker and classify that lab.py uses. The first
 line of input is the settings, then one call per line, each answered with one line before the
-next comes (the protocol is in docs/CONTRACTS.md). Time is the trace's own: the clock the
-breaker reads is each call's t_ms, so a trace of minutes replays in a moment.
+next comes; another settings line starts the next trace, on a new breaker (the protocol is in
+docs/CONTRACTS.md). Time is the trace's own: the clock the breaker reads is each call's t_ms,
+so a trace of minutes replays in a moment.
 """
 import json
 import sys
@@ -14,11 +15,8 @@ import sys
 from breaker import Breaker, classify
 
 
-def main():
-    first = sys.stdin.readline()
-    if not first:
-        return  # no input, nothing to answer
-    s = json.loads(first)
+def breaker_for(s):
+    """A new breaker for one trace's settings line, on a clock of its own."""
     now = [0.0]
     b = Breaker(clock=lambda: now[0], settings={
         "window_size": s["window"],
@@ -27,13 +25,24 @@ def main():
         "wait_in_open_ms": s["wait_in_open_ms"],
         "permitted_in_half_open": s["permitted_in_half_open"],
     })
+    return b, now
+
+
+def main():
+    b, now = None, None
     for line in sys.stdin:
-        call = json.loads(line)
-        now[0] = call["t_ms"]
+        msg = json.loads(line)
+        if "window" in msg:  # a trace begins: nothing of the last one is kept
+            b, now = breaker_for(msg)
+            continue
+        now[0] = msg["t_ms"]
         permitted = b.allow()
         if permitted:  # the call completes at t_ms with this result
-            b.record(classify(None if call["result"] == "timeout" else call["result"]))
-        print(json.dumps({"decision": "permitted" if permitted else "rejected", "state": b.state}), flush=True)
+            b.record(classify(None if msg["result"] == "timeout" else msg["result"]))
+        # "traces": "many" tells the grader it may send the next trace's settings line after the
+        # last call, so one start of python answers every trace.
+        print(json.dumps({"decision": "permitted" if permitted else "rejected", "state": b.state,
+                          "traces": "many"}), flush=True)
 
 
 if __name__ == "__main__":

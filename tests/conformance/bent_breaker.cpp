@@ -1,12 +1,17 @@
 // A breaker on the conformance line protocol, written apart from both the engine and the
 // grader's model, that can be told to make one of the mistakes students make:
-//   bent_breaker [--mistake NAME]
+//   bent_breaker [--mistake NAME] [--one-trace]
 // NAME: none (a right breaker), minimum-ignored, rate-strict (> for the rate), wait-strict (>
-// for the end of the wait), window-never-slides, 4xx-failure, one-trial, settings-ignored.
-// The conformance tests run it through cb-grade --conformance as a real process.
+// for the end of the wait), window-never-slides, 4xx-failure, 4xx-success, 4xx-trial (a 4xx in
+// HALF_OPEN takes a trial slot), one-trial, settings-ignored, wait-ignored (the lab's 3000 ms
+// whatever the settings say), carries-state (a new settings line keeps the last trace's window
+// and state). It answers many traces in one process ("traces": "many"), or with --one-trace one,
+// as a program written before that part of the protocol does. The conformance tests run it
+// through cb-grade --conformance as a real process.
 #include <cstdio>
 #include <deque>
 #include <iostream>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -27,11 +32,13 @@ class Breaker {
 
   // One call completing at t; whether it was permitted.
   bool call(double t, bool timed_out, int status) {
-    const bool failure = timed_out || status >= 500 || (is("4xx-failure") && status >= 400);
-    const bool ignored = !failure && status >= 400 && status < 500;
+    const bool is_4xx = !timed_out && status >= 400 && status < 500;
+    const bool failure = timed_out || status >= 500 || (is("4xx-failure") && is_4xx);
+    const bool ignored = is_4xx && !is("4xx-failure") && !is("4xx-success") && !(is("4xx-trial") && state_ != "CLOSED");
     if (state_ == "OPEN") {
       const double since = t - opened_at_;
-      if (is("wait-strict") ? since <= s_.wait_ms : since < s_.wait_ms) return false;
+      const double wait = is("wait-ignored") ? 3000 : s_.wait_ms;
+      if (is("wait-strict") ? since <= wait : since < wait) return false;
       state_ = "HALF_OPEN";
       trial_results_.clear();
     }
@@ -57,6 +64,7 @@ class Breaker {
   }
 
   [[nodiscard]] const std::string& state() const { return state_; }
+  void renew(Settings s) { s_ = s; }
 
  private:
   bool is(const char* m) const { return mistake_ == m; }
@@ -83,30 +91,44 @@ class Breaker {
   double opened_at_ = 0;
 };
 
+Settings settings_of(const nlohmann::json& line) {
+  Settings s;
+  s.window = line.at("window").get<int>();
+  s.minimum = line.at("minimum_calls").get<int>();
+  s.rate = line.at("failure_rate_percent").get<int>();
+  s.wait_ms = line.at("wait_in_open_ms").get<double>();
+  s.trials = line.at("permitted_in_half_open").get<int>();
+  return s;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string mistake = "none";
-  if (argc == 3 && std::string(argv[1]) == "--mistake") mistake = argv[2];
-  std::string line;
-  if (!std::getline(std::cin, line)) return 1;
-  const auto first = nlohmann::json::parse(line);
-  Settings s;
-  if (mistake != "settings-ignored") {
-    s.window = first.at("window").get<int>();
-    s.minimum = first.at("minimum_calls").get<int>();
-    s.rate = first.at("failure_rate_percent").get<int>();
-    s.wait_ms = first.at("wait_in_open_ms").get<double>();
-    s.trials = first.at("permitted_in_half_open").get<int>();
+  bool one_trace = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--mistake" && i + 1 < argc) mistake = argv[++i];
+    if (arg == "--one-trace") one_trace = true;
   }
-  Breaker b(s, mistake);
+  std::string line;
+  std::optional<Breaker> b;
   while (std::getline(std::cin, line)) {
-    const auto call = nlohmann::json::parse(line);
-    const auto& result = call.at("result");
+    const auto msg = nlohmann::json::parse(line);
+    if (msg.contains("window")) {
+      const Settings s = mistake == "settings-ignored" ? Settings{} : settings_of(msg);
+      if (b && mistake == "carries-state")
+        b->renew(s);  // the new settings, but the last trace's window and state
+      else
+        b.emplace(s, mistake);
+      continue;
+    }
+    const auto& result = msg.at("result");
     const bool timed_out = result.is_string();
-    const bool permitted = b.call(call.at("t_ms").get<double>(), timed_out, timed_out ? 0 : result.get<int>());
-    std::printf("{\"decision\":\"%s\",\"state\":\"%s\"}\n", permitted ? "permitted" : "rejected", b.state().c_str());
+    const bool permitted = b->call(msg.at("t_ms").get<double>(), timed_out, timed_out ? 0 : result.get<int>());
+    std::printf("{\"decision\":\"%s\",\"state\":\"%s\"%s}\n", permitted ? "permitted" : "rejected", b->state().c_str(),
+                one_trace ? "" : ",\"traces\":\"many\"");
     std::fflush(stdout);
   }
-  return 0;
+  return b ? 0 : 1;
 }

@@ -7,6 +7,7 @@
 
 #include "temp_dir.h"
 
+#include "cb/grade/conformance_process.h"
 #include "cb/grade/conformance_traces.h"
 
 namespace cb::grade::conformance {
@@ -65,7 +66,7 @@ TEST_CASE("conformance traces: each mistake is found, shrunk, and named by its r
       {"one trial decides",
        [](Settings& s) { s.permitted_in_half_open = 1; },
        {Rule::FirstTrial, Rule::TrialCounted},
-       "judged the trials before all"},
+       "permitted trials were made"},
       {"> instead of >= at the wait's end",
        [](Settings& s) { s.wait_in_open_ms += 0.0005; },
        {Rule::FirstTrial, Rule::ClosedAfterTrials, Rule::ReopenedAfterTrials},
@@ -119,7 +120,7 @@ TEST_CASE("conformance traces: the project's engine, as a process on the protoco
   options.sandbox = &sb;
   options.box = box->get();
   options.trace_limit = std::chrono::seconds{10};
-  const Program engine = process_program(options);
+  const Program engine = process_programs(options).run;
   for (int i = 0; i < 40; ++i) {
     const Trace t = generate(7, i);
     const Replies replies = engine(t);
@@ -132,7 +133,7 @@ TEST_CASE("conformance traces: the project's engine, as a process on the protoco
     // Answers the first call, then exits on reading the second: the end of its output, not a wait.
     options.command =
         "read settings; read call; echo '{\"decision\":\"permitted\",\"state\":\"CLOSED\"}'; read call; exit 3";
-    const Program quits = process_program(options);
+    const Program quits = process_programs(options).run;
     const Trace t{lab_settings(), {{0, 200, false}, {1, 200, false}, {2, 200, false}}};
     const Replies replies = quits(t);
     const auto d = compare(t, replies.answers);

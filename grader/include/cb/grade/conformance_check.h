@@ -1,7 +1,8 @@
 #pragma once
-// cb-grade --conformance: a breaker program driven with generated traces, its first wrong
-// answer shrunk to a smallest trace and named by rule, as one graded part of the report.
+// cb-grade --conformance: a breaker program driven with generated traces, every departure from
+// the rules named and shown on a smallest trace, as one graded part of the report.
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -15,7 +16,8 @@ struct ConformanceOptions {
   std::string command;  // as the report shows it
   int traces = 200;
   std::uint64_t seed = 0;
-  conformance::ShrinkBudget shrink;
+  // For asking more than the traces: experiments on the wrong ones, and shrinking, all told.
+  conformance::ShrinkBudget shrink{5000, std::chrono::seconds{60}};
   double points = 1;  // all or nothing: one wrong answer is a wrong breaker
   std::string visibility = "visible";
   // Called after each trace is judged, in order (never two at once).
@@ -23,9 +25,15 @@ struct ConformanceOptions {
   int jobs = 1;  // traces run at once (each its own process); the verdict does not depend on it
 };
 
-// Runs traces 0..traces-1 of the seed through `program` and stops at the first it answers
-// otherwise than the rules; that one is shrunk and tabled. With jobs > 1 the traces run in
-// rounds of that many at once and are judged in order, so the trace reported is the same.
+// Runs traces 0..traces-1 of the seed through `programs` and judges every one. A trace answered
+// otherwise than the rules is put down to one departure (diagnose()); the first such trace is
+// shrunk and tabled, and so is the one of each departure that went wrong soonest. A sample of
+// the traces answered in a shared process (every 50th, and the wrong ones) is asked again
+// alone: answers that differ are `state_carried_over`. With jobs > 1 the traces run in rounds
+// of that many at once and are judged in order, so what is reported is the same.
+[[nodiscard]] ConformancePart check_conformance(const ConformanceOptions& options,
+                                                const conformance::Programs& programs);
+// A program that answers every trace alone.
 [[nodiscard]] ConformancePart check_conformance(const ConformanceOptions& options, const conformance::Program& program);
 
 // A seed nobody chose: from the kernel's random source, small enough to read out and retype.

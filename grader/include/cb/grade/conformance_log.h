@@ -20,13 +20,13 @@ class AnswerLog {
   AnswerLog(const AnswerLog& other);
   AnswerLog& operator=(const AnswerLog&) = delete;
 
-  // `program`, keeping here each trace it answers (traces may run at once). The log must
-  // outlive the returned program.
-  [[nodiscard]] Program recording(Program program);
+  // `programs`, keeping here each trace they answer (traces may run at once), alone or not,
+  // and how many processes they started. The log must outlive the returned programs.
+  [[nodiscard]] Programs recording(Programs programs);
   // Answers from the log alone. A trace it does not hold (the grader now asks one the first grade
   // never did) answers as the rules do, so the shrinker never takes it for a counterexample, and
   // is remembered in missed(): the caller decides whether a missing answer changes the verdict.
-  [[nodiscard]] Program replaying();
+  [[nodiscard]] Programs replaying();
   [[nodiscard]] bool holds(const Trace& trace) const;
   [[nodiscard]] std::size_t size() const;
   [[nodiscard]] std::size_t missed() const;
@@ -40,9 +40,15 @@ class AnswerLog {
     std::vector<Answer> answers;
     std::string problem;
     std::string stderr_tail;
+    bool shared = false;
+    bool open = false;
   };
+  [[nodiscard]] Program recorded(Program program, bool alone);
+  [[nodiscard]] Program replayed(bool alone);
   mutable std::mutex mu_;
-  std::map<std::string, Kept> by_input_;  // by the SHA-256 of the trace's protocol input
+  // By the SHA-256 of the trace's protocol input, "alone " before it for a run alone.
+  std::map<std::string, Kept> by_input_;
+  int processes_ = 0;
   std::set<std::string> missed_;
 };
 

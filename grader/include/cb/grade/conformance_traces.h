@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "cb/grade/conformance_model.h"
-#include "cb/sandbox/sandbox.h"
 
 namespace cb::grade::conformance {
 
@@ -34,11 +33,27 @@ struct Replies {
   std::vector<Answer> answers;
   std::string problem;      // "exited with 1", "no answer within 5 s", "answered 'x', which is not ..."
   std::string stderr_tail;  // the end of what it wrote on standard error, for the person reading
+  // Answered by a process that had answered other traces before this one: what it kept from
+  // them may have changed these answers (check_conformance asks again, alone).
+  bool shared = false;
+  // Its process was kept for another trace: whether it exits 0 at the end of its input is not
+  // known from this run (check_conformance asks again, alone, to find out).
+  bool open = false;
   Replies() = default;
   Replies(std::vector<Answer> a) : answers(std::move(a)) {}  // NOLINT: a program that only answers
 };
 
 using Program = std::function<Replies(const Trace& trace)>;
+
+// A program as the check drives it. `run` answers a trace, perhaps in a process that answered
+// others before (Replies::shared); `alone` answers it in a process of its own, which is how a
+// breaker that carries state from one trace to the next is told apart. Without `alone`, every
+// run is taken to be alone.
+struct Programs {
+  Program run;
+  Program alone;
+  std::function<int()> processes;  // how many processes were started so far; empty: not known
+};
 
 // Every time in a generated trace is a multiple of 1/8 ms: exact in binary floating point and in
 // three decimals, so a program's own arithmetic on them (t - opened_at >= wait) is exact too, and
@@ -60,6 +75,10 @@ struct Divergence {
 // What the rules answer under `settings` to each call, in order (the model as a program).
 [[nodiscard]] std::vector<Answer> model_answers(const Settings& settings, const std::vector<Call>& calls);
 
+// Whether `answers` are, call by call up to and with `last`, what the rules give under `settings`.
+[[nodiscard]] bool answered_as(const Trace& t, const Settings& settings, const std::vector<Answer>& answers,
+                               std::size_t last);
+
 // The first call where `answers` differ from the model's, or nullopt when they agree on all.
 [[nodiscard]] std::optional<Divergence> compare(const Trace& trace, const std::vector<Answer>& answers);
 
@@ -68,53 +87,45 @@ struct Explanation {
   std::string text;  // for a person
 };
 
-// What the program most likely got wrong at `d`, for a person: the rule that decided the call,
-// read together with how the program's answer differs (a trial permitted but judged at once is
-// not the same mistake as a trial refused) and with the whole trace (answers that match the
-// lab's own settings where the trace had others mean the settings line was not read; a trip the
-// model did not make, with more counted calls than the window holds, means old calls were kept).
-[[nodiscard]] Explanation explain(const Divergence& d, const Trace& trace, const Replies& replies);
+// What the program most likely got wrong at `d`, for a person, from the answers alone: the rule
+// that decided the call, read together with how the program's answer differs (a trial permitted
+// but judged at once is not the same mistake as a trial refused) and with the whole trace (a
+// trip the model did not make, with more counted calls than the window holds, means old calls
+// were kept, when its answers to the whole trace are a window's that never slides, unless
+// `blame_window` is false: an experiment showed its window slides). diagnose()
+// (conformance_diagnosis.h) asks the program more before it settles.
+[[nodiscard]] Explanation explain(const Divergence& d, const Trace& trace, const Replies& replies,
+                                  bool blame_window = true);
 
 // A smallest trace `program` still diverges on, found greedily from `failing`: drop the calls
-// after the divergence, then any call whose removal keeps it diverging, make results plainer
-// (a 500 for a timeout, a 200 or 500 for any other status), start the times at 0 and round them to whole milliseconds,
-// and move the settings to the lab's where the divergence survives it. `budget` bounds the runs
-// of the program, `time` the wall time spent (a program slow to fail is shrunk as far as it gets).
+// after the divergence, then any call whose removal keeps it diverging; start the times at 0,
+// shorten the gaps between calls (to none, to round numbers, to the end of a wait), make results
+// plainer (a 500 for a timeout or any 5xx, a 400 for any 4xx, a 200 for any other) and times
+// whole milliseconds, and move the settings to the lab's where the divergence survives it.
+// `budget` bounds the runs of the program, `time` the wall time spent (a program slow to fail is
+// shrunk as far as it gets).
 struct ShrinkBudget {
   int runs = 2000;
   std::chrono::milliseconds time{std::chrono::seconds{60}};
+};
+// What a smaller trace must still show, beyond a divergence.
+struct ShrinkGoal {
+  // Whether a candidate that diverges still shows the same departure; it may run `program` (the
+  // runs count against the budget). Empty: any divergence will do.
+  std::function<bool(const Trace&, const Replies&, const Divergence&, const Program& program)> same;
+  bool keep_settings = false;  // the departure is about the settings themselves
 };
 struct Shrunk {
   Trace trace;
   int runs = 0;          // of the program, while shrinking
   bool complete = true;  // false: the budget ran out first
 };
-[[nodiscard]] Shrunk shrink(const Trace& failing, const Program& program, ShrinkBudget budget = {});
+[[nodiscard]] Shrunk shrink(const Trace& failing, const Program& program, ShrinkBudget budget = {},
+                            const ShrinkGoal& goal = {});
 
 }  // namespace cb::grade::conformance
 
 namespace cb::grade::conformance {
-
-struct ProcessOptions {
-  std::string command;  // run by /bin/sh -c, in the box's copy of the submission
-  // Every trace's program runs in this box, in the sandbox (both outlive the Program).
-  sandbox::Sandbox* sandbox = nullptr;
-  const sandbox::Box* box = nullptr;
-  // One trace, from the start to the exit at the end of the input: a program that has not
-  // answered by then is stopped, and graded on what it answered.
-  std::chrono::milliseconds trace_limit{std::chrono::seconds{5}};
-  // Added to the limit of every trace that starts before the first has finished: a program may
-  // build itself (the C++ kit's replay.sh compiles when its sources changed) or fill caches on
-  // its first start, and that is not a verdict about its breaker.
-  std::chrono::milliseconds warm_up{std::chrono::seconds{20}};
-};
-
-// A command as a Program on the line protocol, contained as --run contains the lab's program:
-// started once per trace, fed the settings line and then each call, the next call sent only
-// after the answer to the last; a program that answers late, wrongly or not at all stops being
-// read, and what it answered so far is its answer (compare() then names the call). At the end
-// of the input it must exit 0. Whatever it leaves running is killed when the trace ends.
-[[nodiscard]] Program process_program(const ProcessOptions& options);
 
 // A time as the protocol writes it: milliseconds, up to three decimals, no trailing zeros.
 [[nodiscard]] std::string ms_text(double t_ms);

@@ -20,7 +20,7 @@ namespace cb::grade {
 
 // The conformance part on `inputs`' command, traces and seed, worth the rubric's points.
 [[nodiscard]] ConformancePart conformance_part(const GradeInputs& inputs, const Rubric& rubric,
-                                               const conformance::Program& program);
+                                               const conformance::Programs& programs);
 
 struct RegradeOptions {
   std::string dir;     // what --batch --reports kept

@@ -69,37 +69,55 @@ struct SandboxInfo {
 };
 
 // --conformance: the student's breaker driven call by call with generated traces, compared with
-// the grader's model of the lab's rules; on the first trace it answers otherwise, that trace
-// shrunk to a smallest one it still answers otherwise.
+// the grader's model of the lab's rules. Every trace is judged; each one answered otherwise is
+// put down to one departure (a rule's id), and each departure is shown on a shrunk trace.
 struct ConformanceRow {
   double t_ms = 0;
   std::string result;    // "200", "503", "timeout"
   std::string expected;  // "permitted CLOSED"
   std::string got;       // "permitted OPEN"; empty when it gave no answer
+  std::string alone;     // state_carried_over: its answer in a process of its own
   bool differs = false;
+};
+
+// A trace shown: its settings, the lines to replay it, its calls up to the one that differs.
+struct Counterexample {
+  int trace = -1;                    // its number in the seed's sequence, from 0
+  std::size_t original_calls = 0;    // its length before shrinking
+  nlohmann::json settings;           // as the protocol's first line
+  std::vector<std::string> input;    // the program's input, line by line
+  std::vector<ConformanceRow> rows;  // up to and with the call that differs
+};
+
+// One departure, over every trace: how many it decided, and its shortest counterexample.
+struct ConformanceRule {
+  std::string rule;     // stable id
+  std::string message;  // for a person, as said on its counterexample
+  int traces = 0;       // traces put down to it
+  Counterexample example;
+  bool shrunk_fully = true;
 };
 
 struct ConformancePart {
   std::string command;
   std::uint64_t seed = 0;
   int traces = 0;                // asked for
-  int agreed = 0;                // traces answered as the rules do, before the first that was not
+  int agreed = 0;                // traces answered as the rules do
   Status status = Status::Skip;  // pass, fail, or error (the program could not be started at all)
   double score = 0;
   double max_score = 0;
   double seconds = 0;
-  // When it failed:
-  int failing_trace = -1;            // that trace's number in the seed's sequence
-  std::size_t original_calls = 0;    // its length before shrinking
-  nlohmann::json settings;           // the shrunk trace's settings, as the protocol's first line
-  std::vector<std::string> input;    // the shrunk trace as the program's input, line by line
-  std::vector<ConformanceRow> rows;  // the shrunk trace up to and with the call that differs
-  std::string rule;                  // stable id of what it got wrong ("minimum_calls", ...)
-  std::string message;               // the same for a person; or why the part could not run
-  std::string stderr_tail;           // the end of the program's standard error on that trace
+  int processes = 0;  // of the program, started to answer them (0: not known)
+  // When it failed: the first trace answered otherwise, shrunk, and what it shows, ...
+  Counterexample example;
+  std::string rule;         // stable id of what it got wrong ("minimum_calls", ...)
+  std::string message;      // the same for a person; or why the part could not run
+  std::string stderr_tail;  // the end of the program's standard error on that trace
   int shrink_runs = 0;
   double shrink_seconds = 0;
-  bool shrunk_fully = true;            // false: the shrinking budget ran out first
+  bool shrunk_fully = true;  // false: the shrinking budget ran out first
+  // ... and every departure over all the traces, most traces first.
+  std::vector<ConformanceRule> rules;
   std::string visibility = "visible";  // the rubric's, for Gradescope
 };
 

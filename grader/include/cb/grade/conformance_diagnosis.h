@@ -1,0 +1,39 @@
+#pragma once
+// Why a breaker answered a trace otherwise than the rules. Where its answers alone cannot tell
+// the cause apart, the program is asked again: does it read its settings at all, and is a 4xx
+// the reason it opened late? Otherwise the rule that decided the call names it (explain()).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cb/grade/conformance_traces.h"
+
+namespace cb::grade::conformance {
+
+// The settings a program does not read: changed one at a time to other values, its answers
+// stay the same where the rules' change.
+struct SettingsProbe {
+  std::vector<std::string> unread;  // protocol names, in the settings line's order
+  // Its window lets old calls go: it opens on a trace made so that only a sliding window opens
+  // (with the rate well over the threshold, so that > for >= cannot hide it).
+  bool slides = true;
+  int runs = 0;  // of the program, to find out
+};
+
+// Probes with traces `first`, `first + 1`, ... of the seed, up to four, until each setting has
+// changed the rules' answers on one of them; a setting that never did is taken as read.
+[[nodiscard]] SettingsProbe probe_settings(const Program& program, std::uint64_t seed, int first = 1);
+
+// What `program` got wrong at `d` of `trace` (`replies` its answers there), in order:
+// - no answer: `no_answer`;
+// - its answers are the rules' under the trace's settings with the unread ones (`probe`) put
+//   back to the lab's: `settings_ignored`, naming them;
+// - without the trace's 4xx calls it answers as the rules do: `4xx_not_counted`, and whether it
+//   took a 4xx for a success or a failure (it answers the same with the 4xx made one);
+// - else the rule that decided the call (explain()).
+// `runs` counts the program's runs it made.
+[[nodiscard]] Explanation diagnose(const Trace& trace, const Replies& replies, const Divergence& d,
+                                   const Program& program, const SettingsProbe& probe, int* runs = nullptr);
+
+}  // namespace cb::grade::conformance

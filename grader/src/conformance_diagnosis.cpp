@@ -1,0 +1,215 @@
+#include "cb/grade/conformance_diagnosis.h"
+
+#include <algorithm>
+#include <iterator>
+#include <limits>
+#include <sstream>
+
+namespace cb::grade::conformance {
+namespace {
+
+struct Field {
+  const char* name;
+  double Settings::*real;  // wait_in_open_ms
+  int Settings::*whole;    // the others
+};
+constexpr Field kFields[] = {
+    {"window", nullptr, &Settings::window},
+    {"minimum_calls", nullptr, &Settings::minimum_calls},
+    {"failure_rate_percent", nullptr, &Settings::failure_rate_percent},
+    {"wait_in_open_ms", &Settings::wait_in_open_ms, nullptr},
+    {"permitted_in_half_open", nullptr, &Settings::permitted_in_half_open},
+};
+
+double get(const Settings& s, const Field& f) { return f.real ? s.*f.real : s.*f.whole; }
+void set(Settings& s, const Field& f, double v) {
+  if (f.real)
+    s.*f.real = v;
+  else
+    s.*f.whole = static_cast<int>(v);
+}
+
+// Other values of a setting to probe with, far enough apart to change what the rules answer
+// on most traces, and valid with the rest (the minimum never above the window).
+std::vector<double> others(const Settings& s, const Field& f) {
+  const std::string name = f.name;
+  std::vector<double> v;
+  if (name == "window") v = {static_cast<double>(s.minimum_calls), 20, 60};
+  if (name == "minimum_calls") v = {1, static_cast<double>(s.window)};
+  if (name == "failure_rate_percent") v = {10, 90};
+  if (name == "wait_in_open_ms") v = {100, 5000, 20000};
+  if (name == "permitted_in_half_open") v = {1, 5};
+  std::vector<double> out;
+  for (double x : v)
+    if (x != get(s, f)) out.push_back(x);
+  return out;
+}
+
+bool same_answers(const std::vector<Answer>& a, const std::vector<Answer>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i].decision != b[i].decision || a[i].state != b[i].state) return false;
+  return true;
+}
+
+std::string value_text(const Field& f, double v) {
+  std::ostringstream out;
+  out << v;
+  const std::string name = f.name;
+  if (name == "wait_in_open_ms") return out.str() + " ms";
+  if (name == "failure_rate_percent") return out.str() + "%";
+  return out.str();
+}
+
+// The trace's first `count` calls, each 4xx among them kept (status -1), dropped (0) or made
+// `status`.
+Trace with_4xx(const Trace& t, std::size_t count, int status) {
+  Trace out{t.settings, {}};
+  for (std::size_t i = 0; i < count && i < t.calls.size(); ++i) {
+    Call c = t.calls[i];
+    const bool is_4xx = !c.timed_out && c.status >= 400 && c.status < 500;
+    if (is_4xx && status == 0) continue;
+    if (is_4xx && status > 0) c.status = status;
+    out.calls.push_back(c);
+  }
+  return out;
+}
+
+// Whether the rules decide the last call of `t` as they decided the call `want` was about: a
+// trace changed for an experiment must still ask the same question at its end.
+bool decides_last_as(const Trace& t, const Step& want) {
+  Model m(t.settings);
+  Step last;
+  for (const Call& c : t.calls) last = m.call(c);
+  return !t.calls.empty() && last.rule == want.rule && last.decision == want.decision && last.state == want.state;
+}
+
+}  // namespace
+
+SettingsProbe probe_settings(const Program& program, std::uint64_t seed, int first) {
+  SettingsProbe out;
+  // Per setting: decided (it changed the rules' answers on some probe) and read (it changed the
+  // program's too). Every probe trace is asked: a breaker wrong in one way can make a setting
+  // look unread on one trace (a wait it never gets to the end of says nothing of its trials).
+  bool decided[std::size(kFields)] = {};
+  bool read[std::size(kFields)] = {};
+  for (int k = 0, index = first; k < 4; ++k, ++index) {
+    if (index % 5 == 0) ++index;  // every fifth trace has the lab's settings: probe around others
+    const Trace base = generate(seed, index);
+    const Replies base_replies = program(base);
+    ++out.runs;
+    const std::vector<Answer> base_model = model_answers(base.settings, base.calls);
+    for (std::size_t f = 0; f < std::size(kFields); ++f) {
+      if (read[f]) continue;
+      for (double v : others(base.settings, kFields[f])) {
+        Trace probe = base;
+        set(probe.settings, kFields[f], v);
+        if (same_answers(model_answers(probe.settings, probe.calls), base_model)) continue;
+        decided[f] = true;
+        const Replies r = program(probe);
+        ++out.runs;
+        if (!same_answers(r.answers, base_replies.answers) || r.problem != base_replies.problem) {
+          read[f] = true;
+          break;
+        }
+      }
+    }
+    if (std::all_of(std::begin(read), std::end(read), [](bool b) { return b; })) break;
+  }
+  for (std::size_t f = 0; f < std::size(kFields); ++f)
+    if (decided[f] && !read[f]) out.unread.emplace_back(kFields[f].name);
+  // Window 4 at 60%: six successes, then three failures. A sliding window holds one success and
+  // three failures at the last call (75%: open, by > as by >=); a window that keeps every call
+  // holds 3 of 9 (33%: closed).
+  Trace sliding{{4, 4, 60, 3000, 3}, {}};
+  for (int i = 0; i < 9; ++i) sliding.calls.push_back({static_cast<double>(i), i < 6 ? 200 : 500, false});
+  const Replies r = program(sliding);
+  ++out.runs;
+  out.slides = r.answers.size() == sliding.calls.size() && r.answers.back().state == State::Open;
+  return out;
+}
+
+Explanation diagnose(const Trace& trace, const Replies& replies, const Divergence& d, const Program& program,
+                     const SettingsProbe& probe, int* runs) {
+  if (!d.got) return explain(d, trace, replies);
+  const Settings lab = lab_settings();
+  // Settings it never reads: its answers to the whole trace (not only up to the divergence: a
+  // breaker that reads a setting but ignores the rule behind it may agree with the lab's number
+  // for a while by chance) are the rules' with the lab's numbers in their place; all of them, or
+  // one.
+  const auto whole = [&](const Settings& s) {
+    return replies.answers.size() == trace.calls.size() &&
+           answered_as(trace, s, replies.answers, trace.calls.size() - 1);
+  };
+  std::vector<std::vector<std::string>> guesses{probe.unread};
+  if (probe.unread.size() > 1)
+    for (const std::string& f : probe.unread) guesses.push_back({f});
+  for (const auto& unread : probe.unread.empty() ? std::vector<std::vector<std::string>>{} : guesses) {
+    Settings as_lab = trace.settings;
+    std::string theirs;
+    std::string ours;
+    for (const Field& f : kFields) {
+      if (std::find(unread.begin(), unread.end(), f.name) == unread.end()) continue;
+      if (get(as_lab, f) == get(lab, f)) continue;
+      set(as_lab, f, get(lab, f));
+      theirs += std::string(theirs.empty() ? "" : ", ") + f.name + " " + value_text(f, get(trace.settings, f));
+      ours += std::string(ours.empty() ? "" : ", ") + value_text(f, get(lab, f));
+    }
+    if (theirs.empty() || !whole(as_lab)) continue;
+    // When the window is all it does not read, a window that never slides may fit as well (the
+    // lab's window was never filled): that is the likelier mistake, and explain() names it.
+    Settings unbounded = as_lab;
+    unbounded.window = std::numeric_limits<int>::max();
+    if (unread.size() == 1 && unread.front() == "window" && whole(unbounded)) break;
+    const bool all = unread.size() == std::size(kFields);
+    return {"settings_ignored", std::string(all ? "did not read its settings" : "did not read all its settings") +
+                                    ": answered as the lab's own (" + ours + ") would, not this trace's (" + theirs +
+                                    "); changing them on the first line changes none of its answers"};
+  }
+  // A 4xx behind it: without the 4xx calls before it, it answers as the rules do; or it answers
+  // the call itself wrongly only while that call is a 4xx.
+  auto ask = [&](const Trace& t) {
+    if (runs) ++*runs;
+    return program(t);
+  };
+  const std::vector<Answer> mine(replies.answers.begin(),
+                                 replies.answers.begin() + static_cast<std::ptrdiff_t>(d.at + 1));
+  const std::string rest = "; a 4xx is not counted at all, in CLOSED or as a trial";
+  auto four_xx = [&](const std::string& how_known) -> Explanation {
+    const Trace as_success = with_4xx(trace, d.at + 1, 200);
+    const Trace as_failure = with_4xx(trace, d.at + 1, 500);
+    if (same_answers(ask(as_success).answers, mine))
+      return {std::string(id(Rule::NotCounted)),
+              "took a 4xx, the caller's mistake, for a success: it answers the same "
+              "with the 4xx made a 200, and " +
+                  how_known + rest};
+    if (same_answers(ask(as_failure).answers, mine))
+      return {std::string(id(Rule::NotCounted)),
+              "took a 4xx, the caller's mistake, for a failure: it answers the same "
+              "with the 4xx made a 500, and " +
+                  how_known + rest};
+    return {std::string(id(Rule::NotCounted)), "counted a 4xx, the caller's mistake: " + how_known + rest};
+  };
+  const Call& at = trace.calls[d.at];
+  if (!at.timed_out && at.status >= 400 && at.status < 500) {
+    Trace plain = with_4xx(trace, d.at, -1);
+    plain.calls.push_back({at.t_ms, 200, false});
+    const Replies r = ask(plain);
+    const auto still = compare(plain, r.answers);
+    if (!still) return four_xx("answers this call as the rules do when it is a 200 instead");
+    // Wrong as a 200 too: the 4xx is not what it got wrong here.
+    return diagnose(plain, r, *still, program, probe, runs);
+  }
+  Trace without = with_4xx(trace, d.at, 0);
+  if (without.calls.size() < d.at) {
+    without.calls.push_back(at);
+    if (decides_last_as(without, d.want)) {
+      const Replies bare = ask(without);
+      if (bare.problem.empty() && !compare(without, bare.answers))
+        return four_xx("without the 4xx calls before this one it answers as the rules do");
+    }
+  }
+  return explain(d, trace, replies, /*blame_window=*/!probe.slides);
+}
+
+}  // namespace cb::grade::conformance

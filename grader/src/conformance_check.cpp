@@ -275,7 +275,8 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Programs& p
   Judge judge(o, programs);
   std::vector<Failure> failures;
   const int jobs = std::max(1, o.jobs);
-  for (int i = 0; i < o.traces; i += jobs) {
+  bool silent = false;
+  for (int i = 0; i < o.traces && !silent; i += jobs) {
     // A round of traces at once, judged in order, so what is found does not depend on `jobs`.
     std::vector<Trace> round;
     for (int j = i; j < std::min(o.traces, i + jobs); ++j) round.push_back(generate(o.seed, j));
@@ -285,12 +286,17 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Programs& p
     std::vector<Replies> answered;
     answered.push_back(programs.run(round[0]));
     for (auto& f : running) answered.push_back(f.get());
-    for (std::size_t k = 0; k < round.size(); ++k) {
+    for (std::size_t k = 0; k < round.size() && !silent; ++k) {
       const int index = i + static_cast<int>(k);
-      if (auto f = judge.judge(index, round[k], std::move(answered[k])))
+      ++part.judged;
+      if (auto f = judge.judge(index, round[k], std::move(answered[k]))) {
+        // Not one answer to a trace (it cannot start, its file is not there, it waits for
+        // something else): every other trace would say the same, each after its time limit.
+        silent = f->replies.answers.empty() && !f->replies.problem.empty();
         failures.push_back(std::move(*f));
-      else
+      } else {
         ++part.agreed;
+      }
       if (o.progress) o.progress(static_cast<std::size_t>(index) + 1, static_cast<std::size_t>(o.traces));
     }
   }

@@ -66,7 +66,7 @@ std::string conformance_lines(const ConformancePart& c) {
   out += "what it got wrong [" + c.rule + "]: " + c.message + "\n";
   out += example_lines(c.example, c.command);
   if (!c.rules.empty()) {
-    out += "every departure, over all " + traces_text(c.traces) + " (traces put down to each):\n";
+    out += "every departure, over all " + traces_text(c.judged) + " (traces put down to each):\n";
     for (const ConformanceRule& r : c.rules)
       out += "  " + padded(r.rule, 25) + padded(traces_text(r.traces), 12) + r.message + "\n";
     for (const ConformanceRule& r : c.rules) {
@@ -105,6 +105,7 @@ nlohmann::json conformance_json(const ConformancePart& c) {
       {"command", c.command},          {"seed", c.seed},   {"traces", c.traces},       {"agreed", c.agreed},
       {"status", to_string(c.status)}, {"score", c.score}, {"max_score", c.max_score}, {"seconds", c.seconds}};
   if (c.processes > 0) out["processes"] = c.processes;
+  if (c.judged != c.traces) out["judged"] = c.judged;
   if (c.status == Status::Fail) {
     out["failing_trace"] = c.example.trace + 1;
     out["original_calls"] = c.example.original_calls;

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -29,6 +30,13 @@ const std::string& programs() {
   static const bool copied = [] {
     for (const std::string& from : {kBent, kLab, std::string(CB_FIXTURES) + "/students/good_breaker.py"})
       std::filesystem::copy_file(from, dir / std::filesystem::path(from).filename().string());
+    // Real libraries behind the protocol, where the tests keep them (the adapter finds its
+    // library by its path).
+    for (const char* folder : {"conformance/libraries", "third_party/cockatiel-4.0.0"}) {
+      const std::filesystem::path to = std::filesystem::path(dir.path()) / "tests" / folder;
+      std::filesystem::create_directories(to);
+      std::filesystem::copy(std::string(CB_TESTS) + "/" + folder, to, std::filesystem::copy_options::recursive);
+    }
     return true;
   }();
   (void)copied;
@@ -100,6 +108,9 @@ TEST_CASE("conformance: each mistake is caught with a minimal counterexample nam
       {"4xx-failure", {"4xx_not_counted"}, 12},
       {"one-trial", {"trials_judged_together"}, 12},
       {"settings-ignored", {"settings_ignored"}, 12},
+      {"wait-ignored", {"settings_ignored"}, 14},
+      {"4xx-success", {"4xx_not_counted"}, 12},
+      {"4xx-trial", {"4xx_not_counted"}, 12},
   };
   for (const Mistake& m : mistakes) {
     SUBCASE(m.flag) {
@@ -260,6 +271,165 @@ TEST_CASE("conformance: a progress line on a terminal, and none in a pipe") {
   const Ran piped = run(graded({kGrade, "--conformance", kLabHere + " conform", "--submission", programs(), "--seed",
                                 "3", "--traces", "6", "--format", "json"}));
   CHECK(piped.err.empty());
+}
+
+}  // namespace
+}  // namespace cb::testing
+
+namespace cb::testing {
+namespace {
+
+TEST_CASE("conformance: one process answers many traces, and a program that does not say it can gets one per trace") {
+  // "traces": "many" in its first answer: the traces go to a process per job, with a few run
+  // alone besides (the first, to see it exit 0, and every 50th).
+  const json many = conformance(kBentHere + " --mistake none", {"--seed", "5", "-j", "2"}, 0)["conformance"];
+  CHECK(many["agreed"] == CB_CONFORMANCE_TRACES);
+  CHECK(many["processes"].get<int>() <= 2 + 1 + CB_CONFORMANCE_TRACES / 50);
+  const json one = conformance(kBentHere + " --mistake none --one-trace", {"--seed", "5", "-j", "2"}, 0)["conformance"];
+  CHECK(one["agreed"] == CB_CONFORMANCE_TRACES);
+  CHECK(one["processes"] == CB_CONFORMANCE_TRACES);
+  SUBCASE("and a program that keeps its process is still held to exit 0 at the end of its input") {
+    const json c = conformance(kLabHere + " conform; exit 4", {"--seed", "1", "--traces", "3"}, 1)["conformance"];
+    CHECK(c["rule"] == "protocol");
+  }
+}
+
+TEST_CASE("conformance: a breaker that keeps state from one trace to the next is named, both runs side by side") {
+  const json c = conformance(kBentHere + " --mistake carries-state", {"--seed", "1"}, 1)["conformance"];
+  INFO(c.dump(1));
+  CHECK(c["rule"] == "state_carried_over");
+  REQUIRE_FALSE(c["rows"].empty());
+  const json& last = c["rows"].back();
+  CHECK(last["differs"] == true);
+  REQUIRE(last.contains("alone"));
+  CHECK(last["alone"] != last["got"]);
+  CHECK(last["alone"] == last["expected"]);  // alone, it is a right breaker
+  // Replayed by hand (a process of its own), it answers as the "alone" column says.
+  std::string input;
+  for (const auto& line : c["input"]) input += line.get<std::string>() + "\n";
+  const Ran replay = run({"/bin/sh", "-c", kBent + " --mistake carries-state"}, input);
+  const auto answer = json::parse(replay.out.substr(replay.out.rfind('\n', replay.out.size() - 2) + 1));
+  CHECK(answer["decision"].get<std::string>() + " " + answer["state"].get<std::string>() == last["alone"]);
+}
+
+// Each of these was named for another rule before its cause was found by experiment: a 4xx
+// taken for a success blamed on the threshold or the minimum, a 4xx taken for a trial blamed on
+// the trials, a refusal at the wait's end blamed on the 4xx that happened to be there, a
+// hard-coded wait blamed on the wait's end.
+TEST_CASE("conformance: a departure is named for its cause, on every trace it decides") {
+  struct Case {
+    const char* mistake;
+    int seed;
+    std::set<std::string> rules;  // every rule the summary may name
+  };
+  const Case cases[] = {
+      {"4xx-success", 3, {"4xx_not_counted"}},
+      {"4xx-success", 4, {"4xx_not_counted"}},
+      {"4xx-trial", 3, {"4xx_not_counted"}},
+      {"4xx-trial", 4, {"4xx_not_counted"}},
+      {"4xx-failure", 4, {"4xx_not_counted"}},
+      {"4xx-failure", 6, {"4xx_not_counted"}},
+      {"wait-strict", 4, {"first_trial_at_wait_end"}},
+      {"wait-ignored", 1, {"settings_ignored"}},
+      {"minimum-ignored", 2, {"minimum_calls"}},
+      {"one-trial", 2, {"trials_judged_together"}},
+      {"window-never-slides", 2, {"window_slides"}},
+      {"rate-strict", 2, {"trip_at_threshold", "reopened_after_trials"}},
+  };
+  for (const Case& k : cases) {
+    CAPTURE(k.mistake);
+    CAPTURE(k.seed);
+    const json c =
+        conformance(kBentHere + " --mistake " + k.mistake, {"--seed", std::to_string(k.seed)}, 1)["conformance"];
+    CHECK(k.rules.count(c["rule"].get<std::string>()) == 1);
+    REQUIRE(c.contains("rules"));
+    int traces = 0;
+    for (const json& r : c["rules"]) {
+      CAPTURE(r["rule"]);
+      CHECK(k.rules.count(r["rule"].get<std::string>()) == 1);  // settings_ignored among them: it reads them
+      traces += r["traces"].get<int>();
+    }
+    CHECK(traces == CB_CONFORMANCE_TRACES - c["agreed"].get<int>());  // every wrong trace, put down to one
+  }
+}
+
+TEST_CASE("conformance: a counterexample's times are shrunk to round numbers and the wait") {
+  // Generated traces keep every wait a multiple of 100 ms; the calls of a shrunk trace come at
+  // once or a whole wait apart (a 6-call counterexample need not start its story at t=5228).
+  for (const char* mistake : {"wait-strict", "one-trial", "4xx-trial", "rate-strict"}) {
+    CAPTURE(mistake);
+    const json c = conformance(kBentHere + " --mistake " + std::string(mistake), {"--seed", "3"}, 1)["conformance"];
+    REQUIRE_FALSE(c["rows"].empty());
+    std::vector<json> shown{c["rows"]};
+    for (const json& r : c.value("rules", json::array())) shown.push_back(r["rows"]);
+    for (const json& rows : shown)
+      for (const json& row : rows) {
+        CAPTURE(row["t_ms"]);
+        CHECK(std::fmod(row["t_ms"].get<double>(), 100.0) == 0.0);
+      }
+  }
+}
+
+TEST_CASE("conformance: real libraries, each rightly failed, with every departure named") {
+  // Each adapter says what its library cannot express (the table at its top); the probe must
+  // find each of those on one seed's traces, not only the one trace 1 meets first.
+  struct Library {
+    const char* command;
+    std::set<std::string> must;  // rules the summary must name
+  };
+  const Library libraries[] = {
+      // No window and no rate (consecutive failures; a success resets them), one trial decides,
+      // a 4xx counted as a success.
+      {"python3 tests/conformance/libraries/circuitbreaker_replay.py",
+       {"trip_at_threshold", "trials_judged_together", "4xx_not_counted"}},
+      // > for >=, the trials judged before all are made, a 4xx trial taken for a success, and the
+      // closing trial kept in the window (it counts toward the minimum).
+      {"node tests/conformance/libraries/cockatiel_replay.mjs",
+       {"trip_at_threshold", "trials_judged_together", "4xx_not_counted", "minimum_calls"}},
+  };
+  for (const Library& l : libraries) {
+    CAPTURE(l.command);
+    const json c = conformance(l.command, {"--seed", "1", "--traces", "200"}, 1)["conformance"];
+    std::set<std::string> named;
+    for (const json& r : c["rules"]) named.insert(r["rule"].get<std::string>());
+    for (const std::string& rule : l.must) {
+      CAPTURE(rule);
+      CHECK(named.count(rule) == 1);
+    }
+    CHECK(named.count("no_answer") == 0);
+    CHECK(named.count("protocol") == 0);
+    MESSAGE(l.command << ": " << c.value("agreed", 0) << " of 200 agreed; " << json(named).dump());
+  }
+}
+
+TEST_CASE("conformance: the summary of every departure, in every format") {
+  const std::string bent = kBentHere + " --mistake rate-strict";
+  const std::vector<std::string> common{kGrade, "--conformance", bent,   "--submission", programs(), "--seed",
+                                        "1",    "--traces",      kTraces};
+  auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> argv = common;
+    argv.insert(argv.end(), more.begin(), more.end());
+    return run(graded(argv));
+  };
+  const json j = json::parse(with({"--format", "json"}).out)["conformance"];
+  REQUIRE(j["rules"].size() >= 1);
+  const std::string first = j["rules"][0]["rule"].get<std::string>();
+  const std::string count = std::to_string(j["rules"][0]["traces"].get<int>()) + " traces";
+  const std::string text = with({}).out;
+  CHECK(text.find("every departure, over all") != std::string::npos);
+  CHECK(text.find(first) != std::string::npos);
+  CHECK(text.find(count) != std::string::npos);
+  CHECK(text.find("trace(s)") == std::string::npos);
+  const std::string junit = with({"--format", "junit"}).out;
+  CHECK(junit.find("every departure, over all") != std::string::npos);
+  const json g = json::parse(with({"--format", "gradescope"}).out);
+  CHECK(g["tests"][0]["output"].get<std::string>().find("every departure, over all") != std::string::npos);
+  TempDir dir;
+  const std::string page = dir / "report.html";
+  REQUIRE(with({"--format", "html", "-o", page}).exit_code == 1);
+  std::ifstream in(page);
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(html.find("every departure, over all") != std::string::npos);
 }
 
 }  // namespace

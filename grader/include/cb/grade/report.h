@@ -102,6 +102,7 @@ struct ConformancePart {
   std::string command;
   std::uint64_t seed = 0;
   int traces = 0;                // asked for
+  int judged = 0;                // run and judged: all, unless one got no answer at all
   int agreed = 0;                // traces answered as the rules do
   Status status = Status::Skip;  // pass, fail, or error (the program could not be started at all)
   double score = 0;

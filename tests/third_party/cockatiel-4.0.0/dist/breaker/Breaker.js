@@ -1,0 +1,3 @@
+export * from './ConsecutiveBreaker.js';
+export * from './CountBreaker.js';
+export * from './SamplingBreaker.js';

@@ -1,0 +1,10 @@
+export * from './BrokenCircuitError.js';
+export * from './BulkheadRejectedError.js';
+export * from './HydratingCircuitError.js';
+export * from './IsolatedCircuitError.js';
+export * from './TaskCancelledError.js';
+export const isBrokenCircuitError = (e) => !!e && e instanceof Error && 'isBrokenCircuitError' in e;
+export const isBulkheadRejectedError = (e) => !!e && e instanceof Error && 'isBulkheadRejectedError' in e;
+export const isIsolatedCircuitError = (e) => !!e && e instanceof Error && 'isIsolatedCircuitError' in e;
+export const isTaskCancelledError = (e) => !!e && e instanceof Error && 'isTaskCancelledError' in e;
+export const isHydratingCircuitError = (e) => !!e && e instanceof Error && 'isHydratingCircuitError' in e;

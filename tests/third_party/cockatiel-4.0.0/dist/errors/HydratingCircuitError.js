@@ -1,0 +1,10 @@
+export class HydratingCircuitError extends Error {
+    isHydratingCircuitError = true;
+    /**
+     * Exception thrown from {@link CircuitBreakerPolicy.execute} when the
+     * circuit breaker is open.
+     */
+    constructor(message = 'Execution prevented because the circuit breaker is open') {
+        super(message);
+    }
+}

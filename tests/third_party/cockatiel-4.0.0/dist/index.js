@@ -1,0 +1,11 @@
+export * from './backoff/Backoff.js';
+export * from './breaker/Breaker.js';
+export * from './BulkheadPolicy.js';
+export * from './CircuitBreakerPolicy.js';
+export { Event, EventEmitter } from './common/Event.js';
+export * from './errors/Errors.js';
+export * from './FallbackPolicy.js';
+export * from './NoopPolicy.js';
+export * from './Policy.js';
+export * from './RetryPolicy.js';
+export * from './TimeoutPolicy.js';

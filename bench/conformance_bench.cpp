@@ -24,7 +24,7 @@ Replies strict_rate(const Trace& t) {
 // 200 calls; the first seed whose join differs that late.
 Trace long_counterexample() {
   for (std::uint64_t seed = 1; seed < 10'000; ++seed) {
-    Trace joined;
+    Trace joined{lab_settings(), {}};
     double offset = 0;
     for (int i = 0; joined.calls.size() < 200; i += 5) {
       const Trace part = generate(seed, i);

@@ -22,13 +22,6 @@ std::string answer_of(const Answer& a) {
   return std::string(to_string(a.decision)) + " " + std::string(to_string(a.state));
 }
 
-bool same_answers(const std::vector<Answer>& a, const std::vector<Answer>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (a[i].decision != b[i].decision || a[i].state != b[i].state) return false;
-  return true;
-}
-
 // `t` up to and with call `last` as rows a person compares, with `input` to replay it.
 Counterexample table(int index, std::size_t original_calls, const Trace& t, const Replies& replies, std::size_t last,
                      const Replies* alone = nullptr) {
@@ -190,8 +183,9 @@ class Judge {
     Replies replies = again(small.trace);
     budget_.spend(1);
     const auto d = compare(small.trace, replies.answers);
-    if (d && diagnose(small.trace, replies, *d, p_.run, probe(), nullptr).id == wanted) {
-      r.message = diagnose(small.trace, replies, *d, p_.run, probe(), nullptr).text;
+    const Explanation shown = d ? why(small.trace, replies, *d) : Explanation{};
+    if (d && shown.id == wanted) {
+      r.message = shown.text;
       r.example = table(f.index, f.trace.calls.size(), small.trace, replies, d->at);
     } else {
       r.example = table(f.index, f.trace.calls.size(), f.trace, f.replies, f.d->at);

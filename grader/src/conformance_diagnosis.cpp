@@ -45,13 +45,6 @@ std::vector<double> others(const Settings& s, const Field& f) {
   return out;
 }
 
-bool same_answers(const std::vector<Answer>& a, const std::vector<Answer>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (a[i].decision != b[i].decision || a[i].state != b[i].state) return false;
-  return true;
-}
-
 std::string value_text(const Field& f, double v) {
   std::ostringstream out;
   out << v;

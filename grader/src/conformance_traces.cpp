@@ -56,6 +56,13 @@ double wait_end_before(const Trace& t, std::size_t at) {
 
 }  // namespace
 
+bool same_answers(const std::vector<Answer>& a, const std::vector<Answer>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i].decision != b[i].decision || a[i].state != b[i].state) return false;
+  return true;
+}
+
 bool answered_as(const Trace& t, const Settings& settings, const std::vector<Answer>& answers, std::size_t last) {
   const std::vector<Answer> want = model_answers(settings, t.calls);
   for (std::size_t i = 0; i <= last && i < want.size(); ++i)

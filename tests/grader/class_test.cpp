@@ -108,7 +108,13 @@ TEST_CASE("cb-grade --batch --reports: a report for every student, and a gradebo
     CHECK(slurp(out / "reports/alice/report.html").find("<html") != std::string::npos);
     const json conf = json::parse(std::ifstream(out / "reports/alice/conformance.json"));
     CHECK(conf["seed"] == 4242);
-    CHECK(conf["answers"]["replies"].size() == 20);  // every trace, answered
+    // Every trace, answered in the kit's shared processes, and the first again alone.
+    int shared = 0;
+    int alone = 0;
+    for (const json& r : conf["answers"]["replies"]) (r.value("alone", false) ? alone : shared) += 1;
+    CHECK(shared == 20);
+    CHECK(alone == 1);
+    CHECK(conf["answers"]["processes"] == 2);  // in a batch, traces one after another: one process, and one alone
   }
   SUBCASE("a classic mistake: the step, the first failing check and its message, the rule") {
     const json& b = rows["bob"];

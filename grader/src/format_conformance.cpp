@@ -71,7 +71,7 @@ std::string conformance_lines(const ConformancePart& c) {
       out += "  " + padded(r.rule, 25) + padded(traces_text(r.traces), 12) + r.message + "\n";
     for (const ConformanceRule& r : c.rules) {
       if (r.example.trace == c.example.trace && r.rule == c.rule) continue;  // the first, above
-      out += "[" + r.rule + "] first soonest on " + shrunk_text(r.example, r.shrunk_fully) + ":\n";
+      out += "[" + r.rule + "] where it went wrong soonest: " + shrunk_text(r.example, r.shrunk_fully) + ":\n";
       out += example_lines(r.example, c.command);
     }
   }

@@ -17,11 +17,18 @@
 
 #include "cb/breaker/breaker.h"
 #include "cb/breaker/profiles.h"
+#include "input.h"
 
 namespace cb::cli {
 namespace {
 
 using json = nlohmann::json;
+
+// No line of the protocol comes near this (a settings line is about 110 bytes).
+constexpr std::size_t kMaxLine = 4096;
+// A trace's own clock: a year of milliseconds is far past any trace, and far inside what
+// microseconds in 64 bits hold.
+constexpr double kMaxMs = 365.0 * 24 * 3600 * 1000;
 
 ExitCode fail(const std::string& message) {
   std::cerr << "cb-lab conform: " << message << '\n';
@@ -61,16 +68,22 @@ Result<BreakerOptions> settings(const json& j, const std::string& at) {
 // A call line: its verdict, and its time, which never goes back (`last_t`).
 Result<Verdict> call(const json& j, const std::string& at, double& last_t) {
   const auto t = j.find("t_ms");
-  if (t == j.end() || !t->is_number() || t->get<double>() < last_t)
-    return Error{at + "\"t_ms\": expected milliseconds, never less than the call before"};
+  // Read as a double and checked before it becomes microseconds: 1e16 ms would not fit.
+  if (t == j.end() || !t->is_number() || !(t->get<double>() >= last_t && t->get<double>() <= kMaxMs))
+    return Error{at + "\"t_ms\": expected milliseconds from the call before's (" + json(last_t).dump() + ") to " +
+                 std::to_string(static_cast<long long>(kMaxMs)) +
+                 (t != j.end() && t->is_number() ? ", got " + t->dump() : std::string())};
   last_t = t->get<double>();
   const auto result = j.find("result");
   if (result != j.end() && result->is_string() && result->get<std::string>() == "timeout") return Verdict::Failure;
-  if (result != j.end() && result->is_number_integer() && result->get<int>() >= 100 && result->get<int>() <= 599) {
-    const int status = result->get<int>();
+  // As a long long: get<int>() of 4294967796 would wrap to 500.
+  if (result != j.end() && result->is_number_integer() && result->get<long long>() >= 100 &&
+      result->get<long long>() <= 599) {
+    const auto status = result->get<long long>();
     return status >= 500 ? Verdict::Failure : status >= 400 ? Verdict::Ignored : Verdict::Success;
   }
-  return Error{at + "\"result\": expected a status from 100 to 599 or \"timeout\""};
+  return Error{at + "\"result\": expected a status from 100 to 599 or \"timeout\"" +
+               (result != j.end() ? ", got " + result->dump() : std::string())};
 }
 
 }  // namespace
@@ -88,12 +101,15 @@ CLI::App* setup_conform(CLI::App& app, ConformOptions&) {
 
 ExitCode run_conform(const ConformOptions&) {
   std::string line;
-  if (!std::getline(std::cin, line)) return fail("line 1: expected the settings, got nothing");
+  std::ios::sync_with_stdio(false);  // read_line takes standard input's buffer as it is
+  LineRead got = read_line(std::cin, line, kMaxLine);
+  if (got == LineRead::End) return fail("line 1: expected the settings, got nothing");
   ManualClock clock;
   std::unique_ptr<CircuitBreaker> breaker;
   double last_t = 0;
   for (long n = 1;; ++n) {
     const std::string at = "line " + std::to_string(n) + ": ";
+    if (got == LineRead::TooLong) return fail(at + "longer than " + std::to_string(kMaxLine) + " bytes");
     const json j = json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object())
       return fail(at + "expected {\"t_ms\": T, \"result\": STATUS or \"timeout\"}, or the next trace's settings");
@@ -116,7 +132,8 @@ ExitCode run_conform(const ConformOptions&) {
       std::cout << "{\"decision\":\"" << (a ? "permitted" : "rejected") << "\",\"state\":\""
                 << to_string(breaker->state()) << "\",\"traces\":\"many\"}" << std::endl;
     }
-    if (!std::getline(std::cin, line)) break;
+    got = read_line(std::cin, line, kMaxLine);
+    if (got == LineRead::End) break;
   }
   return ExitCode::Ok;
 }

@@ -77,6 +77,11 @@ class TraceReader final : public nlohmann::json_sax<json> {
       error = place() + ": t " + t.error().message;
       return false;
     }
+    if (std::chrono::abs(*t) > std::chrono::seconds{kMaxReplaySeconds}) {
+      error = place() + ": t " + text + " is out of range: expected -" + std::to_string(kMaxReplaySeconds) + " to " +
+              std::to_string(kMaxReplaySeconds) + " seconds";
+      return false;
+    }
     calls.back().t = *t;
     ++field_;
     return true;
@@ -118,6 +123,9 @@ Result<std::vector<TraceCall>> parse_trace(std::string_view text) {
 }
 
 Result<std::vector<std::string_view>> replay(int threshold, Duration cooldown, const std::vector<TraceCall>& calls) {
+  if (cooldown > std::chrono::seconds{kMaxReplaySeconds})
+    return Error{"--cooldown: at most " + std::to_string(kMaxReplaySeconds) + " seconds, got " +
+                 format_seconds(cooldown)};
   ManualClock clock;
   auto created = CircuitBreaker::create(profiles::probe(threshold, cooldown), clock);
   if (!created) return created.error();

@@ -77,6 +77,8 @@ TEST_CASE("a malformed trace is an error naming the position") {
   CHECK(error("[[0.0000001, true]]") ==
         "[0][0]: t '0.0000001' is finer than a microsecond; times are exact to 0.000001 s");
   CHECK(error("[[0, [true]]]") == "[0][1]: ok must be true or false, got an array");
+  CHECK(error("[[1000000001, true]]") ==
+        "[0][0]: t 1000000001 is out of range: expected -1000000000 to 1000000000 seconds");
   CHECK(error("[[0, true]] x").rfind("line 1, column 13: syntax error", 0) == 0);
   CHECK(error("[[0, true],\n [1, tru]]").rfind("line 2, column", 0) == 0);
   CHECK(error("").rfind("line 1, column 1:", 0) == 0);

@@ -7,10 +7,17 @@
 #include <string_view>
 #include <vector>
 
+#include <cstdint>
+
 #include "cb/result.h"
 #include "cb/breaker/time.h"
 
 namespace cb::exercises {
+
+// The largest time and cool-down a replay takes, in seconds (about 31 years): far past any
+// exercise, and far inside what microseconds in 64 bits hold when a time and a cool-down are
+// added (2^63 us is 292,000 years; a cool-down of 9223372036854.775807 s once wrapped).
+inline constexpr std::int64_t kMaxReplaySeconds = 1'000'000'000;
 
 struct TraceCall {
   Duration t{0};  // since the trace's zero, exact to the microsecond
@@ -18,10 +25,11 @@ struct TraceCall {
 };
 
 // The trace as JSON text. Errors name the place: "line 1, column 9: ..." for bad JSON,
-// "[2][0]: ..." for a call that is not [seconds, true|false].
+// "[2][0]: ..." for a call that is not [seconds, true|false] or whose time is out of range.
 [[nodiscard]] Result<std::vector<TraceCall>> parse_trace(std::string_view json);
 
 // Each call is judged at its own t (times need not increase, exactly as the seed's reference).
+// A cool-down beyond kMaxReplaySeconds is an error.
 [[nodiscard]] Result<std::vector<std::string_view>> replay(int threshold, Duration cooldown,
                                                            const std::vector<TraceCall>& calls);
 

@@ -16,8 +16,8 @@
 #include <string>
 
 #include "cb/breaker/breaker.h"
+#include "cb/bounded_file.h"
 #include "cb/breaker/profiles.h"
-#include "input.h"
 
 namespace cb::cli {
 namespace {

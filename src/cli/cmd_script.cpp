@@ -7,11 +7,19 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <iostream>
 
+#include "cb/bounded_file.h"
 #include "cb/exercises/script.h"
 
 namespace cb::cli {
+namespace {
+
+// A script of a million commands is about 20 MiB.
+constexpr std::size_t kMaxScriptBytes = 64U << 20;
+
+}  // namespace
 
 CLI::App* setup_script(CLI::App& app, ScriptOptions& options) {
   auto* cmd =
@@ -29,18 +37,24 @@ CLI::App* setup_script(CLI::App& app, ScriptOptions& options) {
 }
 
 ExitCode run_script(const ScriptOptions& options) {
+  const auto fail = [&](const std::string& where, const std::string& why) {
+    std::cerr << "cb-lab script: " << where << ": " << why << '\n';
+    return ExitCode::Usage;
+  };
   // Streamed line by line, not read whole: a person may be typing.
   if (options.input == "-") {
-    exercises::run_script(std::cin, std::cout, ::isatty(STDIN_FILENO) != 0);
-    return ExitCode::Ok;
+    auto ran = exercises::run_script(std::cin, std::cout, ::isatty(STDIN_FILENO) != 0);
+    return ran ? ExitCode::Ok : fail("standard input", ran.error().message);
   }
-  std::ifstream file(options.input);
-  if (!file) {
-    std::cerr << "cb-lab script: " << options.input << ": cannot open: " << std::strerror(errno) << '\n';
+  // A file is read as the grader reads one: only a regular file, and only so much of it.
+  auto text = read_bounded_file(options.input, kMaxScriptBytes, "script");
+  if (!text) {
+    std::cerr << "cb-lab script: " << text.error().message << '\n';
     return ExitCode::Usage;
   }
-  exercises::run_script(file, std::cout, false);
-  return ExitCode::Ok;
+  std::istringstream in(*text);
+  auto ran = exercises::run_script(in, std::cout, false);
+  return ran ? ExitCode::Ok : fail(options.input, ran.error().message);
 }
 
 }  // namespace cb::cli

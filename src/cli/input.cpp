@@ -26,16 +26,4 @@ Result<std::string> read_input(const std::string& path, std::size_t limit) {
   return data;
 }
 
-LineRead read_line(std::istream& in, std::string& line, std::size_t limit) {
-  line.clear();
-  std::streambuf* buf = in.rdbuf();
-  for (;;) {
-    const int c = buf->sbumpc();
-    if (c == std::char_traits<char>::eof()) return line.empty() ? LineRead::End : LineRead::Line;
-    if (c == '\n') return LineRead::Line;
-    if (line.size() == limit) return LineRead::TooLong;
-    line.push_back(static_cast<char>(c));
-  }
-}
-
 }  // namespace cb::cli

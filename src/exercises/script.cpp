@@ -1,5 +1,7 @@
 #include "cb/exercises/script.h"
 
+#include "cb/bounded_file.h"
+
 #include <istream>
 #include <ostream>
 
@@ -142,14 +144,21 @@ std::vector<std::string> ScriptInterpreter::status(const std::vector<std::string
   return out;
 }
 
-void run_script(std::istream& in, std::ostream& out, bool interactive) {
+Result<void> run_script(std::istream& in, std::ostream& out, bool interactive) {
   ScriptInterpreter interpreter;
   std::string line;
-  while (std::getline(in, line)) {
+  for (long n = 1;; ++n) {
+    const LineRead got = read_line(in, line, kMaxScriptLine);
+    if (got == LineRead::End) break;
+    if (got == LineRead::TooLong) {
+      out.flush();
+      return Error{"line " + std::to_string(n) + ": longer than " + std::to_string(kMaxScriptLine) + " bytes"};
+    }
     for (const auto& answer : interpreter.execute(line)) out << answer << '\n';
     if (interactive) out.flush();
   }
   out.flush();
+  return {};
 }
 
 }  // namespace cb::exercises

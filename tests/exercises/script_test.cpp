@@ -11,7 +11,7 @@ namespace {
 std::string run(const std::string& script) {
   std::istringstream in(script);
   std::ostringstream out;
-  run_script(in, out, false);
+  REQUIRE(run_script(in, out, false).ok());
   return out.str();
 }
 

@@ -5,6 +5,8 @@
 // without bound or block forever; each is refused with one line that says what it is.
 
 #include <cstddef>
+#include <cstdint>
+#include <istream>
 #include <string>
 
 #include "cb/result.h"
@@ -22,5 +24,11 @@ namespace cb {
 // said.
 // Errors: a failed read, named by errno.
 [[nodiscard]] Result<std::string> read_at_most(int fd, std::size_t limit);
+
+// One line of a line-by-line input, read as it comes and never past `limit` bytes (without its
+// newline): an input without an end of line (/dev/zero, a runaway writer) is refused once it is
+// too long, not held.
+enum class LineRead : std::uint8_t { Line, End, TooLong };
+[[nodiscard]] LineRead read_line(std::istream& in, std::string& line, std::size_t limit);
 
 }  // namespace cb

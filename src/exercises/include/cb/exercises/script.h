@@ -7,6 +7,7 @@
 // A line it cannot understand answers "INVALID <reason>" and the script goes on. Blank lines
 // and lines starting with '#' are not commands and answer nothing.
 
+#include <cstddef>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -15,6 +16,7 @@
 
 #include "cb/breaker/breaker.h"
 #include "cb/classify/classifier.h"
+#include "cb/result.h"
 
 namespace cb::exercises {
 
@@ -45,8 +47,12 @@ class ScriptInterpreter {
   std::vector<Backend> backends_;
 };
 
+// No command comes near this; a longer line (an input without newlines: /dev/zero) ends the run.
+inline constexpr std::size_t kMaxScriptLine = 4096;
+
 // Runs every line of `in`, writing the answers to `out`; flushes after each line when
-// `interactive`, so a person typing sees each answer at once.
-void run_script(std::istream& in, std::ostream& out, bool interactive);
+// `interactive`, so a person typing sees each answer at once. Errors: a line longer than
+// kMaxScriptLine, named by its number (what came before it is answered).
+[[nodiscard]] Result<void> run_script(std::istream& in, std::ostream& out, bool interactive);
 
 }  // namespace cb::exercises

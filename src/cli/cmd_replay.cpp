@@ -12,7 +12,7 @@ namespace cb::cli {
 namespace {
 
 // A trace of a million calls is ~20 MB of JSON; anything far beyond is not a trace.
-constexpr std::size_t kMaxTraceBytes = 256U << 20U;
+constexpr std::size_t kMaxTraceBytes = 64U << 20U;
 
 ExitCode fail(const std::string& message) {
   std::cerr << "cb-lab replay: " << message << '\n';
@@ -36,7 +36,7 @@ ExitCode run_replay(const ReplayOptions& options) {
   if (!cooldown) return fail("--cooldown: " + cooldown.error().message);
   if (cooldown->count() < 0) return fail("--cooldown: must be >= 0, got " + options.cooldown);
 
-  auto text = read_input(options.input, kMaxTraceBytes);
+  auto text = read_input(options.input, kMaxTraceBytes, "trace");
   if (!text) return fail(text.error().message);
   const std::string name = options.input == "-" ? "standard input" : options.input;
   auto calls = exercises::parse_trace(*text);

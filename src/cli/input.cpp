@@ -1,28 +1,20 @@
 #include "input.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <iostream>
+
+#include "cb/bounded_file.h"
 
 namespace cb::cli {
 
-Result<std::string> read_input(const std::string& path, std::size_t limit) {
-  const std::string name = path == "-" ? "standard input" : path;
-  std::ifstream file;
-  std::istream* in = &std::cin;
-  if (path != "-") {
-    file.open(path, std::ios::binary);
-    if (!file) return Error{name + ": cannot open: " + std::strerror(errno)};
-    in = &file;
-  }
+Result<std::string> read_input(const std::string& path, std::size_t limit, const std::string& what) {
+  if (path != "-") return read_bounded_file(path, limit, what);
   std::string data;
   char buf[65536];
-  while (in->read(buf, sizeof buf) || in->gcount() > 0) {
-    data.append(buf, static_cast<std::size_t>(in->gcount()));
-    if (data.size() > limit) return Error{name + ": larger than " + std::to_string(limit) + " bytes"};
+  while (std::cin.read(buf, sizeof buf) || std::cin.gcount() > 0) {
+    data.append(buf, static_cast<std::size_t>(std::cin.gcount()));
+    if (data.size() > limit) return Error{"standard input: larger than " + std::to_string(limit) + " bytes"};
   }
-  if (in->bad()) return Error{name + ": read error"};
+  if (std::cin.bad()) return Error{"standard input: read error"};
   return data;
 }
 

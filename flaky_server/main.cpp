@@ -2,6 +2,7 @@
 #include <signal.h>
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <cstdio>
 #include <iostream>
 
@@ -49,12 +50,15 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : static_cast<int>(ExitCode::Usage);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    return fail(e.what());                           // one line, with the program's name
   }
   for (auto [flag, text, field] :
        {std::tuple{"--toggle-period", &toggle, &o.toggle_period}, std::tuple{"--hang-limit", &hang, &o.hang_limit},
         std::tuple{"--slow-default", &slow, &o.slow_default}}) {
+    // The unit is required (docs/FLAKY_SERVER.md): "5" could be seconds or milliseconds.
+    if (!text->empty() && std::isdigit(static_cast<unsigned char>(text->back())) != 0)
+      return fail(std::string(flag) + ": '" + *text + "' has no unit: give us, ms, s, m or h");
     auto d = cb::parse_duration(*text);
     if (!d) return fail(std::string(flag) + ": " + d.error().message);
     *field = *d;

@@ -1,6 +1,8 @@
 #include <arpa/inet.h>
 
 #include <cstring>
+#include <string>
+#include <utility>
 
 #include "cb/flaky/options.h"
 
@@ -25,6 +27,13 @@ Result<void> validate(const ServerOptions& o) {
   if (o.toggle_period <= 0s) return Error{"--toggle-period: must be > 0"};
   if (o.slow_default < 0s) return Error{"--slow-default: must be >= 0"};
   if (o.hang_limit <= 0s) return Error{"--hang-limit: must be > 0"};
+  // A day at most: a time point plus 2600000h overflows the clock's nanoseconds, and /slow then
+  // answered at once.
+  for (const auto& [flag, d] : {std::pair{"--toggle-period", o.toggle_period},
+                                std::pair{"--slow-default", o.slow_default}, std::pair{"--hang-limit", o.hang_limit}})
+    if (d > std::chrono::hours{24})
+      return Error{std::string(flag) + ": must be at most 24h, got " +
+                   std::to_string(std::chrono::duration_cast<std::chrono::seconds>(d).count()) + " s"};
   if (o.record_capacity < 1 || o.record_capacity > 10'000'000)
     return Error{"--record-size: must be between 1 and 10000000, got " + std::to_string(o.record_capacity)};
   if (o.threads < 1 || o.threads > 64)

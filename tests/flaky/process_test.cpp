@@ -124,6 +124,23 @@ TEST_CASE("flaky-server process: bad flags are one-line errors and exit 2") {
     CHECK(r.exit_code == 2);
     CHECK(r.err == "flaky-server: --toggle-period: '4 parsecs' is not a duration (a number with us, ms, s, m or h)\n");
   }
+  // Each of these was taken before: 2600000h overflowed the clock (/slow answered at once), a
+  // number without a unit was read as seconds, and CLI11's two lines had no program name.
+  SUBCASE("a duration past a day") {
+    const Ran r = run({FLAKY_SERVER_BIN, "--port", "0", "--slow-default", "2600000h"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "flaky-server: --slow-default: must be at most 24h, got 9360000000 s\n");
+  }
+  SUBCASE("a duration without a unit") {
+    const Ran r = run({FLAKY_SERVER_BIN, "--port", "0", "--hang-limit", "5"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "flaky-server: --hang-limit: '5' has no unit: give us, ms, s, m or h\n");
+  }
+  SUBCASE("a flag it does not know, on one line") {
+    const Ran r = run({FLAKY_SERVER_BIN, "--port", "0", "--bogus"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "flaky-server: The following argument was not expected: --bogus\n");
+  }
   SUBCASE("a port that is not a number") {
     const Ran r = run({FLAKY_SERVER_BIN, "--port", "eighty"});
     CHECK(r.exit_code == 2);

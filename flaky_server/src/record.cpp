@@ -70,10 +70,15 @@ Page RequestRecord::read(std::uint64_t since, std::size_t limit) const {
   p.first_seq = first_seq_locked();
   p.dropped = p.first_seq - 1;
   p.capacity = ring_.size();
-  p.gap = since + 1 < p.first_seq;
-  const std::uint64_t from = std::max(since + 1, p.first_seq);
+  // A `since` at or past the newest seq reads nothing (18446744073709551615 + 1 once wrapped to
+  // 0 and read the whole record).
+  const bool past = since >= next_seq_ - 1;
+  p.gap = !past && since + 1 < p.first_seq;
+  const std::uint64_t from = past ? next_seq_ : std::max(since + 1, p.first_seq);
   for (std::uint64_t s = from; s < next_seq_ && p.entries.size() < limit; ++s)
     p.entries.push_back(ring_[s % ring_.size()]);
+  p.cursor = p.entries.empty() ? std::min(since, next_seq_ - 1) : p.entries.back().seq;
+  p.more = p.cursor + 1 < next_seq_;
   return p;
 }
 
@@ -109,8 +114,10 @@ std::string to_json(const Page& page) {
     entries.push_back(std::move(j));
   }
   const nlohmann::json out{
-      {"epoch", page.epoch},     {"count", page.count}, {"next_seq", page.next_seq}, {"first_seq", page.first_seq},
-      {"dropped", page.dropped}, {"gap", page.gap},     {"capacity", page.capacity}, {"entries", std::move(entries)},
+      {"epoch", page.epoch},           {"count", page.count},     {"next_seq", page.next_seq},
+      {"first_seq", page.first_seq},   {"dropped", page.dropped}, {"gap", page.gap},
+      {"cursor", page.cursor},         {"more", page.more},       {"capacity", page.capacity},
+      {"entries", std::move(entries)},
   };
   return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

@@ -270,10 +270,25 @@ TEST_CASE("flaky server: the record keeps order - answers a cursor - and is boun
     CHECK(rec["count"] == 14);  // the count is not bounded by the ring
     CHECK(s.record(5)["gap"] == false);
   }
-  SUBCASE("limit pages through it") {
+  SUBCASE("limit pages through it, and the cursor reads on without a gap") {
     auto r = c.Get("/admin/record?since=0&limit=2");
     REQUIRE(r);
-    CHECK(json::parse(r->body)["entries"].size() == 2);
+    const json first = json::parse(r->body);
+    CHECK(first["entries"].size() == 2);
+    CHECK(first["cursor"] == 2);
+    CHECK(first["more"] == true);
+    // next_seq is what the next request gets (6), not where to read on: from the cursor, the
+    // next page starts at 3 (reading on from next_seq once skipped 3, 4 and 5).
+    auto on = c.Get("/admin/record?since=2&limit=10");
+    REQUIRE(on);
+    const json second = json::parse(on->body);
+    REQUIRE(second["entries"].size() == 3);
+    CHECK(second["entries"][0]["seq"] == 3);
+    CHECK(second["more"] == false);
+    CHECK(second["cursor"] == 5);
+    // A cursor past the end reads nothing (the largest since once wrapped and read everything).
+    CHECK(s.record(18446744073709551615ULL)["entries"].empty());
+    CHECK(s.record(5)["entries"].empty());
     CHECK(status_of(c, "/admin/record?limit=0") == 400);
     CHECK(status_of(c, "/admin/record?since=x") == 400);
   }

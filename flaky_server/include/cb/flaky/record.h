@@ -61,6 +61,10 @@ struct Page {
   std::uint64_t first_seq = 0;  // the oldest seq still held (next_seq when empty)
   std::uint64_t dropped = 0;    // entries pushed out of the ring since the reset
   bool gap = false;             // entries after `since` were dropped before this read
+  // Where to read on: `since` for the next page (the last seq in this one), and whether there is
+  // more after it now. (next_seq is not a cursor: reading on from it skips what `limit` held back.)
+  std::uint64_t cursor = 0;
+  bool more = false;
   std::size_t capacity = 0;
   std::vector<Entry> entries;  // seq > since, oldest first, at most `limit`
 };

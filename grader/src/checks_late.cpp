@@ -4,11 +4,12 @@
 #include <algorithm>
 
 #include "lab_checks.h"
+#include "wording.h"
 
 namespace cb::grade {
 namespace {
 
-std::string trials_text(std::size_t n) { return std::to_string(n) + (n == 1 ? " trial" : " trials"); }
+std::string trials_text(std::size_t n) { return how_many(static_cast<long long>(n), "trial", "trials"); }
 
 std::string precision_text(std::int64_t resolution_us) {
   switch (resolution_us) {

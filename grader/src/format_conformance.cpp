@@ -4,6 +4,7 @@
 
 #include "cb/grade/conformance_traces.h"
 #include "format_common.h"
+#include "wording.h"
 
 namespace cb::grade {
 namespace {
@@ -17,8 +18,8 @@ std::string padded(std::string s, std::size_t width) {
 
 namespace {
 
-std::string calls_text(std::size_t n) { return std::to_string(n) + (n == 1 ? " call" : " calls"); }
-std::string traces_text(int n) { return std::to_string(n) + (n == 1 ? " trace" : " traces"); }
+std::string calls_text(std::size_t n) { return how_many(static_cast<long long>(n), "call", "calls"); }
+std::string traces_text(int n) { return how_many(n, "trace", "traces"); }
 
 // A counterexample as a table, and the line that replays it by hand.
 std::string example_lines(const Counterexample& e, const std::string& command) {
@@ -55,8 +56,7 @@ std::string shrunk_text(const Counterexample& e, bool fully) {
 std::string conformance_lines(const ConformancePart& c) {
   std::string out;
   if (c.status == Status::Error) return c.message + "\n";
-  const std::string in =
-      c.processes > 0 ? ", in " + std::to_string(c.processes) + (c.processes == 1 ? " process" : " processes") : "";
+  const std::string in = c.processes > 0 ? ", in " + how_many(c.processes, "process", "processes") : "";
   if (c.status == Status::Pass)
     return "answered every call of " + std::to_string(c.traces) + " generated traces as the rules do (seed " +
            std::to_string(c.seed) + in + ")\n";

@@ -17,4 +17,9 @@ inline std::string missing_keys(const std::vector<std::string>& keys) {
   return out + (keys.size() == 1 ? " is missing" : " are missing");
 }
 
+// "1 trial", "3 trials": a count with its noun, in the form the count takes.
+inline std::string how_many(long long n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
 }  // namespace cb::grade

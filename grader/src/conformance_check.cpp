@@ -63,11 +63,9 @@ Failure carried_over(int index, const Trace& trace, Replies shared, Replies alon
   Failure f;
   f.index = index;
   f.trace = trace;
-  std::size_t at = 0;
-  while (at < shared.answers.size() && at < alone.answers.size() &&
-         shared.answers[at].decision == alone.answers[at].decision &&
-         shared.answers[at].state == alone.answers[at].state)
-    ++at;
+  const auto at = static_cast<std::size_t>(
+      std::mismatch(shared.answers.begin(), shared.answers.end(), alone.answers.begin(), alone.answers.end()).first -
+      shared.answers.begin());
   f.d = Divergence{std::min(at, trace.calls.size() - 1), {}, std::nullopt};
   f.why = {"state_carried_over",
            "answered this trace otherwise after other traces in the same process than in a process of its own: "
@@ -84,7 +82,8 @@ Failure carried_over(int index, const Trace& trace, Replies shared, Replies alon
 // every counterexample of one part.
 class Budget {
  public:
-  explicit Budget(ShrinkBudget b) : runs_(b.runs), until_(std::chrono::steady_clock::now() + b.time), whole_(b) {}
+  explicit Budget(ShrinkBudget b)
+      : runs_(b.runs), until_(std::chrono::steady_clock::now() + b.time), experiments_until_(until_ - b.time / 2) {}
   // What is left, for one shrink.
   [[nodiscard]] ShrinkBudget left() const {
     const auto time = std::chrono::duration_cast<std::chrono::milliseconds>(until_ - std::chrono::steady_clock::now());
@@ -92,8 +91,7 @@ class Budget {
   }
   // Experiments on each failing trace take no more than half, so shrinking always has some.
   [[nodiscard]] bool experiments_allowed() const {
-    const auto half = until_ - whole_.time / 2;
-    return spent_ < runs_ / 2 && std::chrono::steady_clock::now() < half;
+    return spent_ < runs_ / 2 && std::chrono::steady_clock::now() < experiments_until_;
   }
   void spend(int runs) { spent_ += runs; }
   [[nodiscard]] int spent() const { return spent_; }
@@ -101,7 +99,7 @@ class Budget {
  private:
   int runs_;
   std::chrono::steady_clock::time_point until_;
-  ShrinkBudget whole_;
+  std::chrono::steady_clock::time_point experiments_until_;
   int spent_ = 0;
 };
 
@@ -123,8 +121,7 @@ class Judge {
     if (p_.alone && (replies.shared || replies.open) && sample) {
       Replies lone = p_.alone(trace);
       budget_.spend(1);
-      if (!same_answers(lone.answers, replies.answers))
-        return carried_over(index, trace, std::move(replies), std::move(lone));
+      if (lone.answers != replies.answers) return carried_over(index, trace, std::move(replies), std::move(lone));
       if (wrong_shared) ++alone_agreed_;
       replies = std::move(lone);  // the same answers, and the whole protocol, start to exit
     }

@@ -12,13 +12,14 @@ struct Field {
   const char* name;
   double Settings::*real;  // wait_in_open_ms
   int Settings::*whole;    // the others
+  const char* unit;        // after a value, for a person
 };
 constexpr Field kFields[] = {
-    {"window", nullptr, &Settings::window},
-    {"minimum_calls", nullptr, &Settings::minimum_calls},
-    {"failure_rate_percent", nullptr, &Settings::failure_rate_percent},
-    {"wait_in_open_ms", &Settings::wait_in_open_ms, nullptr},
-    {"permitted_in_half_open", nullptr, &Settings::permitted_in_half_open},
+    {"window", nullptr, &Settings::window, ""},
+    {"minimum_calls", nullptr, &Settings::minimum_calls, ""},
+    {"failure_rate_percent", nullptr, &Settings::failure_rate_percent, "%"},
+    {"wait_in_open_ms", &Settings::wait_in_open_ms, nullptr, " ms"},
+    {"permitted_in_half_open", nullptr, &Settings::permitted_in_half_open, ""},
 };
 
 double get(const Settings& s, const Field& f) { return f.real ? s.*f.real : s.*f.whole; }
@@ -47,10 +48,7 @@ std::vector<double> others(const Settings& s, const Field& f) {
 
 std::string value_text(const Field& f, double v) {
   std::ostringstream out;
-  out << v;
-  const std::string name = f.name;
-  if (name == "wait_in_open_ms") return out.str() + " ms";
-  if (name == "failure_rate_percent") return out.str() + "%";
+  out << v << f.unit;
   return out.str();
 }
 
@@ -60,9 +58,8 @@ Trace with_4xx(const Trace& t, std::size_t count, int status) {
   Trace out{t.settings, {}};
   for (std::size_t i = 0; i < count && i < t.calls.size(); ++i) {
     Call c = t.calls[i];
-    const bool is_4xx = !c.timed_out && c.status >= 400 && c.status < 500;
-    if (is_4xx && status == 0) continue;
-    if (is_4xx && status > 0) c.status = status;
+    if (is_4xx(c) && status == 0) continue;
+    if (is_4xx(c) && status > 0) c.status = status;
     out.calls.push_back(c);
   }
   return out;
@@ -97,11 +94,11 @@ SettingsProbe probe_settings(const Program& program, std::uint64_t seed, int fir
       for (double v : others(base.settings, kFields[f])) {
         Trace probe = base;
         set(probe.settings, kFields[f], v);
-        if (same_answers(model_answers(probe.settings, probe.calls), base_model)) continue;
+        if (model_answers(probe.settings, probe.calls) == base_model) continue;
         decided[f] = true;
         const Replies r = program(probe);
         ++out.runs;
-        if (!same_answers(r.answers, base_replies.answers) || r.problem != base_replies.problem) {
+        if (r.answers != base_replies.answers || r.problem != base_replies.problem) {
           read[f] = true;
           break;
         }
@@ -171,12 +168,12 @@ Explanation diagnose(const Trace& trace, const Replies& replies, const Divergenc
   auto four_xx = [&](const std::string& how_known) -> Explanation {
     const Trace as_success = with_4xx(trace, d.at + 1, 200);
     const Trace as_failure = with_4xx(trace, d.at + 1, 500);
-    if (same_answers(ask(as_success).answers, mine))
+    if (ask(as_success).answers == mine)
       return {std::string(id(Rule::NotCounted)),
               "took a 4xx, the caller's mistake, for a success: it answers the same "
               "with the 4xx made a 200, and " +
                   how_known + rest};
-    if (same_answers(ask(as_failure).answers, mine))
+    if (ask(as_failure).answers == mine)
       return {std::string(id(Rule::NotCounted)),
               "took a 4xx, the caller's mistake, for a failure: it answers the same "
               "with the 4xx made a 500, and " +
@@ -184,7 +181,7 @@ Explanation diagnose(const Trace& trace, const Replies& replies, const Divergenc
     return {std::string(id(Rule::NotCounted)), "counted a 4xx, the caller's mistake: " + how_known + rest};
   };
   const Call& at = trace.calls[d.at];
-  if (!at.timed_out && at.status >= 400 && at.status < 500) {
+  if (is_4xx(at)) {
     Trace plain = with_4xx(trace, d.at, -1);
     plain.calls.push_back({at.t_ms, 200, false});
     const Replies r = ask(plain);

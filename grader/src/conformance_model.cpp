@@ -9,7 +9,7 @@ Settings lab_settings(const LabSpec& spec) {
 
 Model::Kind Model::kind_of(const Call& c) noexcept {
   if (c.timed_out || c.status >= 500) return Kind::Failure;
-  if (c.status >= 400) return Kind::Ignored;
+  if (is_4xx(c)) return Kind::Ignored;
   return Kind::Success;
 }
 

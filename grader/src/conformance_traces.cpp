@@ -35,39 +35,26 @@ std::vector<bool> counted_since_closed(const Trace& t, std::size_t last) {
   return counted;
 }
 
-// The rules' state right before call `at`.
-State state_before(const Trace& t, std::size_t at) {
+// When each call of `t` finds the breaker OPEN under the rules, the instant its wait ends; -1
+// for a call that finds it otherwise.
+std::vector<double> wait_ends(const Trace& t) {
   Model m(t.settings);
-  for (std::size_t i = 0; i < at && i < t.calls.size(); ++i) (void)m.call(t.calls[i]);
-  return m.state();
-}
-
-// When the wait of the OPEN that call `at` finds ends.
-double wait_end_before(const Trace& t, std::size_t at) {
-  Model m(t.settings);
-  double ends = 0;
-  for (std::size_t i = 0; i < at && i < t.calls.size(); ++i) {
-    const Step s = m.call(t.calls[i]);
-    if (s.rule == Rule::Tripped || s.rule == Rule::ReopenedAfterTrials)
-      ends = t.calls[i].t_ms + t.settings.wait_in_open_ms;
+  std::vector<double> out;
+  double ends = -1;
+  for (const Call& c : t.calls) {
+    out.push_back(m.state() == State::Open ? ends : -1);
+    const Step s = m.call(c);
+    if (s.rule == Rule::Tripped || s.rule == Rule::ReopenedAfterTrials) ends = c.t_ms + t.settings.wait_in_open_ms;
   }
-  return ends;
+  return out;
 }
 
 }  // namespace
 
-bool same_answers(const std::vector<Answer>& a, const std::vector<Answer>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (a[i].decision != b[i].decision || a[i].state != b[i].state) return false;
-  return true;
-}
-
 bool answered_as(const Trace& t, const Settings& settings, const std::vector<Answer>& answers, std::size_t last) {
   const std::vector<Answer> want = model_answers(settings, t.calls);
   for (std::size_t i = 0; i <= last && i < want.size(); ++i)
-    if (i >= answers.size() || answers[i].decision != want[i].decision || answers[i].state != want[i].state)
-      return false;
+    if (i >= answers.size() || answers[i] != want[i]) return false;
   return true;
 }
 
@@ -154,12 +141,11 @@ Explanation explain(const Divergence& d, const Trace& trace, const Replies& repl
                                                 " permitted trials were made: they are judged together (one unlucky "
                                                 "call must not reopen it)"};
   }
-  // Refused a call the rules let through as a trial: whatever the trial then decided, the mistake
-  // is where the wait ends.
-  if (d.got->decision == Decision::Rejected && d.want.decision == Decision::Permitted &&
-      d.want.rule != Rule::NotJudgedYet && d.want.rule != Rule::BelowThreshold && d.want.rule != Rule::Tripped &&
-      state_before(trace, d.at) == State::Open) {
-    const double ends = wait_end_before(trace, d.at);
+  // Refused a call the rules let through from OPEN, as a trial: whatever the trial then decided,
+  // the mistake is where the wait ends.
+  const double ends =
+      d.got->decision == Decision::Rejected && d.want.decision == Decision::Permitted ? wait_ends(trace)[d.at] : -1;
+  if (ends >= 0) {
     if (trace.calls[d.at].t_ms == ends)
       return {std::string(id(Rule::FirstTrial)), std::string(describe(Rule::FirstTrial))};
     return {std::string(id(Rule::FirstTrial)),
@@ -193,20 +179,6 @@ Explanation explain(const Divergence& d, const Trace& trace, const Replies& repl
 }
 
 namespace {
-
-// When each call of `t` finds the breaker OPEN under the rules, the instant its wait ends; -1
-// for a call that finds it otherwise.
-std::vector<double> wait_ends(const Trace& t) {
-  Model m(t.settings);
-  std::vector<double> out;
-  double ends = -1;
-  for (const Call& c : t.calls) {
-    out.push_back(m.state() == State::Open ? ends : -1);
-    const Step s = m.call(c);
-    if (s.rule == Rule::Tripped || s.rule == Rule::ReopenedAfterTrials) ends = c.t_ms + t.settings.wait_in_open_ms;
-  }
-  return out;
-}
 
 // Shorter gaps before call i worth trying, shortest first: none at all, a round number of
 // milliseconds under the gap, half of it, and the end of the wait when the gap crosses it.
@@ -275,15 +247,16 @@ Shrunk shrink(const Trace& failing, const Program& program, ShrinkBudget budget,
     }
     // Shorter gaps: each call, and all after it, earlier by the same amount, so what follows
     // keeps its own gaps (a 6-call trace need not start its story at t=5228).
+    std::vector<double> ends = wait_ends(best);  // anew whenever best changes
     for (std::size_t i = 1; i < best.calls.size(); ++i) {
       const double gap = best.calls[i].t_ms - best.calls[i - 1].t_ms;
       if (gap <= 0) continue;
-      const double wait_end = wait_ends(best)[i];
-      for (double shorter : shorter_gaps(gap, wait_end < 0 ? -1 : wait_end - best.calls[i - 1].t_ms)) {
+      for (double shorter : shorter_gaps(gap, ends[i] < 0 ? -1 : ends[i] - best.calls[i - 1].t_ms)) {
         Trace candidate = best;
         for (std::size_t k = i; k < candidate.calls.size(); ++k) candidate.calls[k].t_ms -= gap - shorter;
         if (still(candidate)) {
           best = std::move(candidate);
+          ends = wait_ends(best);
           changed = true;
           break;
         }
@@ -295,7 +268,7 @@ Shrunk shrink(const Trace& failing, const Program& program, ShrinkBudget budget,
       std::vector<Call> simpler;
       if (c.timed_out) simpler.push_back({c.t_ms, 500, false});
       if (!c.timed_out && c.status >= 500 && c.status != 500) simpler.push_back({c.t_ms, 500, false});
-      if (!c.timed_out && c.status >= 400 && c.status < 500 && c.status != 400) simpler.push_back({c.t_ms, 400, false});
+      if (is_4xx(c) && c.status != 400) simpler.push_back({c.t_ms, 400, false});
       if (!c.timed_out && c.status < 400 && c.status != 200) simpler.push_back({c.t_ms, 200, false});
       // A rounder time, as long as the calls stay in time order.
       const double round = std::round(c.t_ms);

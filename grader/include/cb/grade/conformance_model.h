@@ -44,6 +44,11 @@ struct Call {
   bool timed_out = false;
 };
 
+// A 4xx: the caller's mistake, neither a success nor a failure.
+[[nodiscard]] constexpr bool is_4xx(const Call& c) noexcept {
+  return !c.timed_out && c.status >= 400 && c.status < 500;
+}
+
 // Which rule decided a call: what a divergence there is about.
 enum class Rule : std::uint8_t {
   NotJudgedYet,         // CLOSED, counted, the window below the minimum

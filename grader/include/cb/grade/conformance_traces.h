@@ -25,6 +25,7 @@ struct Trace {
 struct Answer {
   Decision decision = Decision::Permitted;
   State state = State::Closed;
+  friend bool operator==(const Answer&, const Answer&) = default;
 };
 
 // What a program made of a trace: its answers, one per call it answered (fewer if it stopped
@@ -74,9 +75,6 @@ struct Divergence {
 
 // What the rules answer under `settings` to each call, in order (the model as a program).
 [[nodiscard]] std::vector<Answer> model_answers(const Settings& settings, const std::vector<Call>& calls);
-
-// Whether two programs' answers are the same, call by call.
-[[nodiscard]] bool same_answers(const std::vector<Answer>& a, const std::vector<Answer>& b);
 
 // Whether `answers` are, call by call up to and with `last`, what the rules give under `settings`.
 [[nodiscard]] bool answered_as(const Trace& t, const Settings& settings, const std::vector<Answer>& answers,

@@ -4,11 +4,8 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 #include <iostream>
+#include <sstream>
 
 #include "cb/bounded_file.h"
 #include "cb/exercises/script.h"

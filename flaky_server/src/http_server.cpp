@@ -32,6 +32,13 @@ using namespace std::chrono_literals;
 // A connection's output beyond this stops the parsing of its pipelined requests until the
 // client reads: a client that sends without reading cannot grow the server's memory.
 constexpr std::size_t kMaxPendingOutput = 1 << 20;
+constexpr std::size_t kReadChunk = 16384;
+constexpr int kListenTimer = -1;
+// A page of the record is written by the loop that serves it, and the other connections of that
+// loop wait meanwhile: 10,000 entries are some 2 MB and 10 ms; a reader wanting more reads on
+// from the page's cursor, and others are served between its pages.
+constexpr std::uint64_t kMaxRecordPage = 10'000;
+constexpr auto kAcceptPause = std::chrono::milliseconds(100);
 
 std::int64_t wall_us() {
   return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -88,6 +95,7 @@ struct HttpServer::Loop {
     int fd = -1;
     std::string peer;
     std::string in;
+    HeadScan scan;  // how far the head at the front of `in` has been parsed
     std::string out;
     std::size_t out_done = 0;
     enum class Phase : std::uint8_t { Idle, Head, Waiting, Closing } phase = Phase::Idle;
@@ -108,7 +116,10 @@ struct HttpServer::Loop {
   HttpServer& server;
   int epfd = -1;
   std::map<int, std::unique_ptr<Conn>> conns;
-  std::set<std::pair<Clock::time_point, int>> timers;  // (deadline, fd)
+  std::set<std::pair<Clock::time_point, int>> timers;  // (deadline, fd); kListenTimer: accepting again
+  int listen_fd = -1;
+  bool accept_paused = false;
+  Clock::time_point accept_resume_at{};
 
   explicit Loop(HttpServer& s) : server(s), epfd(::epoll_create1(EPOLL_CLOEXEC)) {}
   ~Loop() {
@@ -139,12 +150,60 @@ struct HttpServer::Loop {
   void rewatch(Conn& c) {
     const bool closing = c.phase == Conn::Phase::Closing;
     const bool waiting = c.phase == Conn::Phase::Waiting;
-    // EPOLLRDHUP is level-triggered: once the client's FIN has been read it is watched only
-    // while a request waits (its leaving ends the wait), or it would be reported forever.
-    std::uint32_t e = waiting || (!closing && !c.peer_done) ? std::uint32_t{EPOLLRDHUP} : 0U;
+    // EPOLLRDHUP is level-triggered: once the client's FIN has been read it is not watched
+    // again, or it would be reported forever. A reset (EPOLLHUP, EPOLLERR) is always reported.
+    std::uint32_t e = !closing && !c.peer_done && !input_full(c) ? std::uint32_t{EPOLLRDHUP} : 0U;
     if (!waiting && !closing && !c.peer_done && c.out.size() - c.out_done < kMaxPendingOutput) e |= EPOLLIN;
     if (c.out_done < c.out.size()) e |= EPOLLOUT;
     watch(c, e);
+  }
+
+  // The input held beyond the head limit and one read: reading stops there until requests are
+  // served from it (a head that long is refused with 431 by the parser).
+  bool input_full(const Conn& c) const { return c.in.size() > options().max_request_bytes + kReadChunk; }
+
+  // Reads what the client has sent, up to input_full(). Returns false if the connection failed
+  // and was closed.
+  bool read_input(Conn& c) {
+    char buf[kReadChunk];
+    while (!input_full(c)) {
+      const ssize_t n = ::recv(c.fd, buf, sizeof buf, 0);
+      if (n > 0) {
+        c.in.append(buf, static_cast<std::size_t>(n));
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n == 0) c.peer_done = true;
+      if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+        if (c.pending) finish(c, Outcome::ClientGone);
+        close_conn(c, false);
+        return false;
+      }
+      break;
+    }
+    return true;
+  }
+
+  // Out of descriptors (or memory), the connection waiting in the backlog cannot be accepted,
+  // and the listening socket stays readable: watched as before, the loop would spin on it at
+  // full speed (as nginx would without its accept delay). So it is not watched until one of
+  // this loop's connections closes or kAcceptPause passes; the backlog keeps the newcomers.
+  void pause_accepting() {
+    if (accept_paused) return;
+    ::epoll_ctl(epfd, EPOLL_CTL_DEL, listen_fd, nullptr);
+    accept_paused = true;
+    accept_resume_at = Clock::now() + kAcceptPause;
+    timers.insert({accept_resume_at, kListenTimer});
+  }
+
+  void resume_accepting() {
+    if (!accept_paused) return;
+    timers.erase({accept_resume_at, kListenTimer});
+    accept_paused = false;
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLEXCLUSIVE;
+    ev.data.fd = listen_fd;
+    ::epoll_ctl(epfd, EPOLL_CTL_ADD, listen_fd, &ev);
   }
 
   void close_conn(Conn& c, bool reset) {
@@ -158,7 +217,8 @@ struct HttpServer::Loop {
     ::epoll_ctl(epfd, EPOLL_CTL_DEL, c.fd, nullptr);
     ::close(c.fd);
     server.open_connections_.fetch_sub(1, std::memory_order_relaxed);
-    conns.erase(c.fd);  // c is gone from here on
+    conns.erase(c.fd);   // c is gone from here on
+    resume_accepting();  // a descriptor is free again
   }
 
   // Sends what is queued; closes the connection once it is all out and it is Closing. Returns
@@ -188,14 +248,15 @@ struct HttpServer::Loop {
     return true;
   }
 
-  void accept_all(int listen_fd) {
+  void accept_all() {
     for (;;) {
       sockaddr_storage addr{};
       socklen_t len = sizeof addr;
       const int fd = ::accept4(listen_fd, reinterpret_cast<sockaddr*>(&addr), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd < 0) {
         if (errno == EINTR || errno == ECONNABORTED) continue;
-        return;  // EAGAIN: no more; EMFILE and the like: the backlog keeps them for later
+        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) pause_accepting();
+        return;  // EAGAIN: no more for now
       }
       if (options().admit && !options().admit(fd)) {
         ::close(fd);
@@ -276,6 +337,14 @@ struct HttpServer::Loop {
     // No endpoint reads a body: one left unread would be taken for the next request, so the
     // connection ends after this answer instead.
     const bool close = close_after || !req.keep_alive || req.has_body || server.stopping_.load();
+    if (!close && req.minor_version == 0) {
+      // An HTTP/1.0 client closes unless told otherwise (RFC 9112 9.3): one that asked for
+      // keep-alive and gets it must be told, or it waits for the close until its own timeout.
+      Response kept = res;
+      kept.headers.emplace_back("Connection", "keep-alive");
+      c.out += serialize(kept, req.method == "HEAD", false);
+      return;
+    }
     c.out += serialize(res, req.method == "HEAD", close);
     if (close) closing(c, Ending::Close);
   }
@@ -291,7 +360,7 @@ struct HttpServer::Loop {
         c.phase = Conn::Phase::Head;
         set_deadline(c, options().request_timeout);
       }
-      Parsed parsed = parse_request_head(c.in, limits);
+      Parsed parsed = parse_request_head(c.in, limits, c.scan);
       if (parsed.kind == Parsed::Kind::NeedMore) break;
       if (parsed.kind == Parsed::Kind::Bad) {
         // Not a request to any endpoint: answered, neither counted nor recorded, and what
@@ -303,6 +372,7 @@ struct HttpServer::Loop {
         break;
       }
       c.in.erase(0, parsed.consumed);
+      c.scan = HeadScan{};
       serve(c, parsed.request);
       if (c.phase == Conn::Phase::Head) idle(c);
     }
@@ -311,16 +381,17 @@ struct HttpServer::Loop {
   }
 
   void serve(Conn& c, const Request& req) {
-    const std::int64_t t0 = server.mono_us();
     if (req.path.rfind("/admin/", 0) == 0) {
+      const std::int64_t t0 = server.mono_us();
       Response res;
-      const std::string_view outcome = server.admin(req, res, t0);
+      const std::string_view outcome = server.admin(req, res);
       if (options().access_log) server.log_line(req, c.peer, res.status, outcome, server.mono_us() - t0);
       answer(c, req, res, false);
       return;
     }
-    const Arrival arrival =
-        server.record_.arrive(req.method, req.path, req.path == "/count" ? Kind::Count : Kind::Lab, t0, wall_us());
+    const Arrival arrival = server.record_.arrive(req.method, req.path, req.path == "/count" ? Kind::Count : Kind::Lab,
+                                                  server.clock_, wall_us());
+    const std::int64_t t0 = arrival.t_us;
     if (options().observer) options().observer(arrival.seq, req.path, Outcome::Pending);
     Reply reply = serve_endpoint(req, options(), Moment{t0, arrival.count_answer});
     if (reply.wait) {
@@ -336,10 +407,25 @@ struct HttpServer::Loop {
     const auto it = conns.find(fd);
     if (it == conns.end()) return;
     Conn& c = *it->second;
-    if (c.phase == Conn::Phase::Waiting && (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0) {
-      // The client gave up on a /slow or /hang: its own timeout, from its side.
+    if (c.phase == Conn::Phase::Waiting && (events & (EPOLLHUP | EPOLLERR)) != 0) {
+      // Reset while its answer waits: the client gave up on a /slow or /hang (its own timeout).
       finish(c, Outcome::ClientGone);
       flush(c);
+      return;
+    }
+    if (c.phase == Conn::Phase::Waiting && (events & EPOLLRDHUP) != 0) {
+      // A FIN while a request waits. TCP cannot tell a client that has only finished sending
+      // (shutdown) from one that has closed: both may still be reading, and a half-closed client
+      // that sent its whole request is owed its answers (RFC 9112 9.6). So a /slow answer is
+      // still written when due, and what was pipelined before the FIN is served after it. A
+      // /hang has no answer to wait for: the FIN is the client giving up.
+      if (!read_input(c)) return;
+      if (c.pending->reply.ending == Ending::Drop) {
+        finish(c, Outcome::ClientGone);
+        flush(c);
+        return;
+      }
+      rewatch(c);
       return;
     }
     if ((events & EPOLLERR) != 0) {
@@ -348,22 +434,7 @@ struct HttpServer::Loop {
     }
     if ((events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) != 0 && c.phase != Conn::Phase::Waiting &&
         c.phase != Conn::Phase::Closing) {
-      char buf[16384];
-      for (;;) {
-        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-        if (n > 0) {
-          c.in.append(buf, static_cast<std::size_t>(n));
-          if (c.in.size() > options().max_request_bytes + sizeof buf) break;  // the parser says 431
-          continue;
-        }
-        if (n < 0 && errno == EINTR) continue;
-        if (n == 0) c.peer_done = true;
-        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
-          close_conn(c, false);
-          return;
-        }
-        break;
-      }
+      if (!read_input(c)) return;
       if (c.peer_done && c.in.empty() && c.out_done == c.out.size()) {
         close_conn(c, false);
         return;
@@ -380,6 +451,10 @@ struct HttpServer::Loop {
   }
 
   void on_timer(int fd) {
+    if (fd == kListenTimer) {
+      resume_accepting();
+      return;
+    }
     const auto it = conns.find(fd);
     if (it == conns.end()) return;
     Conn& c = *it->second;
@@ -410,7 +485,8 @@ struct HttpServer::Loop {
     }
   }
 
-  void run(int listen_fd, int stop_fd) {
+  void run(int listening, int stop_fd) {
+    listen_fd = listening;
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLEXCLUSIVE;
     ev.data.fd = listen_fd;
@@ -431,7 +507,7 @@ struct HttpServer::Loop {
         const int fd = ready[i].data.fd;
         if (fd == stop_fd) continue;
         if (fd == listen_fd) {
-          accept_all(listen_fd);
+          accept_all();
           continue;
         }
         on_event(fd, ready[i].events);
@@ -446,7 +522,11 @@ struct HttpServer::Loop {
 // ---- The server -------------------------------------------------------------------------------
 
 HttpServer::HttpServer(const ServerOptions& options, RequestRecord& record)
-    : options_(options), record_(record), started_(Clock::now()), stop_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
+    : options_(options),
+      record_(record),
+      started_(Clock::now()),
+      clock_([this] { return mono_us(); }),
+      stop_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
 
 HttpServer::~HttpServer() {
   if (listen_fd_ >= 0) ::close(listen_fd_);
@@ -536,21 +616,22 @@ std::int64_t HttpServer::mono_us() const {
   return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started_).count();
 }
 
-std::string_view HttpServer::admin(const Request& req, Response& res, std::int64_t t0) {
+std::string_view HttpServer::admin(const Request& req, Response& res) {
   const bool read = req.method == "GET" || req.method == "HEAD";
   std::string_view outcome = "admin";
   const auto token = req.header("X-CB-Admin");
   if (!options_.admin_token.empty() && (!token || *token != options_.admin_token)) {
     // A locked server: refused, and kept in the record (not counted) for the grader to see.
-    const Arrival refused = record_.arrive(req.method, req.path, Kind::RefusedAdmin, t0, wall_us());
+    const Arrival refused = record_.arrive(req.method, req.path, Kind::RefusedAdmin, clock_, wall_us());
     res = json_response(403, {{"error", "this server's admin endpoints belong to the grader"}});
     record_.complete(refused, Outcome::Answered, 403, mono_us());
     outcome = "refused";
   } else if (req.path == "/admin/record" && read) {
     const auto since = param_u64(req, "since", 0);
     const auto limit = param_u64(req, "limit", 10'000);
-    if (!since || !limit || *limit == 0 || *limit > 100'000) {
-      res = json_response(400, {{"error", "since must be a whole number, limit one from 1 to 100000"}});
+    if (!since || !limit || *limit == 0 || *limit > kMaxRecordPage) {
+      res = json_response(
+          400, {{"error", "since must be a whole number, limit one from 1 to " + std::to_string(kMaxRecordPage)}});
       return outcome;
     }
     res.status = 200;

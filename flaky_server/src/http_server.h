@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -47,13 +48,14 @@ class HttpServer {
   // Binds and listens on options_.host:port (listen() unless a socket was handed over).
   [[nodiscard]] Result<void> bind_address();
   // /admin/*: the record, a reset, the health. Returns the access log's outcome word.
-  std::string_view admin(const Request& req, Response& res, std::int64_t t0);
+  std::string_view admin(const Request& req, Response& res);
   void log_line(const Request& req, const std::string& peer, int status, std::string_view outcome,
                 std::int64_t duration_us) const;
 
   ServerOptions options_;
   RequestRecord& record_;
   std::chrono::steady_clock::time_point started_;
+  std::function<std::int64_t()> clock_;  // mono_us(), for the record to read under its lock
   int listen_fd_ = -1;
   int stop_fd_ = -1;  // an eventfd written once at stop and never read: every loop wakes
   std::atomic<bool> stopping_{false};

@@ -178,5 +178,91 @@ TEST_CASE("event loop: the count stays exact with keep-alive, one-shot and pipel
   for (const Entry& e : page.entries) CHECK(e.seq == seq++);
 }
 
+TEST_CASE("event loop: a client that half-closes after its requests still gets every answer") {
+  const auto s = start();
+  RawSocket raw(s->port());
+  REQUIRE(
+      raw.send("GET /fast HTTP/1.1\r\nHost: x\r\n\r\n"
+               "GET /slow?ms=100 HTTP/1.1\r\nHost: x\r\n\r\n"
+               "GET /fast HTTP/1.1\r\nHost: x\r\n\r\n"));
+  raw.shutdown_write();  // done sending, still reading (RFC 9112 9.6)
+  int error = 99;
+  const std::string replies = raw.receive_all(5000, &error);
+  CHECK(error == 0);
+  CHECK(occurrences(replies, "HTTP/1.1 200 OK") == 3);
+  CHECK(replies.find("slow but fine") != std::string::npos);
+  const Page page = s->record().read(0, 10);
+  REQUIRE(page.entries.size() == 3);
+  for (const Entry& e : page.entries) CHECK(to_string(e.outcome) == "answered");
+  SUBCASE("a half-close while a /slow waits, the request sent whole before it") {
+    RawSocket late(s->port());
+    REQUIRE(late.send("GET /slow?ms=100 HTTP/1.1\r\nHost: x\r\n\r\n"));
+    // The FIN reaches the server while the answer waits (100 ms is far longer than a loopback
+    // segment takes), which once ended the wait as client-gone.
+    late.shutdown_write();
+    CHECK(late.receive_all(5000).find("slow but fine") != std::string::npos);
+  }
+}
+
+TEST_CASE("event loop: an HTTP/1.0 client asking for keep-alive is told it is kept") {
+  const auto s = start();
+  RawSocket raw(s->port());
+  REQUIRE(
+      raw.send("GET /fast HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"
+               "GET /bad HTTP/1.0\r\n\r\n"));
+  int error = 99;
+  const std::string replies = raw.receive_all(5000, &error);
+  CHECK(error == 0);  // closed by the server after the second: it did not ask to keep it
+  const auto second = replies.find("HTTP/1.1 400");
+  REQUIRE(second != std::string::npos);
+  CHECK(replies.substr(0, second).find("Connection: keep-alive\r\n") != std::string::npos);
+  CHECK(replies.substr(second).find("Connection: close\r\n") != std::string::npos);
+}
+
+TEST_CASE("event loop: empty lines before a request are held to the head limit, and answered 431") {
+  ServerOptions o;
+  o.max_request_bytes = 16 * 1024;
+  const auto s = start(o);
+  RawSocket raw(s->port());
+  // 200 KB of empty lines: once held in full and rescanned from the start on every read.
+  std::string crlfs;
+  for (int i = 0; i < 100'000; ++i) crlfs += "\r\n";
+  (void)raw.send(crlfs);
+  const std::string reply = raw.receive_all(5000);
+  CHECK(reply.rfind("HTTP/1.1 431 ", 0) == 0);
+  CHECK(s->record().count() == 0);
+}
+
+TEST_CASE("event loop: with four loops, arrival times never go back in seq order") {
+  ServerOptions o;
+  o.threads = 4;
+  o.record_capacity = 40'000;
+  const auto s = start(o);
+  std::vector<std::thread> clients;
+  for (int t = 0; t < 4; ++t) {
+    clients.emplace_back([&] {
+      RawSocket raw(s->port());
+      std::string batch;
+      for (int i = 0; i < 1000; ++i) batch += "GET /fast HTTP/1.1\r\nHost: x\r\n\r\n";
+      for (int round = 0; round < 8; ++round) {
+        (void)raw.send(batch);
+        std::string got;
+        while (occurrences(got, "HTTP/1.1 200") < 1000) {
+          const std::string more = raw.receive_some(5000);
+          if (more.empty()) return;
+          got += more;
+        }
+      }
+    });
+  }
+  for (auto& t : clients) t.join();
+  const Page page = s->record().read(0, 40'000);
+  CHECK(page.entries.size() == 32'000);
+  std::size_t backwards = 0;
+  for (std::size_t i = 1; i < page.entries.size(); ++i)
+    if (page.entries[i].t_us < page.entries[i - 1].t_us) ++backwards;
+  CHECK(backwards == 0);
+}
+
 }  // namespace
 }  // namespace cb::flaky

@@ -5,8 +5,10 @@
 #include <csignal>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <regex>
+#include <thread>
 
 #include "process.h"
 #include "raw_socket.h"
@@ -163,6 +165,48 @@ TEST_CASE("flaky-server process: --log writes one line per request on stderr") {
   const std::string err = s.process->read_all_stderr();
   CHECK(std::regex_search(err, std::regex(R"(Z 127\.0\.0\.1:\d+ GET /fast 200 answered [0-9.]+ms\n)")));
   CHECK(std::regex_search(err, std::regex(R"(GET /always500 500 answered)")));
+}
+
+// The CPU time the process has used, from /proc (utime + stime, in clock ticks).
+long cpu_ticks(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  std::istringstream rest(text.substr(text.rfind(')') + 2));
+  std::string field;
+  long utime = 0;
+  long stime = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {
+    if (i == 14) utime = std::stol(field);
+    if (i == 15) stime = std::stol(field);
+  }
+  return utime + stime;
+}
+
+TEST_CASE(
+    "flaky-server process: out of descriptors it stops accepting instead of spinning, and goes on once one frees") {
+  // A hard limit of 64 descriptors, which the server cannot raise: 80 clients exhaust it.
+  std::vector<std::string> argv{"/usr/bin/prlimit", "--nofile=64:64", FLAKY_SERVER_BIN, "--port", "0"};
+  Process server(argv);
+  const auto line = server.read_line();
+  REQUIRE(line.has_value());
+  const int port = std::stoi(line->substr(line->rfind(':') + 1));
+  std::vector<std::unique_ptr<RawSocket>> held;
+  for (int i = 0; i < 80; ++i) held.push_back(std::make_unique<RawSocket>(port));
+  // Out of descriptors with newcomers in the backlog, the listening socket stays readable. Over
+  // this half second a loop that keeps trying to accept burns all of it (50 ticks); one that
+  // waits for a descriptor, none. The window observes; it waits for no state.
+  const long before = cpu_ticks(server.pid());
+  std::this_thread::sleep_for(500ms);
+  const long used = cpu_ticks(server.pid()) - before;
+  CHECK_MESSAGE(used < 15, "the server used " << used << " ticks of CPU in 50 while out of descriptors");
+  held.resize(20);  // 60 descriptors free again
+  httplib::Client c("127.0.0.1", port);
+  c.set_read_timeout(5, 0);
+  const auto r = c.Get("/count");
+  REQUIRE_MESSAGE(r, httplib::to_string(r.error()));
+  CHECK(r->status == 200);
+  server.signal(SIGTERM);
+  CHECK(server.wait(5s) == 0);
 }
 
 }  // namespace

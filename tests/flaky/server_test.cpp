@@ -292,6 +292,28 @@ TEST_CASE("flaky server: the record keeps order - answers a cursor - and is boun
     CHECK(status_of(c, "/admin/record?limit=0") == 400);
     CHECK(status_of(c, "/admin/record?since=x") == 400);
   }
+  SUBCASE("a page is at most 10000 entries: the loop that writes it serves no one else meanwhile") {
+    CHECK(status_of(c, "/admin/record?limit=10000") == 200);
+    auto r = c.Get("/admin/record?limit=10001");
+    REQUIRE(r);
+    CHECK(r->status == 400);
+    CHECK(r->body.find("from 1 to 10000") != std::string::npos);
+  }
+  SUBCASE("the text says every field as before, a path's odd bytes as U+FFFD and controls escaped") {
+    RawSocket raw(s.port());
+    REQUIRE(raw.send("GET /a%22b%5C%01%FF HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+    (void)raw.receive_all(5000);
+    auto r = c.Get("/admin/record?since=5");
+    REQUIRE(r);
+    CHECK(r->body.find(R"("path":"/a\"b\\\u0001)"
+                       "\xef\xbf\xbd\"") != std::string::npos);
+    const json page = json::parse(r->body);
+    CHECK(page["entries"][0]["path"] == "/a\"b\\\x01\xef\xbf\xbd");
+    CHECK(page["entries"][0]["status"] == 404);
+    CHECK(page["entries"][0]["counted"] == true);
+    CHECK(page["entries"][0]["duration_ms"].is_number());
+    CHECK(page["entries"][0]["wall"].get<std::string>().size() == 27);
+  }
 }
 
 TEST_CASE("flaky server: reset empties the count and the record and starts a new epoch") {

@@ -29,7 +29,8 @@ struct SomeoneElses {
     flaky::ServerOptions o;
     o.port = 0;
     server = flaky::FlakyServer::start(o).value();
-    const auto arrival = server->record().arrive("GET", "/fast", flaky::Kind::Lab, 1, 1);
+    const auto arrival = server->record().arrive(
+        "GET", "/fast", flaky::Kind::Lab, [] { return std::int64_t{1}; }, 1);
     server->record().complete(arrival, flaky::Outcome::Answered, 200, 2);
   }
   [[nodiscard]] std::uint64_t epoch() const { return server->record().read(0, 10).epoch; }

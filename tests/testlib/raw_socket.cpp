@@ -37,6 +37,16 @@ bool RawSocket::send(const std::string& bytes) {
   return true;
 }
 
+std::string RawSocket::receive_some(int timeout_ms) {
+  pollfd p{fd_, POLLIN, 0};
+  if (::poll(&p, 1, timeout_ms) <= 0) return {};
+  char buf[65536];
+  const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
+}
+
+void RawSocket::shutdown_write() { ::shutdown(fd_, SHUT_WR); }
+
 std::string RawSocket::receive_all(int timeout_ms, int* error) {
   std::string out;
   char buf[4096];

@@ -6,7 +6,7 @@
 
 #include "cb/flaky/http_get.h"
 #include "cb/utc_time.h"
-#include "json_limits.h"
+#include "cb/grade/json_limits.h"
 
 namespace cb::grade {
 namespace {

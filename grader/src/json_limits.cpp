@@ -1,4 +1,4 @@
-#include "json_limits.h"
+#include "cb/grade/json_limits.h"
 
 #include <set>
 #include <vector>

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "json_limits.h"
+#include "cb/grade/json_limits.h"
 
 namespace cb::grade {
 namespace {

@@ -1,7 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cb/grade/artifacts.h"
-#include "json_limits.h"
+#include "cb/grade/json_limits.h"
 #include "wording.h"
 
 namespace cb::grade {

@@ -62,7 +62,8 @@ ExitCode run_scene(const SceneOptions& o) {
   how.seed = o.seed;
   if (!o.duration.empty()) {
     auto d = parse_duration(o.duration);
-    if (!d || d->count() <= 0) return fail("--duration: '" + o.duration + "' is not a positive duration");
+    if (!d || d->count() <= 0 || *d > std::chrono::hours(24))
+      return fail("--duration: '" + o.duration + "' is not a duration from 1us to 24h");
     how.duration = *d;
   }
   // Live: a real server; one of our own with the scene's toggle period, unless one is named.

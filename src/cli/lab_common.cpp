@@ -35,8 +35,8 @@ Result<void> prepare_dir(const std::string& dir) {
 Result<std::chrono::milliseconds> call_timeout(const LabArgs& a, const lab::Scenario& s) {
   if (a.call_timeout.empty()) return s.call_timeout;
   auto d = parse_duration(a.call_timeout);
-  if (!d || d->count() < 1000)
-    return Error{"--call-timeout: '" + a.call_timeout + "' is not a duration of at least 1ms"};
+  if (!d || d->count() < 1000 || *d > std::chrono::hours(24))
+    return Error{"--call-timeout: '" + a.call_timeout + "' is not a duration from 1ms to 24h"};
   return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
 }
 

@@ -7,6 +7,7 @@
 
 #include "cb/breaker/profiles.h"
 #include "cb/decimal_time.h"
+#include "cb/exercises/replay.h"
 
 namespace cb::exercises {
 namespace {
@@ -113,6 +114,10 @@ std::vector<std::string> ScriptInterpreter::now(const std::vector<std::string_vi
   if (args.size() != 1) return invalid("NOW takes one number of seconds");
   auto t = parse_seconds(args[0]);
   if (!t) return invalid("NOW: " + t.error().message);
+  // As a trace's times: a time past this plus a cool-down would overflow the clock.
+  if (std::chrono::abs(*t) > std::chrono::seconds{kMaxReplaySeconds})
+    return invalid("NOW: " + std::string(args[0]) + " is out of range: expected -" + std::to_string(kMaxReplaySeconds) +
+                   " to " + std::to_string(kMaxReplaySeconds) + " seconds");
   clock_.set(TimePoint{*t});
   return {"OK"};
 }

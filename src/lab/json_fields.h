@@ -45,6 +45,9 @@ class Fields {
     if (!it->is_number()) return Error{at(key) + ": expected a number"};
     return std::optional<double>{it->get<double>()};
   }
+  // A duration of a scenario: a wait, a cool-down, a timeout. 24 hours is past any lab's and
+  // far below where a clock's time point overflows ("100000000h" once wrapped it: a wait of
+  // 360 million seconds finished in 0.06 s).
   Result<std::optional<std::chrono::microseconds>> duration(const std::string& key) {
     auto t = text(key);
     if (!t) return t.error();
@@ -52,8 +55,10 @@ class Fields {
     auto d = parse_duration(**t);
     if (!d) return Error{at(key) + ": " + d.error().message};
     if (d->count() < 0) return Error{at(key) + ": must not be negative"};
+    if (*d > kMaxDuration) return Error{at(key) + ": '" + **t + "' is out of range (0 to 24h)"};
     return std::optional<std::chrono::microseconds>{*d};
   }
+  static constexpr std::chrono::microseconds kMaxDuration = std::chrono::hours(24);
   Result<bool> flag(const std::string& key) {
     used_.insert(key);
     const auto it = j_.find(key);

@@ -7,6 +7,7 @@
 #include "cb/bounded_file.h"
 #include "cb/breaker/profiles.h"
 #include "cb/decimal_time.h"
+#include "cb/grade/json_limits.h"
 #include "cb/lab/http_call.h"
 #include "cb/lab/scenes.h"
 #include "json_fields.h"
@@ -142,15 +143,11 @@ Result<Action> action(const json& j, const std::string& path, const Scenario& s)
 }  // namespace
 
 Result<Scenario> parse_scenario(const std::string& text, const std::string& name) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    // The library's message, less its prefix: "line 3, column 7: syntax error ...".
-    std::string what = e.what();
-    if (const auto at = what.find(" at line "); at != std::string::npos) what = what.substr(at + 4);
-    return Error{name + ": " + what};
-  }
+  // Parsed as the grader parses a submission's JSON: a key twice in one object is refused
+  // (nlohmann keeps the last, and a person editing a scenario may have meant the first).
+  auto parsed = grade::parse_bounded_json(text);
+  if (!parsed) return Error{name + ": " + parsed.error().message};
+  const json j = std::move(*parsed);
   auto in_file = [&](const Error& e) { return Error{name + ": " + e.message}; };
   if (!j.is_object()) return Error{name + ": expected a JSON object"};
   Fields f(j, "");

@@ -106,5 +106,17 @@ TEST_CASE("scenario: the file as a whole") {
   CHECK_FALSE(load_scenario("/nonexistent.json").ok());
 }
 
+TEST_CASE("scenario: a duration past 24 hours and a key said twice are refused, naming them") {
+  // 100000000h once overflowed the wait's time point: "waited 359999999999.99652 s" in 0.06 s.
+  CHECK(error_of(R"({"breakers": {"main": {"wait_in_open": "100000000h"}}, "steps": [{"do": []}]})") ==
+        "x.json: breakers.main.wait_in_open: '100000000h' is out of range (0 to 24h)");
+  CHECK(error_of(with_step(R"({"action": "wait", "duration": "2562048h"})")) ==
+        "x.json: steps[0].do[0].duration: '2562048h' is out of range (0 to 24h)");
+  CHECK(error_of(with_step(R"({"action": "wait", "duration": "24h"})")) == "(accepted)");
+  // nlohmann keeps the last of two: the run used 8 s while the reader saw 3 s.
+  CHECK(error_of(R"({"breakers": {"main": {"wait_in_open": "3s", "wait_in_open": "8s"}}, "steps": [{"do": []}]})") ==
+        "x.json: the key \"wait_in_open\" appears twice in one object; each key once");
+}
+
 }  // namespace
 }  // namespace cb::lab

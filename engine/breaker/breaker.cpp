@@ -135,7 +135,7 @@ Snapshot CircuitBreaker::snapshot() {
 }
 
 Result<void> CircuitBreaker::restore(const Snapshot& snapshot) {
-  return locked([&](StateMachine& m, LazyNow&) { return m.restore(snapshot); });
+  return locked([&](StateMachine& m, LazyNow& now) { return m.restore(snapshot, now); });
 }
 
 void CircuitBreaker::force_open() {

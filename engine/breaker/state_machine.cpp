@@ -3,7 +3,10 @@
 #include "state_machine.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
+
+#include "cb/breaker/cooldown.h"
 
 namespace cb {
 namespace {
@@ -323,8 +326,17 @@ Snapshot StateMachine::snapshot() const {
   return s;
 }
 
-Result<void> StateMachine::restore(const Snapshot& s) {
+Result<void> StateMachine::restore(const Snapshot& s, LazyNow& now) {
   auto bad = [](const std::string& field, const std::string& why) { return Error{"snapshot." + field + ": " + why}; };
+  // A snapshot from a file may have been edited or damaged: one this breaker could never have
+  // taken would be waited out as it says (a cool-down of 2^63-1 us: "OPEN for 292471 years").
+  const Duration longest = CooldownPolicy(o_.cooldown).duration(std::numeric_limits<int>::max(), 1.0);
+  if (s.cooldown > longest)
+    return bad("cooldown", std::to_string(s.cooldown.count()) + " us is longer than this breaker's policy gives (" +
+                               std::to_string(longest.count()) + " us at most)");
+  if (s.since > now())
+    return bad("since", "the state was entered " + std::to_string((s.since - now()).count()) +
+                            " us after now; a snapshot is of the past");
   if (s.mode == Mode::ForcedOpen && s.state != State::Open) return bad("state", "a forced-open breaker is OPEN");
   if ((s.mode == Mode::ForcedClosed || s.mode == Mode::Disabled) && s.state != State::Closed)
     return bad("state", "a forced-closed or disabled breaker is CLOSED");

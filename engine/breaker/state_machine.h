@@ -82,7 +82,7 @@ class alignas(64) StateMachine {
   [[nodiscard]] State state() const noexcept { return state_; }
   [[nodiscard]] Status status(LazyNow& now);
   [[nodiscard]] Snapshot snapshot() const;
-  [[nodiscard]] Result<void> restore(const Snapshot& s);
+  [[nodiscard]] Result<void> restore(const Snapshot& s, LazyNow& now);
   // Mode::Normal is reset(): CLOSED, fresh counts.
   void set_mode(Mode mode, LazyNow& now);
 

@@ -46,7 +46,7 @@ ExitCode run_status(const StatusOptions& o) {
   Silent silent;
   std::atomic<bool> never{false};
   lab::Runner runner(*scenario, o.dir, lab::ServerUrl{}, std::chrono::milliseconds{1}, silent, never);
-  if (auto r = runner.restore(state); !r) {
+  if (auto r = runner.restore(state, last); !r) {
     std::cerr << "cb-lab status: " << lab::session_path(o.dir) << ": " << r.error().message << '\n';
     return ExitCode::Usage;
   }
@@ -56,7 +56,6 @@ ExitCode run_status(const StatusOptions& o) {
                                     : "")
             << "\n";
   for (const std::string& name : lab::breakers_in_use(*scenario, last)) {
-    if (state.breakers.count(name) == 0) continue;
     const Status s = runner.breaker(name).status();
     const Metrics& m = s.metrics;
     std::printf("\n%s: %s\n", name.c_str(), std::string(to_string(s.state)).c_str());

@@ -97,7 +97,7 @@ ExitCode run_step(const StepOptions& o) {
   const std::atomic<bool>& interrupted = install_interrupt_flag();
   lab::Runner runner(*scenario, o.lab.dir, url, *timeout, console, interrupted);
   if (n > 1) {
-    if (auto r = runner.restore(session->after.at(n - 1)); !r)
+    if (auto r = runner.restore(session->after.at(n - 1), n - 1); !r)
       return fail(lab::session_path(o.lab.dir) + ": " + r.error().message);
   } else {
     session->after.clear();

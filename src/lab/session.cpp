@@ -203,6 +203,23 @@ Result<Session> load_session(const std::string& dir) {
     }
     s.after[n] = std::move(st);
   }
+  // Each step ends after the one before it, and none in the future: a step resumes the lab's
+  // clock where the last one ended, so a moved end would be waited out (or skipped) as real.
+  const auto wall_now = std::chrono::duration_cast<Duration>(std::chrono::system_clock::now().time_since_epoch());
+  std::optional<TimePoint> before;
+  for (const auto& [n, st] : s.after) {
+    const std::string at = "after." + std::to_string(n) + ".ended_at_us";
+    if (!st.ended_at) {
+      if (st.breakers.empty()) continue;
+      return damaged(at + ": missing (when the step ended)");
+    }
+    if (st.ended_at->time_since_epoch() > wall_now + std::chrono::minutes(1))
+      return damaged(at + ": " + std::to_string(st.ended_at->time_since_epoch().count()) +
+                     " is in the future (a step ends before it is saved)");
+    if (before && *st.ended_at < *before)
+      return damaged(at + ": before the end of the step before it (each step runs after the last)");
+    before = st.ended_at;
+  }
   return s;
 }
 

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "cb/flaky/server.h"
@@ -83,6 +84,55 @@ TEST_CASE("cb-lab step: after a pause the stamps are still wall-clock times the 
       std::ofstream(path) << session.dump();
     }
   }
+}
+
+// A session is a file anyone can edit: one its breakers could never have written is refused,
+// naming the field, instead of being waited out ("OPEN for 1000003 s more (of 3 s)").
+TEST_CASE("cb-lab step and status: a damaged session is refused, naming the field") {
+  flaky::ServerOptions o;
+  o.port = 0;
+  const auto server = flaky::FlakyServer::start(o).value();
+  TempDir out;
+  for (int n = 1; n <= 3; ++n)
+    REQUIRE(run({kLab, "step", std::to_string(n), "--dir", out.path(), "--server", server->url()}).exit_code == 0);
+  const std::string path = out / ".cb-lab/session.json";
+  const json good = json::parse(slurp(path));
+  auto refused = [&](const std::function<void(json&)>& damage, const std::string& message) {
+    json session = good;
+    damage(session);
+    std::ofstream(path) << session.dump();
+    for (const std::string command : {"status", "step"}) {
+      std::vector<std::string> argv{kLab, command, "--dir", out.path()};
+      if (command == "step") argv.insert(argv.begin() + 2, "4");
+      const Ran r = run(argv);
+      CAPTURE(command);
+      CHECK(r.exit_code == 2);
+      CHECK_MESSAGE(r.err.find(message) != std::string::npos, r.err);
+      CHECK(r.err.find('\n') == r.err.size() - 1);  // one line
+    }
+  };
+  refused([](json& s) { s["after"]["3"]["breakers"]["main"]["cooldown_us"] = 9223372036854775807LL; },
+          "after.3.breakers.main: snapshot.cooldown: 9223372036854775807 us is longer than this breaker's policy "
+          "gives (3000000 us at most)");
+  refused(  // every step's end moved 10^12 us back, the breakers' times left
+      [](json& s) {
+        for (const char* n : {"1", "2", "3"})
+          s["after"][n]["ended_at_us"] = s["after"][n]["ended_at_us"].get<std::int64_t>() - 1'000'000'000'000;
+      },
+      ": snapshot.since: the state was entered 99999");
+  refused([](json& s) { s["after"]["3"]["breakers"].erase("main"); },
+          "after.3.breakers: no breaker 'main', which steps 1-3 use");
+  refused(
+      [](json& s) {
+        s["after"]["3"]["ended_at_us"] = s["after"]["3"]["ended_at_us"].get<std::int64_t>() + 86'400'000'000LL;
+      },
+      "after.3.ended_at_us: ");
+  refused(
+      [](json& s) {
+        s["after"]["2"]["ended_at_us"] = s["after"]["3"]["ended_at_us"].get<std::int64_t>() + 1;
+      },
+      "after.3.ended_at_us: before the end of the step before it");
+  refused([](json& s) { s["after"]["3"].erase("ended_at_us"); }, "after.3.ended_at_us: missing");
 }
 
 }  // namespace

@@ -39,9 +39,10 @@ class Runner {
   Runner(const Runner&) = delete;
   Runner& operator=(const Runner&) = delete;
 
-  // Continues from what an earlier step left (see Session). Errors: a snapshot this scenario's
+  // Continues from what step `after_step` left (see Session). Errors: a breaker steps 1..after_step
+  // use that the state lacks (never replaced by a fresh one), or a snapshot this scenario's
   // breakers could not have made.
-  [[nodiscard]] Result<void> restore(const StepState& state);
+  [[nodiscard]] Result<void> restore(const StepState& state, int after_step);
   [[nodiscard]] StepState capture();
 
   // Step n, 1-based. Errors: interrupted, or a file that could not be written.

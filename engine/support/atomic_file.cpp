@@ -65,10 +65,16 @@ Result<void> write_in_place(const std::string& path, const std::string& content)
 }  // namespace
 
 Result<void> write_file_atomically(const std::string& path, const std::string& content) {
+  // The system reads a path up to its first NUL: "st\0ate.json" would be written as "st".
+  if (path.find('\0') != std::string::npos)
+    return Error{path.substr(0, path.find('\0')) + "...: cannot write: a file name cannot hold a NUL byte"};
   if (written_in_place(path)) return write_in_place(path, content);
   const auto slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
   const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (base.size() > kMaxAtomicFileName)
+    return Error{path + ": cannot write: the name is " + std::to_string(base.size()) + " bytes, and at most " +
+                 std::to_string(kMaxAtomicFileName) + " leave room for the temporary name beside it"};
   std::string tmp;
   int fd = -1;
   // O_EXCL|O_NOFOLLOW: the file is new and ours, never something already at that name (a FIFO

@@ -1,9 +1,11 @@
 #include "cb/lab/scenario.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "cb/atomic_file.h"
 #include "cb/bounded_file.h"
 #include "cb/breaker/profiles.h"
 #include "cb/decimal_time.h"
@@ -72,8 +74,11 @@ Result<Action> action(const json& j, const std::string& path, const Scenario& s)
   auto need_file = [&]() -> Result<void> {
     auto file = f.text("file");
     if (!file) return file.error();
-    if (!*file || (*file)->empty() || (*file)->find('/') != std::string::npos || **file == "." || **file == "..")
-      return Error{f.at("file") + ": expected a file name (no directories)"};
+    const auto control = [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; };
+    if (!*file || (*file)->empty() || (*file)->find('/') != std::string::npos || **file == "." || **file == ".." ||
+        std::any_of((*file)->begin(), (*file)->end(), control) || (*file)->size() > kMaxAtomicFileName)
+      return Error{f.at("file") + ": expected a file name (no directories, no control characters, at most " +
+                   std::to_string(kMaxAtomicFileName) + " bytes)"};
     a.file = **file;
     return {};
   };

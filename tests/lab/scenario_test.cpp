@@ -70,8 +70,15 @@ TEST_CASE("scenario: a malformed action names the step - the action and the fiel
       0);
   CHECK(error_of(with_step(R"({"action": "wait"})")) ==
         "x.json: steps[0].do[0]: a wait takes either \"for\": \"cooldown\" or a \"duration\"");
-  CHECK(error_of(with_step(R"({"action": "write_state", "file": "../etc/passwd"})")) ==
-        "x.json: steps[0].do[0].file: expected a file name (no directories)");
+  const std::string not_a_name =
+      "x.json: steps[0].do[0].file: expected a file name (no directories, no control characters, at most 241 bytes)";
+  CHECK(error_of(with_step(R"({"action": "write_state", "file": "../etc/passwd"})")) == not_a_name);
+  // A NUL once cut the name short: the file was written as "st".
+  CHECK(error_of(with_step(R"({"action": "write_state", "file": "st\u0000ate.json"})")) == not_a_name);
+  CHECK(error_of(with_step(R"({"action": "write_state", "file": "a\nb"})")) == not_a_name);
+  CHECK(error_of(with_step(R"({"action": "write_state", "file": ")" + std::string(242, 'a') + R"("})")) == not_a_name);
+  CHECK(error_of(with_step(R"({"action": "write_state", "file": ")" + std::string(241, 'a') + R"("})")) ==
+        "(accepted)");
   CHECK(error_of(with_step(R"("call")")) == "x.json: steps[0].do[0]: expected an object with an \"action\"");
 }
 

@@ -60,6 +60,21 @@ TEST_CASE("atomic file: a device is written to in place, never replaced (-o /dev
   CHECK(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator{}) == 1);
 }
 
+TEST_CASE("atomic file: a NUL in the path and a name with no room for its temporary twin are refused") {
+  TempDir dir;
+  const auto nul = write_file_atomically(dir / std::string("st\0ate.json", 11), "x");
+  REQUIRE_FALSE(nul.ok());
+  CHECK(nul.error().message == dir / "st...: cannot write: a file name cannot hold a NUL byte");
+  CHECK_FALSE(fs::exists(dir / "st"));  // once written there
+  // 250 bytes is a legal name, but its temporary twin (".NAME.tmp.XXXXXXXX") would be 264: the
+  // open failed with "File name too long", naming neither.
+  const auto longer = write_file_atomically(dir / std::string(250, 'a'), "x");
+  REQUIRE_FALSE(longer.ok());
+  CHECK(longer.error().message.find(": cannot write: the name is 250 bytes, and at most 241 leave room") !=
+        std::string::npos);
+  CHECK(write_file_atomically(dir / std::string(241, 'a'), "x").ok());
+}
+
 TEST_CASE("atomic file: a directory that cannot be written to is a one-line error naming the file") {
   const auto w = write_file_atomically("/nonexistent/dir/report.json", "x");
   REQUIRE_FALSE(w.ok());

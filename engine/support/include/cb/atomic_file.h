@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "cb/result.h"
@@ -12,6 +13,10 @@ namespace cb {
 // one: nothing another process put in the directory can stand in for it. A character device at
 // `path` (`-o /dev/null`, a terminal) is written to in place instead: a device is never replaced.
 [[nodiscard]] Result<void> write_file_atomically(const std::string& path, const std::string& content);
+
+// The longest name write_file_atomically takes: NAME_MAX (255) less what the temporary name adds
+// ("." before, ".tmp." and 8 random characters after). A NUL in a path is refused too.
+inline constexpr std::size_t kMaxAtomicFileName = 255 - 14;
 
 // mkdir -p: every missing directory on the way, and an error if `path` ends up not a directory.
 [[nodiscard]] Result<void> make_directories(const std::string& path);

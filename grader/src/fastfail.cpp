@@ -49,6 +49,7 @@ std::optional<double> decimal(std::string_view s) {
 }  // namespace
 
 Result<FastFail> parse_fastfail(std::string_view text) {
+  if (starts_with_byte_order_mark(text)) return Error{kByteOrderMarkMessage};
   // One line: a final newline (LF or CRLF) is allowed, and blank lines after it; anything else
   // on a second line is not.
   std::string_view line = text;

@@ -1,6 +1,7 @@
 #include <array>
 
 #include "cb/grade/artifacts.h"
+#include "wording.h"
 #include "cb/utc_time.h"
 
 namespace cb::grade {
@@ -24,6 +25,7 @@ std::string upper(std::string_view s) {
 }  // namespace
 
 Result<std::vector<TransitionLine>> parse_transitions(std::string_view text) {
+  if (starts_with_byte_order_mark(text)) return Error{kByteOrderMarkMessage};
   std::vector<TransitionLine> out;
   int number = 0;
   std::size_t pos = 0;

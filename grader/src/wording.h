@@ -2,6 +2,7 @@
 // Phrases more than one parser words the same way.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cb::grade {
@@ -16,6 +17,13 @@ inline std::string missing_keys(const std::vector<std::string>& keys) {
   }
   return out + (keys.size() == 1 ? " is missing" : " are missing");
 }
+
+// Some editors on Windows start a UTF-8 file with a byte-order mark (EF BB BF). A line parser
+// that does not expect it reads "\xef\xbb\xbfbefore=6" as an unknown key and then says "before=
+// is missing", which sends the student after the wrong thing.
+inline bool starts_with_byte_order_mark(std::string_view text) { return text.substr(0, 3) == "\xEF\xBB\xBF"; }
+inline constexpr const char* kByteOrderMarkMessage =
+    "the file starts with a byte-order mark (bytes EF BB BF); save it as UTF-8 without one";
 
 // "1 trial", "3 trials": a count with its noun, in the form the count takes.
 inline std::string how_many(long long n, const char* one, const char* many) {

@@ -72,6 +72,15 @@ TEST_CASE("state.json: the contract's four keys with their types") {
   }
 }
 
+TEST_CASE("fastfail.txt and transitions.log: a byte-order mark is named, not taken for a missing key") {
+  const std::string bom = "\xEF\xBB\xBF";
+  // Once: "\"before=\" is missing", the mark read as part of an unknown key.
+  CHECK(error_of(parse_fastfail(bom + "before=6 after=6 blocked=10 max_ms=0.012\n")) ==
+        "the file starts with a byte-order mark (bytes EF BB BF); save it as UTF-8 without one");
+  CHECK(parse_transitions(bom + "2026-01-01T10:00:00.012345Z CLOSED->OPEN\n").error().message ==
+        "the file starts with a byte-order mark (bytes EF BB BF); save it as UTF-8 without one");
+}
+
 TEST_CASE("fastfail.txt: one line of four keys - in any order") {
   auto ok = parse_fastfail("before=6 after=6 blocked=10 max_ms=0.012\n");
   REQUIRE(ok.ok());

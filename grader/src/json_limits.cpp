@@ -72,7 +72,7 @@ class DepthProbe final : public nlohmann::json_sax<nlohmann::json> {
 
 }  // namespace
 
-Result<nlohmann::json> parse_bounded_json(std::string_view text, int max_depth) {
+Result<void> check_bounded_json(std::string_view text, int max_depth) {
   DepthProbe probe(max_depth);
   if (!nlohmann::json::sax_parse(text, &probe, nlohmann::json::input_format_t::json, true)) {
     if (probe.too_deep) return Error{"nested deeper than " + std::to_string(max_depth) + " levels; not a lab file"};
@@ -80,6 +80,11 @@ Result<nlohmann::json> parse_bounded_json(std::string_view text, int max_depth) 
       return Error{"the key \"" + probe.duplicate.substr(0, 40) + "\" appears twice in one object; each key once"};
     return Error{probe.syntax_error.empty() ? std::string("not valid JSON") : probe.syntax_error};
   }
+  return {};
+}
+
+Result<nlohmann::json> parse_bounded_json(std::string_view text, int max_depth) {
+  if (auto checked = check_bounded_json(text, max_depth); !checked) return checked.error();
   // The probe has seen it all: this parse cannot fail, and cannot nest deeply.
   return nlohmann::json::parse(text, nullptr, false);
 }

@@ -148,11 +148,12 @@ TEST_CASE("the server's record: its shape is checked - field by field") {
   CHECK(ok->entries[1].count == 1);
   CHECK_FALSE(ok->entries[2].status.has_value());
   CHECK(error_of(parse_record("[]")) == "the server's record has no \"entries\" array; is this a flaky server?");
-  CHECK(error_of(parse_record(R"({"entries":[{"seq":"1"}]})")) ==
-        "the server's record: entries[0].seq: expected a whole number");
+  CHECK(error_of(parse_record(R"({"epoch":1,"entries":[{"seq":"1"}]})")) ==
+        "the server's record: entries[0].seq: expected a whole number from 1");
   CHECK(error_of(parse_record(
-            R"({"entries":[{"seq":2,"t_ms":1,"method":"GET","path":"/","outcome":"x","counted":true,"status":1},
-                           {"seq":1,"t_ms":1,"method":"GET","path":"/","outcome":"x","counted":true,"status":1}]})")) ==
+            R"({"epoch":1,"entries":[
+                {"seq":2,"t_ms":1,"method":"GET","path":"/","outcome":"answered","counted":true,"status":200},
+                {"seq":1,"t_ms":1,"method":"GET","path":"/","outcome":"answered","counted":true,"status":200}]})")) ==
         "the server's record: entries[1].seq does not increase");
   CHECK(error_of(parse_record("{")).rfind("the server's record is not JSON", 0) == 0);
   SUBCASE("round trip through to_json") {
@@ -162,6 +163,33 @@ TEST_CASE("the server's record: its shape is checked - field by field") {
     CHECK(again->entries[0].wall_us == ok->entries[0].wall_us);
     CHECK(again->entries[1].count == 1);
   }
+}
+
+// A record given with --record may have been written by anyone: each of these was graded 8/8.
+TEST_CASE("the server's record: a forged one is refused, naming the field") {
+  const std::string good = R"("seq":1,"t_ms":1,"method":"GET","path":"/fast","outcome":"answered","counted":true)";
+  auto with = [&](const std::string& entry, const std::string& top = R"("epoch":1,)") {
+    return error_of(parse_record("{" + top + R"("entries":[{)" + entry + "}]}"));
+  };
+  CHECK(with(good + R"(,"status":200)") == "(accepted)");
+  CHECK(with(R"("seq":1,"t_ms":-5,"method":"GET","path":"/fast","outcome":"answered","counted":true,"status":200)") ==
+        "the server's record: entries[0].t_ms: expected a number of milliseconds from 0");
+  CHECK(with(good + R"(,"status":99999)") ==
+        "the server's record: entries[0].status: expected a status code from 100 to 599, or null");
+  CHECK(with(R"("seq":1,"t_ms":1,"method":"GET","path":"/fast","outcome":"fine","counted":true,"status":200)") ==
+        "the server's record: entries[0].outcome: expected one of pending, answered, reset, garbage, client-gone, "
+        "hang-limit, cut");
+  CHECK(with(R"("seq":1,"t_ms":1,"method":"get me","path":"/fast","outcome":"answered","counted":true,"status":200)") ==
+        "the server's record: entries[0].method: expected a method in capitals, such as \"GET\"");
+  CHECK(with(good + R"(,"status":200,"duration_ms":-1)") ==
+        "the server's record: entries[0].duration_ms: expected a number of milliseconds from 0, or null");
+  CHECK(with(good + R"(,"status":200,"count":-3)") == "the server's record: entries[0].count: expected a whole number from 0");
+  CHECK(with(good + R"(,"status":200)", "") ==
+        "the server's record has no epoch (a whole number from 1); is this a flaky server?");
+  CHECK(with(good + R"(,"status":{"a":[1]})") ==
+        "the server's record: entries[0].status: expected a status code from 100 to 599, or null");
+  CHECK(error_of(parse_record(R"({"epoch":1,"entries":[7]})")) == "the server's record: entries[0]: expected an object");
+  CHECK(error_of(parse_record(R"({"epoch":1,"entries":[[1]]})")) == "the server's record: entries[0]: expected an object");
 }
 
 TEST_CASE("rubric: points per step") {

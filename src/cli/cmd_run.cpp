@@ -66,6 +66,9 @@ ExitCode run_run(const RunOptions& o) {
   auto timeout = call_timeout(o.lab, *scenario);
   if (!timeout) return fail(timeout.error().message);
   if (auto d = prepare_dir(o.lab.dir); !d) return fail(d.error().message);
+  auto lock = DirLock::take(o.lab.dir, "run");
+  if (!lock) return fail(lock.error().message);
+  if (auto removed = remove_outputs(o.lab.dir, *scenario); !removed) return fail(removed.error().message);
 
   LabConsole console(o.json);
   // Step 1's question first: which flaky server, and is it one? (Ours, unless one is named.)

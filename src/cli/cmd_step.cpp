@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "cb/atomic_file.h"
 #include "cb/flaky/options.h"
 #include "cb/lab/runner.h"
 #include "cb/lab/server_control.h"
@@ -33,6 +34,10 @@ ExitCode run_step(const StepOptions& o) {
     std::cerr << "cb-lab step " << o.step << ": " << m << '\n';
     return c;
   };
+  // Locked before the session is read: another step or run in DIR would write it meanwhile.
+  if (auto made = make_directories(o.lab.dir); !made) return fail("the output directory: " + made.error().message);
+  auto lock = DirLock::take(o.lab.dir, "step " + std::to_string(o.step));
+  if (!lock) return fail(lock.error().message);
   auto session = lab::load_session(o.lab.dir);
   if (!session) return fail(session.error().message);
   // The scenario a session began with stays its scenario, unless one is named.

@@ -1,7 +1,14 @@
 #include "lab_common.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <set>
 
 #include <cstdlib>
 
@@ -21,6 +28,49 @@ extern "C" void on_interrupt(int) {
 }  // namespace
 
 std::string default_scenario_path() { return lab::scenarios_dir() + "/lab.json"; }
+
+DirLock::~DirLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<DirLock> DirLock::take(const std::string& dir, const std::string& command) {
+  const std::string hidden = dir + "/.cb-lab";
+  if (::mkdir(hidden.c_str(), 0755) != 0 && errno != EEXIST)
+    return Error{hidden + ": cannot create: " + std::strerror(errno)};
+  const std::string path = hidden + "/lock";
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return Error{path + ": cannot open: " + std::strerror(errno)};
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int e = errno;
+    char held[128] = {};
+    const ssize_t n = ::pread(fd, held, sizeof held - 1, 0);
+    ::close(fd);
+    if (e != EWOULDBLOCK) return Error{path + ": cannot lock: " + std::strerror(e)};
+    std::string who = n > 0 ? std::string(held, static_cast<std::size_t>(n)) : "another cb-lab";
+    while (!who.empty() && (who.back() == '\n' || who.back() == ' ')) who.pop_back();
+    return Error{dir + " is in use by " + who + "; wait for it to finish, or give another --dir"};
+  }
+  // Who holds it, for the message of the next one that tries.
+  const std::string me = "cb-lab " + command + " (pid " + std::to_string(::getpid()) + ")\n";
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, me.data(), me.size(), 0) != static_cast<ssize_t>(me.size())) {
+    // The lock holds without the words; only the next one's message is poorer.
+  }
+  return DirLock(fd);
+}
+
+Result<void> remove_outputs(const std::string& dir, const lab::Scenario& scenario) {
+  std::set<std::string> files;
+  for (const lab::Step& step : scenario.steps)
+    for (const lab::Action& a : step.actions)
+      if (!a.file.empty()) files.insert(a.file);
+  files.insert(".cb-lab/session.json");
+  for (const std::string& name : files) {
+    const std::string path = dir + "/" + name;
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT)
+      return Error{path + ": cannot remove the last run's file: " + std::strerror(errno)};
+  }
+  return {};
+}
 
 Result<void> prepare_dir(const std::string& dir) {
   if (auto made = make_directories(dir); !made) return Error{"the output directory: " + made.error().message};

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "cb/flaky/server.h"
 #include "cb/grade/grade.h"
@@ -34,6 +35,31 @@ struct Failure {
 // Creates DIR if needed, and makes sure files can be written in it.
 [[nodiscard]] Result<void> prepare_dir(const std::string& dir);
 [[nodiscard]] Result<std::chrono::milliseconds> call_timeout(const LabArgs& a, const lab::Scenario& s);
+
+// One run at a time in a directory: two `cb-lab run`s into one DIR once interleaved their
+// calls on one server and one failed with "state is CLOSED, expected OPEN". An flock on
+// DIR/.cb-lab/lock, held while this lives and dropped by the kernel if the process dies, so a
+// killed run never leaves the directory locked.
+class DirLock {
+ public:
+  DirLock() = default;
+  DirLock(DirLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  DirLock& operator=(DirLock&&) = delete;
+  DirLock(const DirLock&) = delete;
+  DirLock& operator=(const DirLock&) = delete;
+  ~DirLock();
+  // Errors: another cb-lab holds DIR (naming its pid and command), or the lock cannot be made.
+  [[nodiscard]] static Result<DirLock> take(const std::string& dir, const std::string& command);
+
+ private:
+  explicit DirLock(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
+
+// The files `scenario` writes, removed from DIR before a whole run: an interrupted run must
+// leave only its own files, not the last run's transitions.log beside its own state.json (the
+// mix once graded 4/8).
+[[nodiscard]] Result<void> remove_outputs(const std::string& dir, const lab::Scenario& scenario);
 
 // The server the person named: --server, else CB_SERVER (as `cb-grade --run` sets it); nullopt
 // when neither is given. Errors: not a URL (naming where it came from).

@@ -145,6 +145,40 @@ TEST_CASE("cb-lab run: Ctrl-C stops it - and the files written so far are whole"
   CHECK_FALSE(std::filesystem::exists(out / "transitions.log"));
 }
 
+TEST_CASE("cb-lab run: one run at a time in a directory, and an interrupted one leaves only its own files") {
+  Flaky f;
+  TempDir out;
+  // An earlier, whole run's files: once they stayed beside an interrupted run's own, and the
+  // mix graded 4/8.
+  out.write("transitions.log", "2026-01-01T10:00:00.012345Z CLOSED->OPEN\n");
+  out.write("ignore4xx.json", "{}\n");
+  Process p({kLab, "run", "--dir", out.path(), "--server", f.url});
+  bool waiting = false;
+  while (auto line = p.read_line(10s)) {
+    if (line->find("waiting for the cool-down") != std::string::npos) {
+      waiting = true;
+      break;
+    }
+  }
+  REQUIRE(waiting);
+  const std::string in_use = out.path() + " is in use by cb-lab run (pid " + std::to_string(p.pid()) +
+                             "); wait for it to finish, or give another --dir\n";
+  const Ran second = run({kLab, "run", "--dir", out.path(), "--server", f.url});
+  CHECK(second.exit_code == 2);
+  CHECK(second.err == "cb-lab run: " + in_use);  // once: "state is CLOSED, expected OPEN" in one of them
+  const Ran step = run({kLab, "step", "1", "--dir", out.path(), "--server", f.url});
+  CHECK(step.exit_code == 2);
+  CHECK(step.err == "cb-lab step 1: " + in_use);
+  p.signal(SIGINT);
+  CHECK(p.wait(5s) == 130);
+  CHECK(std::filesystem::exists(out / "state.json"));
+  CHECK_FALSE(std::filesystem::exists(out / "transitions.log"));
+  CHECK_FALSE(std::filesystem::exists(out / "ignore4xx.json"));
+  // The lock went with the process: the directory is free again.
+  const Ran after = run({kLab, "step", "1", "--dir", out.path(), "--server", f.url});
+  CHECK(after.exit_code == 0);
+}
+
 TEST_CASE("cb-lab run: what stops it before it starts is one line and exit 2") {
   SUBCASE("a directory that cannot be written") {
     const Ran r = run({kLab, "run", "--dir", "/proc/cb-lab-test"});

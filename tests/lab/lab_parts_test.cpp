@@ -127,6 +127,7 @@ TEST_CASE("lab session: snapshots and transitions survive the trip through the f
   s.after[3].breakers["main"] = snap;
   s.after[3].transitions["main"] = {{State::Closed, State::Open, snap.since, Reason::FailureRate, 7}};
   s.after[3].values["before"] = 6;
+  s.after[3].ended_at = snap.since + std::chrono::seconds{1};
   REQUIRE(save_session(t.path(), s).ok());
   auto back = load_session(t.path());
   REQUIRE_MESSAGE(back.ok(), (back.ok() ? "" : back.error().message));

@@ -47,7 +47,7 @@ ExitCode run_status(const StatusOptions& o) {
   std::atomic<bool> never{false};
   lab::Runner runner(*scenario, o.dir, lab::ServerUrl{}, std::chrono::milliseconds{1}, silent, never);
   if (auto r = runner.restore(state, last); !r) {
-    std::cerr << "cb-lab status: " << lab::session_path(o.dir) << ": " << r.error().message << '\n';
+    std::cerr << "cb-lab status: " << lab::step_path(o.dir, last) << ": " << r.error().message << '\n';
     return ExitCode::Usage;
   }
   std::cout << "Steps run in " << o.dir << ": 1-" << last << " of " << scenario->steps.size() << "; server "

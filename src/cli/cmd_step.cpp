@@ -103,7 +103,7 @@ ExitCode run_step(const StepOptions& o) {
   lab::Runner runner(*scenario, o.lab.dir, url, *timeout, console, interrupted);
   if (n > 1) {
     if (auto r = runner.restore(session->after.at(n - 1), n - 1); !r)
-      return fail(lab::session_path(o.lab.dir) + ": " + r.error().message);
+      return fail(lab::step_path(o.lab.dir, n - 1) + ": " + r.error().message);
   } else {
     session->after.clear();
   }
@@ -118,7 +118,7 @@ ExitCode run_step(const StepOptions& o) {
   for (auto it = session->after.begin(); it != session->after.end();)
     it = it->first > n ? session->after.erase(it) : ++it;
   session->after[n] = runner.capture();
-  if (auto saved = lab::save_session(o.lab.dir, *session); !saved) return fail(saved.error().message);
+  if (auto saved = lab::save_session(o.lab.dir, *session, n); !saved) return fail(saved.error().message);
   const grade::Report report = grade_now(o.lab.dir, url, found, {n}, std::nullopt, scenario->lab_spec);
   const grade::StepReport verdict = step_verdict(report, n);
   console.verdict(verdict);

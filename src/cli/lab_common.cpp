@@ -15,6 +15,7 @@
 #include "cb/atomic_file.h"
 #include "cb/decimal_time.h"
 #include "cb/grade/variant.h"
+#include "cb/lab/session.h"
 
 namespace cb::cli {
 namespace {
@@ -64,6 +65,8 @@ Result<void> remove_outputs(const std::string& dir, const lab::Scenario& scenari
     for (const lab::Action& a : step.actions)
       if (!a.file.empty()) files.insert(a.file);
   files.insert(".cb-lab/session.json");
+  for (int n = 1; n <= static_cast<int>(scenario.steps.size()); ++n)
+    files.insert(lab::step_path("", n).substr(1));  // ".cb-lab/steps/N.json"
   for (const std::string& name : files) {
     const std::string path = dir + "/" + name;
     if (::unlink(path.c_str()) != 0 && errno != ENOENT)

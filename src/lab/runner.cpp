@@ -93,14 +93,13 @@ CircuitBreaker& Runner::breaker(const std::string& name) { return *breakers_.at(
 Result<void> Runner::restore(const StepState& state, int after_step) {
   for (const std::string& name : breakers_in_use(scenario_, after_step))
     if (state.breakers.count(name) == 0)
-      return Error{"after." + std::to_string(after_step) + ".breakers: no breaker '" + name + "', which steps 1-" +
-                   std::to_string(after_step) + " use"};
+      return Error{"breakers: no breaker '" + name + "', which steps 1-" + std::to_string(after_step) + " use"};
   if (state.ended_at) clock_.resume_from(*state.ended_at);
   for (const auto& [name, snapshot] : state.breakers) {
     const auto it = breakers_.find(name);
     if (it == breakers_.end()) return Error{"the saved session has a breaker '" + name + "' this scenario does not"};
     if (auto r = it->second->breaker->restore(snapshot); !r)
-      return Error{"after." + std::to_string(after_step) + ".breakers." + name + ": " + r.error().message};
+      return Error{"breakers." + name + ": " + r.error().message};
   }
   for (const auto& [name, list] : state.transitions)
     if (const auto it = breakers_.find(name); it != breakers_.end()) it->second->transitions = list;

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -142,112 +143,174 @@ Result<Transition> transition_from(const json& j, const std::string& path) {
   out.to = *t;
   out.at = TimePoint{Duration{*at}};
   out.generation = *generation;
+  // Read back as written, so a step's transitions compare equal to the ones it continues.
+  if (const auto reason = j.find("reason"); reason != j.end()) {
+    bool known = false;
+    for (int k = 0; k <= static_cast<int>(Reason::Reset) && !known; ++k)
+      if (reason->is_string() && to_string(static_cast<Reason>(k)) == reason->get<std::string>()) {
+        out.reason = static_cast<Reason>(k);
+        known = true;
+      }
+    if (!known) return Error{path + ".reason: not a reason a breaker gives"};
+  }
   return out;
+}
+
+json transition_json(const Transition& t) {
+  return {{"from", std::string(to_string(t.from))},
+          {"to", std::string(to_string(t.to))},
+          {"at_us", t.at.time_since_epoch().count()},
+          {"reason", std::string(to_string(t.reason))},
+          {"generation", t.generation}};
+}
+
+// One step's state, its transitions as what it added to the step before's: {"keep": K, "added":
+// [...]} is the first K of the step before's list, then these. A list that does not continue the
+// one before (a breaker made anew) keeps 0.
+json step_json(const StepState& st, const StepState* before) {
+  json breakers = json::object();
+  for (const auto& [name, snap] : st.breakers) breakers[name] = snapshot_json(snap);
+  json transitions = json::object();
+  for (const auto& [name, list] : st.transitions) {
+    std::size_t keep = 0;
+    if (before != nullptr) {
+      if (const auto it = before->transitions.find(name); it != before->transitions.end() &&
+                                                           it->second.size() <= list.size() &&
+                                                           std::equal(it->second.begin(), it->second.end(), list.begin()))
+        keep = it->second.size();
+    }
+    json added = json::array();
+    for (std::size_t i = keep; i < list.size(); ++i) added.push_back(transition_json(list[i]));
+    transitions[name] = {{"keep", keep}, {"added", added}};
+  }
+  json out{{"breakers", breakers}, {"transitions", transitions}, {"values", st.values}};
+  if (st.ended_at) out["ended_at_us"] = st.ended_at->time_since_epoch().count();
+  return out;
+}
+
+// A step's state from its file; `before` is the step before's, whose transitions this one's
+// continue. Errors name the field, within the file.
+Result<StepState> step_from(const json& step, const StepState* before) {
+  if (!step.is_object()) return Error{"expected an object"};
+  StepState st;
+  // Kept in locals: a range-for over step.value(...).items() would iterate a destroyed copy.
+  const json breakers = step.value("breakers", json::object());
+  const json transitions = step.value("transitions", json::object());
+  const json values = step.value("values", json::object());
+  for (const auto& [name, snap] : breakers.items()) {
+    auto s2 = snapshot_from(snap, "breakers." + name);
+    if (!s2) return s2.error();
+    st.breakers[name] = *s2;
+  }
+  for (const auto& [name, entry] : transitions.items()) {
+    const std::string at = "transitions." + name;
+    if (!entry.is_object() || !entry.contains("keep") || !entry["keep"].is_number_unsigned() ||
+        !entry.contains("added") || !entry["added"].is_array())
+      return Error{at + ": expected {\"keep\": N, \"added\": [...]}"};
+    auto& list = st.transitions[name];
+    const auto keep = entry["keep"].get<std::size_t>();
+    if (keep > 0) {
+      const auto it = before == nullptr ? std::map<std::string, std::vector<Transition>>::const_iterator{}
+                                        : before->transitions.find(name);
+      if (before == nullptr || it == before->transitions.end() || keep > it->second.size())
+        return Error{at + ".keep: more than the step before had"};
+      list.assign(it->second.begin(), it->second.begin() + static_cast<std::ptrdiff_t>(keep));
+    }
+    const json& added = entry["added"];
+    for (std::size_t i = 0; i < added.size(); ++i) {
+      auto t = transition_from(added[i], at + ".added[" + std::to_string(i) + "]");
+      if (!t) return t.error();
+      list.push_back(*t);
+    }
+  }
+  for (const auto& [name, value] : values.items()) {
+    if (!value.is_number()) return Error{"values." + name + ": expected a number"};
+    st.values[name] = value.get<double>();
+  }
+  if (const auto ended = step.find("ended_at_us"); ended != step.end()) {
+    if (!ended->is_number_integer()) return Error{"ended_at_us: expected microseconds since the epoch"};
+    st.ended_at = TimePoint{Duration{ended->get<std::int64_t>()}};
+  }
+  return st;
+}
+
+constexpr const char* kAfresh = " (delete DIR/.cb-lab, or run `cb-lab run`, to start afresh)";
+
+Result<json> read_json_file(const std::string& path, const char* what) {
+  // A step's file holds its breakers' snapshots, a few KiB; anything past 1 MiB is not one.
+  auto text = read_bounded_file(path, 1U << 20, what);
+  if (!text) return Error{text.error().message + kAfresh};
+  json j = json::parse(*text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return Error{path + ": not a " + std::string(what) + kAfresh};
+  return j;
 }
 
 }  // namespace
 
 std::string session_path(const std::string& dir) { return dir + "/.cb-lab/session.json"; }
+std::string step_path(const std::string& dir, int n) { return dir + "/.cb-lab/steps/" + std::to_string(n) + ".json"; }
 
 Result<Session> load_session(const std::string& dir) {
   const std::string path = session_path(dir);
-  auto damaged = [&](const std::string& why) {
-    return Error{path + ": " + why + " (delete it, or run `cb-lab run`, to start afresh)"};
-  };
   struct stat found {};
   if (::lstat(path.c_str(), &found) != 0 && errno == ENOENT) return Session{};  // nothing run yet
-  // A session holds eight snapshots, a few KiB; anything past 1 MiB is not one.
-  auto text = read_bounded_file(path, 1U << 20, "cb-lab session");
-  if (!text) return Error{text.error().message + " (delete it, or run `cb-lab run`, to start afresh)"};
-  const json j = json::parse(*text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return damaged("not a cb-lab session");
+  auto index = read_json_file(path, "cb-lab session");
+  if (!index) return index.error();
+  const json& j = *index;
+  auto damaged = [&](const std::string& where, const std::string& why) { return Error{where + ": " + why + kAfresh}; };
   Session s;
   if (j.contains("scenario") && j["scenario"].is_string()) s.scenario = j["scenario"].get<std::string>();
   if (j.contains("server") && j["server"].is_string()) s.server = j["server"].get<std::string>();
   if (j.contains("server_pid") && j["server_pid"].is_number_integer()) s.server_pid = j["server_pid"].get<int>();
-  if (!j.contains("after") || !j["after"].is_object()) return damaged("after: expected an object");
-  for (const auto& [key, step] : j["after"].items()) {
-    const std::string at = "after." + key;
-    int n = 0;
-    try {
-      n = std::stoi(key);
-    } catch (...) {
-      return damaged(at + ": steps are numbered");
-    }
-    StepState st;
-    if (!step.is_object()) return damaged(at + ": expected an object");
-    // Kept in locals: a range-for over step.value(...).items() would iterate a destroyed copy.
-    const json breakers = step.value("breakers", json::object());
-    const json transitions = step.value("transitions", json::object());
-    const json values = step.value("values", json::object());
-    for (const auto& [name, snap] : breakers.items()) {
-      auto s2 = snapshot_from(snap, at + ".breakers." + name);
-      if (!s2) return damaged(s2.error().message);
-      st.breakers[name] = *s2;
-    }
-    for (const auto& [name, list] : transitions.items()) {
-      if (!list.is_array()) return damaged(at + ".transitions." + name + ": expected an array");
-      for (std::size_t i = 0; i < list.size(); ++i) {
-        auto t = transition_from(list[i], at + ".transitions." + name + "[" + std::to_string(i) + "]");
-        if (!t) return damaged(t.error().message);
-        st.transitions[name].push_back(*t);
-      }
-    }
-    for (const auto& [name, value] : values.items()) {
-      if (!value.is_number()) return damaged(at + ".values." + name + ": expected a number");
-      st.values[name] = value.get<double>();
-    }
-    if (const auto ended = step.find("ended_at_us"); ended != step.end()) {
-      if (!ended->is_number_integer()) return damaged(at + ".ended_at_us: expected microseconds since the epoch");
-      st.ended_at = TimePoint{Duration{ended->get<std::int64_t>()}};
-    }
-    s.after[n] = std::move(st);
-  }
+  if (!j.contains("steps") || !j["steps"].is_number_unsigned() || j["steps"].get<std::uint64_t>() > 100'000)
+    return damaged(path, "steps: expected how many steps have run (a cb-lab session of this version)");
+  const int steps = j["steps"].get<int>();
   // Each step ends after the one before it, and none in the future: a step resumes the lab's
   // clock where the last one ended, so a moved end would be waited out (or skipped) as real.
   const auto wall_now = std::chrono::duration_cast<Duration>(std::chrono::system_clock::now().time_since_epoch());
-  std::optional<TimePoint> before;
-  for (const auto& [n, st] : s.after) {
-    const std::string at = "after." + std::to_string(n) + ".ended_at_us";
-    if (!st.ended_at) {
-      if (st.breakers.empty()) continue;
-      return damaged(at + ": missing (when the step ended)");
+  const StepState* before = nullptr;
+  for (int n = 1; n <= steps; ++n) {
+    const std::string file = step_path(dir, n);
+    auto text = read_json_file(file, "cb-lab step state");
+    if (!text) return text.error();
+    auto st = step_from(*text, before);
+    if (!st) return damaged(file, st.error().message);
+    if (!st->ended_at) {
+      if (!st->breakers.empty()) return damaged(file, "ended_at_us: missing (when the step ended)");
+    } else {
+      if (st->ended_at->time_since_epoch() > wall_now + std::chrono::minutes(1))
+        return damaged(file, "ended_at_us: " + std::to_string(st->ended_at->time_since_epoch().count()) +
+                                 " is in the future (a step ends before it is saved)");
+      if (before != nullptr && before->ended_at && *st->ended_at < *before->ended_at)
+        return damaged(file, "ended_at_us: before the end of step " + std::to_string(n - 1) +
+                                 " (each step runs after the last)");
     }
-    if (st.ended_at->time_since_epoch() > wall_now + std::chrono::minutes(1))
-      return damaged(at + ": " + std::to_string(st.ended_at->time_since_epoch().count()) +
-                     " is in the future (a step ends before it is saved)");
-    if (before && *st.ended_at < *before)
-      return damaged(at + ": before the end of the step before it (each step runs after the last)");
-    before = st.ended_at;
+    before = &(s.after[n] = std::move(*st));
   }
   return s;
 }
 
-Result<void> save_session(const std::string& dir, const Session& s) {
-  const std::string hidden = dir + "/.cb-lab";
-  if (::mkdir(hidden.c_str(), 0755) != 0 && errno != EEXIST)
-    return Error{hidden + ": cannot create: " + std::strerror(errno)};
-  json after = json::object();
+Result<void> save_session(const std::string& dir, const Session& s, std::optional<int> only) {
+  for (const std::string& d : {dir + "/.cb-lab", dir + "/.cb-lab/steps"})
+    if (::mkdir(d.c_str(), 0755) != 0 && errno != EEXIST) return Error{d + ": cannot create: " + std::strerror(errno)};
+  // The steps are 1..N, each in its own file, so a run of N steps writes each once: one file of
+  // them all, rewritten after every step, cost a run of 400 one-call steps 20 s.
+  int last = 0;
   for (const auto& [n, st] : s.after) {
-    json breakers = json::object();
-    for (const auto& [name, snap] : st.breakers) breakers[name] = snapshot_json(snap);
-    json transitions = json::object();
-    for (const auto& [name, list] : st.transitions) {
-      json arr = json::array();
-      for (const Transition& t : list)
-        arr.push_back({{"from", std::string(to_string(t.from))},
-                       {"to", std::string(to_string(t.to))},
-                       {"at_us", t.at.time_since_epoch().count()},
-                       {"reason", std::string(to_string(t.reason))},
-                       {"generation", t.generation}});
-      transitions[name] = arr;
-    }
-    after[std::to_string(n)] = {{"breakers", breakers}, {"transitions", transitions}, {"values", st.values}};
-    if (st.ended_at) after[std::to_string(n)]["ended_at_us"] = st.ended_at->time_since_epoch().count();
+    if (n != last + 1) return Error{"the session's steps are not 1.." + std::to_string(n)};
+    last = n;
+    if (only && n != *only) continue;
+    const auto before = s.after.find(n - 1);
+    const json step = step_json(st, before == s.after.end() ? nullptr : &before->second);
+    if (auto w = write_file_atomically(step_path(dir, n), step.dump(1) + "\n"); !w) return w;
   }
-  json j{{"version", 1}, {"scenario", s.scenario}, {"server", s.server}, {"after", after}};
+  json j{{"version", 2}, {"scenario", s.scenario}, {"server", s.server}, {"steps", last}};
   if (s.server_pid) j["server_pid"] = *s.server_pid;
-  return write_file_atomically(session_path(dir), j.dump(1) + "\n");
+  if (auto w = write_file_atomically(session_path(dir), j.dump(1) + "\n"); !w) return w;
+  // Steps past the last are what a run longer than this one left: gone, so none is read later.
+  for (int n = last + 1;; ++n)
+    if (::unlink(step_path(dir, n).c_str()) != 0) break;
+  return {};
 }
 
 }  // namespace cb::lab

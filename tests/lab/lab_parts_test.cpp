@@ -2,6 +2,7 @@
 // the session it keeps between steps.
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "cb/breaker/profiles.h"
@@ -128,6 +129,8 @@ TEST_CASE("lab session: snapshots and transitions survive the trip through the f
   s.after[3].transitions["main"] = {{State::Closed, State::Open, snap.since, Reason::FailureRate, 7}};
   s.after[3].values["before"] = 6;
   s.after[3].ended_at = snap.since + std::chrono::seconds{1};
+  s.after[1] = {};
+  s.after[2] = {};
   REQUIRE(save_session(t.path(), s).ok());
   auto back = load_session(t.path());
   REQUIRE_MESSAGE(back.ok(), (back.ok() ? "" : back.error().message));
@@ -140,12 +143,33 @@ TEST_CASE("lab session: snapshots and transitions survive the trip through the f
     cb::testing::TempDir empty;
     CHECK(load_session(empty.path())->after.empty());
   }
-  SUBCASE("a damaged one is an error naming the field") {
-    t.write(".cb-lab/session.json", R"({"after": {"2": {"breakers": {"main": {"state": "SHUT"}}}}})");
+  SUBCASE("a damaged one is an error naming the file and the field") {
+    t.write(".cb-lab/steps/3.json", R"({"breakers": {"main": {"state": "SHUT"}}})");
     CHECK(load_session(t.path()).error().message ==
           t.path() +
-              "/.cb-lab/session.json: after.2.breakers.main.state: 'SHUT' is not a state "
-              "(delete it, or run `cb-lab run`, to start afresh)");
+              "/.cb-lab/steps/3.json: breakers.main.state: 'SHUT' is not a state "
+              "(delete DIR/.cb-lab, or run `cb-lab run`, to start afresh)");
+  }
+  SUBCASE("each step is its own file, its transitions what it added to the step before's") {
+    Session more = s;
+    more.after[1] = {};
+    more.after[2] = {};
+    more.after[4] = more.after[3];
+    more.after[4].transitions["main"].push_back({State::Open, State::HalfOpen, snap.since, Reason::CooldownElapsed, 8});
+    REQUIRE(save_session(t.path(), more).ok());
+    const nlohmann::json four = nlohmann::json::parse(cb::testing::slurp(t / ".cb-lab/steps/4.json"));
+    CHECK(four["transitions"]["main"]["keep"] == 1);
+    CHECK(four["transitions"]["main"]["added"].size() == 1);
+    auto again = load_session(t.path());
+    REQUIRE(again.ok());
+    CHECK(again->after.at(4).transitions.at("main").size() == 2);
+    CHECK(again->after.at(4).transitions.at("main") == more.after[4].transitions["main"]);
+    // A shorter session later: the files of steps past its last are gone.
+    Session fewer = more;
+    fewer.after.erase(4);
+    REQUIRE(save_session(t.path(), fewer, 3).ok());
+    CHECK_FALSE(std::filesystem::exists(t / ".cb-lab/steps/4.json"));
+    CHECK(load_session(t.path())->after.size() == 3);
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "cb/flaky/server.h"
@@ -36,6 +37,16 @@ void age(json& j, std::int64_t us) {
   }
 }
 
+// Steps 1..n of the session in DIR (each in .cb-lab/steps/N.json), changed by `edit`.
+void edit_steps(const std::string& dir, int n, const std::function<void(int, json&)>& edit) {
+  for (int k = 1; k <= n; ++k) {
+    const std::string path = dir + "/.cb-lab/steps/" + std::to_string(k) + ".json";
+    json step = json::parse(slurp(path));
+    edit(k, step);
+    std::ofstream(path) << step.dump();
+  }
+}
+
 TEST_CASE("cb-lab step: the lab's clock stands still between steps") {
   flaky::ServerOptions o;
   o.port = 0;
@@ -45,11 +56,8 @@ TEST_CASE("cb-lab step: the lab's clock stands still between steps") {
     REQUIRE(run({kLab, "step", std::to_string(n), "--dir", out.path(), "--server", server->url()}).exit_code == 0);
   // As if steps 1-3 had ended a minute ago: 20 cool-downs have passed on the wall clock. (All of
   // them: a session whose step 3 ends before its step 2 is refused as damaged.)
-  const std::string session_path = out / ".cb-lab/session.json";
-  json session = json::parse(slurp(session_path));
-  REQUIRE(session["after"]["3"].contains("ended_at_us"));
-  age(session["after"], 60'000'000);
-  std::ofstream(session_path) << session.dump();
+  REQUIRE(json::parse(slurp(out / ".cb-lab/steps/3.json")).contains("ended_at_us"));
+  edit_steps(out.path(), 3, [](int, json& step) { age(step, 60'000'000); });
 
   SUBCASE("step 4 a minute after step 3 still finds the breaker OPEN, and every call is refused") {
     const Ran r = run({kLab, "step", "4", "--dir", out.path(), "--server", server->url()});
@@ -79,10 +87,7 @@ TEST_CASE("cb-lab step: after a pause the stamps are still wall-clock times the 
     // a lab time a minute behind the wall written as a stamp, they would fail.
     REQUIRE(r.exit_code == 0);
     if (n == 4) {  // a minute's pause between steps 4 and 5
-      const std::string path = out / ".cb-lab/session.json";
-      json session = json::parse(slurp(path));
-      age(session["after"], 60'000'000);
-      std::ofstream(path) << session.dump();
+      edit_steps(out.path(), 4, [](int, json& step) { age(step, 60'000'000); });
     }
   }
 }
@@ -96,12 +101,13 @@ TEST_CASE("cb-lab step and status: a damaged session is refused, naming the fiel
   TempDir out;
   for (int n = 1; n <= 3; ++n)
     REQUIRE(run({kLab, "step", std::to_string(n), "--dir", out.path(), "--server", server->url()}).exit_code == 0);
-  const std::string path = out / ".cb-lab/session.json";
-  const json good = json::parse(slurp(path));
-  auto refused = [&](const std::function<void(json&)>& damage, const std::string& message) {
-    json session = good;
-    damage(session);
-    std::ofstream(path) << session.dump();
+  std::map<int, json> good;
+  edit_steps(out.path(), 3, [&](int k, json& step) { good[k] = step; });
+  auto refused = [&](const std::function<void(int, json&)>& damage, const std::string& message) {
+    edit_steps(out.path(), 3, [&](int k, json& step) {
+      step = good[k];
+      damage(k, step);
+    });
     for (const std::string command : {"status", "step"}) {
       std::vector<std::string> argv{kLab, command, "--dir", out.path()};
       if (command == "step") argv.insert(argv.begin() + 2, "4");
@@ -112,28 +118,35 @@ TEST_CASE("cb-lab step and status: a damaged session is refused, naming the fiel
       CHECK(r.err.find('\n') == r.err.size() - 1);  // one line
     }
   };
-  refused([](json& s) { s["after"]["3"]["breakers"]["main"]["cooldown_us"] = 9223372036854775807LL; },
-          "after.3.breakers.main: snapshot.cooldown: 9223372036854775807 us is longer than this breaker's policy "
-          "gives (3000000 us at most)");
-  refused(  // every step's end moved 10^12 us back, the breakers' times left
-      [](json& s) {
-        for (const char* n : {"1", "2", "3"})
-          s["after"][n]["ended_at_us"] = s["after"][n]["ended_at_us"].get<std::int64_t>() - 1'000'000'000'000;
-      },
-      ": snapshot.since: the state was entered 99999");
-  refused([](json& s) { s["after"]["3"]["breakers"].erase("main"); },
-          "after.3.breakers: no breaker 'main', which steps 1-3 use");
+  const std::string three = ".cb-lab/steps/3.json: ";
   refused(
-      [](json& s) {
-        s["after"]["3"]["ended_at_us"] = s["after"]["3"]["ended_at_us"].get<std::int64_t>() + 86'400'000'000LL;
+      [](int k, json& s) {
+        if (k == 3) s["breakers"]["main"]["cooldown_us"] = 9223372036854775807LL;
       },
-      "after.3.ended_at_us: ");
+      three + "breakers.main: snapshot.cooldown: 9223372036854775807 us is longer than this breaker's policy gives "
+              "(3000000 us at most)");
+  refused([](int, json& s) { s["ended_at_us"] = s["ended_at_us"].get<std::int64_t>() - 1'000'000'000'000; },
+          three + "breakers.");  // every step's end moved 10^12 us back, the breakers' times left
   refused(
-      [](json& s) {
-        s["after"]["2"]["ended_at_us"] = s["after"]["3"]["ended_at_us"].get<std::int64_t>() + 1;
+      [](int k, json& s) {
+        if (k == 3) s["breakers"].erase("main");
       },
-      "after.3.ended_at_us: before the end of the step before it");
-  refused([](json& s) { s["after"]["3"].erase("ended_at_us"); }, "after.3.ended_at_us: missing");
+      three + "breakers: no breaker 'main', which steps 1-3 use");
+  refused(
+      [](int k, json& s) {
+        if (k == 3) s["ended_at_us"] = s["ended_at_us"].get<std::int64_t>() + 86'400'000'000LL;
+      },
+      three + "ended_at_us: ");
+  refused(
+      [&](int k, json& s) {
+        if (k == 2) s["ended_at_us"] = good[3]["ended_at_us"].get<std::int64_t>() + 1;
+      },
+      three + "ended_at_us: before the end of step 2");
+  refused(
+      [](int k, json& s) {
+        if (k == 3) s.erase("ended_at_us");
+      },
+      three + "ended_at_us: missing");
 }
 
 }  // namespace

@@ -36,6 +36,8 @@ struct Transition {
   TimePoint at{};
   Reason reason = Reason::CooldownElapsed;
   std::uint64_t generation = 0;  // of the new state
+
+  friend bool operator==(const Transition&, const Transition&) = default;
 };
 
 // Called outside the breaker's lock, once per transition, in the order the transitions

@@ -31,9 +31,15 @@ struct Session {
   std::map<int, StepState> after;  // after[N]: the state once step N had run
 };
 
+// DIR/.cb-lab/session.json says which server and scenario, and how many steps have run; step N's
+// state is DIR/.cb-lab/steps/N.json, its transitions as what it added to step N-1's.
 [[nodiscard]] std::string session_path(const std::string& dir);
-// A missing session is an empty one; a damaged one is an error naming the field.
+[[nodiscard]] std::string step_path(const std::string& dir, int n);
+// A missing session is an empty one; a damaged one is an error naming the file and the field.
 [[nodiscard]] Result<Session> load_session(const std::string& dir);
-[[nodiscard]] Result<void> save_session(const std::string& dir, const Session& s);
+// Writes the session's index and its steps' files (only step `only`'s, when given: after each
+// step of a run, each step's file is written once). The steps must be 1..N.
+[[nodiscard]] Result<void> save_session(const std::string& dir, const Session& s,
+                                        std::optional<int> only = std::nullopt);
 
 }  // namespace cb::lab

@@ -26,6 +26,8 @@ CLI::App* setup_replay(CLI::App& app, ReplayOptions& options) {
   cmd->add_option("--threshold", options.threshold, "Failures in a row that open the breaker")->required();
   cmd->add_option("--cooldown", options.cooldown, "Seconds in OPEN before one probe (decimals are exact)")->required();
   cmd->add_option("FILE", options.input, "JSON trace, or - for standard input (the default)");
+  cmd->add_flag("--unordered", options.unordered,
+                "Take times that go back, each call judged at its own t (as the exercise's reference does)");
   cmd->footer("Prints a JSON array with \"ok\", \"fail\" or \"rejected\" for each call.");
   return cmd;
 }
@@ -41,6 +43,8 @@ ExitCode run_replay(const ReplayOptions& options) {
   const std::string name = options.input == "-" ? "standard input" : options.input;
   auto calls = exercises::parse_trace(*text);
   if (!calls) return fail(name + ": " + calls.error().message);
+  if (!options.unordered)
+    if (auto ordered = exercises::check_times_in_order(*calls); !ordered) return fail(name + ": " + ordered.error().message);
   auto outcomes = exercises::replay(options.threshold, *cooldown, *calls);
   if (!outcomes) return fail(outcomes.error().message);
   std::cout << exercises::to_json(*outcomes) << '\n';

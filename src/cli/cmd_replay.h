@@ -14,6 +14,7 @@ struct ReplayOptions {
   int threshold = 0;
   std::string cooldown;  // decimal seconds, read exactly
   std::string input = "-";
+  bool unordered = false;  // times may go back, as the exercise's reference takes them
 };
 
 CLI::App* setup_replay(CLI::App& app, ReplayOptions& options);

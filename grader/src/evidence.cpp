@@ -16,7 +16,7 @@ namespace {
 using json = nlohmann::json;
 
 // What the flaky server says of a request's end (flaky_server/src/record.cpp).
-constexpr std::array<std::string_view, 7> kOutcomes{"pending", "answered",   "reset", "garbage",
+constexpr std::array<std::string_view, 7> kOutcomes{"pending",     "answered",   "reset", "garbage",
                                                     "client-gone", "hang-limit", "cut"};
 
 bool is_method(const std::string& m) {
@@ -33,7 +33,9 @@ Result<RecordEntry> entry_from(const json& e, std::size_t i) {
     const auto it = e.find(key);
     return it != e.end() && check(*it);
   };
-  auto finite_from_0 = [](const json& v) { return v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() >= 0; };
+  auto finite_from_0 = [](const json& v) {
+    return v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() >= 0;
+  };
   if (!need("seq", [](const json& v) { return v.is_number_unsigned() && v.get<std::uint64_t>() >= 1; }))
     return Error{at + ".seq: expected a whole number from 1"};
   if (!need("t_ms", finite_from_0)) return Error{at + ".t_ms: expected a number of milliseconds from 0"};
@@ -101,7 +103,7 @@ class RecordBuilder final : public nlohmann::json_sax<json> {
     return true;
   }
   bool end_object() override {
-    if (in_entries_ && depth_ == 3 && !finish(std::move(entry_))) return false;
+    if (in_entries_ && depth_ == 3 && !finish(entry_)) return false;
     --depth_;
     return true;
   }
@@ -135,11 +137,11 @@ class RecordBuilder final : public nlohmann::json_sax<json> {
       if (top_key_ == "count" && v.is_number_unsigned()) record.count = v.get<std::uint64_t>();
       if (top_key_ == "gap" && v.is_boolean()) record.gap = v.get<bool>();
     }
-    if (in_entries_ && depth_ == 2) return finish(std::move(v));  // an entry that is a scalar
+    if (in_entries_ && depth_ == 2) return finish(v);  // an entry that is a scalar
     if (in_entries_ && depth_ == 3) entry_[entry_key_] = std::move(v);
     return true;
   }
-  bool finish(json e) {
+  bool finish(const json& e) {
     const std::size_t i = record.entries.size();
     auto entry = entry_from(e, i);
     if (!entry) {
@@ -171,7 +173,8 @@ Result<Record> parse_record(std::string_view text) {
   if (!builder.error.empty()) return Error{builder.error};
   if (!builder.top_is_object || !builder.has_entries)
     return Error{"the server's record has no \"entries\" array; is this a flaky server?"};
-  if (!builder.has_epoch) return Error{"the server's record has no epoch (a whole number from 1); is this a flaky server?"};
+  if (!builder.has_epoch)
+    return Error{"the server's record has no epoch (a whole number from 1); is this a flaky server?"};
   return std::move(builder.record);
 }
 

@@ -44,7 +44,8 @@ ExitCode run_replay(const ReplayOptions& options) {
   auto calls = exercises::parse_trace(*text);
   if (!calls) return fail(name + ": " + calls.error().message);
   if (!options.unordered)
-    if (auto ordered = exercises::check_times_in_order(*calls); !ordered) return fail(name + ": " + ordered.error().message);
+    if (auto ordered = exercises::check_times_in_order(*calls); !ordered)
+      return fail(name + ": " + ordered.error().message);
   auto outcomes = exercises::replay(options.threshold, *cooldown, *calls);
   if (!outcomes) return fail(outcomes.error().message);
   std::cout << exercises::to_json(*outcomes) << '\n';

@@ -160,8 +160,9 @@ std::string to_json(const std::vector<std::string_view>& outcomes) {
 Result<void> check_times_in_order(const std::vector<TraceCall>& calls) {
   for (std::size_t i = 1; i < calls.size(); ++i)
     if (calls[i].t < calls[i - 1].t)
-      return Error{"[" + std::to_string(i) + "][0]: t " + format_seconds(calls[i].t) + " is before the call before it (t " +
-                   format_seconds(calls[i - 1].t) + "); a trace's times do not go back (--unordered judges each call "
+      return Error{"[" + std::to_string(i) + "][0]: t " + format_seconds(calls[i].t) +
+                   " is before the call before it (t " + format_seconds(calls[i - 1].t) +
+                   "); a trace's times do not go back (--unordered judges each call "
                    "at its own t, as the exercise's reference does)"};
   return {};
 }

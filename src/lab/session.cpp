@@ -174,9 +174,9 @@ json step_json(const StepState& st, const StepState* before) {
   for (const auto& [name, list] : st.transitions) {
     std::size_t keep = 0;
     if (before != nullptr) {
-      if (const auto it = before->transitions.find(name); it != before->transitions.end() &&
-                                                           it->second.size() <= list.size() &&
-                                                           std::equal(it->second.begin(), it->second.end(), list.begin()))
+      if (const auto it = before->transitions.find(name);
+          it != before->transitions.end() && it->second.size() <= list.size() &&
+          std::equal(it->second.begin(), it->second.end(), list.begin()))
         keep = it->second.size();
     }
     json added = json::array();
@@ -282,8 +282,8 @@ Result<Session> load_session(const std::string& dir) {
         return damaged(file, "ended_at_us: " + std::to_string(st->ended_at->time_since_epoch().count()) +
                                  " is in the future (a step ends before it is saved)");
       if (before != nullptr && before->ended_at && *st->ended_at < *before->ended_at)
-        return damaged(file, "ended_at_us: before the end of step " + std::to_string(n - 1) +
-                                 " (each step runs after the last)");
+        return damaged(
+            file, "ended_at_us: before the end of step " + std::to_string(n - 1) + " (each step runs after the last)");
     }
     before = &(s.after[n] = std::move(*st));
   }

@@ -183,13 +183,16 @@ TEST_CASE("the server's record: a forged one is refused, naming the field") {
         "the server's record: entries[0].method: expected a method in capitals, such as \"GET\"");
   CHECK(with(good + R"(,"status":200,"duration_ms":-1)") ==
         "the server's record: entries[0].duration_ms: expected a number of milliseconds from 0, or null");
-  CHECK(with(good + R"(,"status":200,"count":-3)") == "the server's record: entries[0].count: expected a whole number from 0");
+  CHECK(with(good + R"(,"status":200,"count":-3)") ==
+        "the server's record: entries[0].count: expected a whole number from 0");
   CHECK(with(good + R"(,"status":200)", "") ==
         "the server's record has no epoch (a whole number from 1); is this a flaky server?");
   CHECK(with(good + R"(,"status":{"a":[1]})") ==
         "the server's record: entries[0].status: expected a status code from 100 to 599, or null");
-  CHECK(error_of(parse_record(R"({"epoch":1,"entries":[7]})")) == "the server's record: entries[0]: expected an object");
-  CHECK(error_of(parse_record(R"({"epoch":1,"entries":[[1]]})")) == "the server's record: entries[0]: expected an object");
+  CHECK(error_of(parse_record(R"({"epoch":1,"entries":[7]})")) ==
+        "the server's record: entries[0]: expected an object");
+  CHECK(error_of(parse_record(R"({"epoch":1,"entries":[[1]]})")) ==
+        "the server's record: entries[0]: expected an object");
 }
 
 TEST_CASE("rubric: points per step") {

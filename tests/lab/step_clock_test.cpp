@@ -123,8 +123,9 @@ TEST_CASE("cb-lab step and status: a damaged session is refused, naming the fiel
       [](int k, json& s) {
         if (k == 3) s["breakers"]["main"]["cooldown_us"] = 9223372036854775807LL;
       },
-      three + "breakers.main: snapshot.cooldown: 9223372036854775807 us is longer than this breaker's policy gives "
-              "(3000000 us at most)");
+      three +
+          "breakers.main: snapshot.cooldown: 9223372036854775807 us is longer than this breaker's policy gives "
+          "(3000000 us at most)");
   refused([](int, json& s) { s["ended_at_us"] = s["ended_at_us"].get<std::int64_t>() - 1'000'000'000'000; },
           three + "breakers.");  // every step's end moved 10^12 us back, the breakers' times left
   refused(

@@ -154,53 +154,57 @@ void put_ms(std::string& out, std::int64_t us) {
   out += d;
 }
 
-void put_field(std::string& out, std::string_view key) {
-  out += '"';
-  out += key;
-  out += "\":";
-}
+// One JSON object's members, written in order, with the commas between them.
+class Members {
+ public:
+  explicit Members(std::string& out) : out_(out) { out_ += '{'; }
+  ~Members() { out_ += '}'; }
+  Members(const Members&) = delete;
+  Members& operator=(const Members&) = delete;
+
+  std::string& key(std::string_view k) {
+    if (!first_) out_ += ',';
+    first_ = false;
+    out_ += '"';
+    out_ += k;
+    out_ += "\":";
+    return out_;
+  }
+  void whole(std::string_view k, std::uint64_t v) { put_uint(key(k), v); }
+  void signed_whole(std::string_view k, std::int64_t v) { put_int(key(k), v); }
+  void flag(std::string_view k, bool v) { key(k) += v ? "true" : "false"; }
+  void text(std::string_view k, std::string_view v) { put_string(key(k), v); }
+  // Microseconds as milliseconds, or null when negative (not known yet).
+  void ms_or_null(std::string_view k, std::int64_t us) {
+    if (us < 0) {
+      key(k) += "null";
+    } else {
+      put_ms(key(k), us);
+    }
+  }
+
+ private:
+  std::string& out_;
+  bool first_ = true;
+};
 
 void put_entry(std::string& out, const Entry& e) {
-  put_field(out, "seq");
-  put_uint(out, e.seq);
-  out += ',';
-  put_field(out, "t_ms");
-  put_ms(out, e.t_us);
-  out += ',';
-  put_field(out, "wall");
-  put_string(out, format_utc(e.wall_us, 6));
-  out += ',';
-  put_field(out, "method");
-  put_string(out, e.method_view());
-  out += ',';
-  put_field(out, "path");
-  put_string(out, e.path_view());
-  out += ',';
-  put_field(out, "status");
+  Members m(out);
+  m.whole("seq", e.seq);
+  put_ms(m.key("t_ms"), e.t_us);
+  m.text("wall", format_utc(e.wall_us, 6));
+  m.text("method", e.method_view());
+  m.text("path", e.path_view());
   if (e.status == 0) {
-    out += "null";
+    m.key("status") += "null";
   } else {
-    put_uint(out, e.status);
+    m.whole("status", e.status);
   }
-  out += ',';
-  put_field(out, "outcome");
-  put_string(out, to_string(e.outcome));
-  out += ',';
-  put_field(out, "duration_ms");
-  if (e.duration_us < 0) {
-    out += "null";
-  } else {
-    put_ms(out, e.duration_us);
-  }
-  out += ',';
-  put_field(out, "counted");
-  out += e.counted ? "true" : "false";
-  if (e.count_answer >= 0) {
-    out += ',';
-    put_field(out, "count");
-    put_int(out, e.count_answer);
-  }
-  if (e.path_truncated) out += ",\"path_truncated\":true";
+  m.text("outcome", to_string(e.outcome));
+  m.ms_or_null("duration_ms", e.duration_us);
+  m.flag("counted", e.counted);
+  if (e.count_answer >= 0) m.signed_whole("count", e.count_answer);
+  if (e.path_truncated) m.flag("path_truncated", true);
 }
 
 }  // namespace
@@ -208,41 +212,25 @@ void put_entry(std::string& out, const Entry& e) {
 std::string to_json(const Page& page) {
   std::string out;
   out.reserve(256 + page.entries.size() * 220);
-  out += '{';
-  put_field(out, "capacity");
-  put_uint(out, page.capacity);
-  out += ',';
-  put_field(out, "count");
-  put_uint(out, page.count);
-  out += ',';
-  put_field(out, "cursor");
-  put_uint(out, page.cursor);
-  out += ',';
-  put_field(out, "dropped");
-  put_uint(out, page.dropped);
-  out += ',';
-  put_field(out, "epoch");
-  put_uint(out, page.epoch);
-  out += ',';
-  put_field(out, "first_seq");
-  put_uint(out, page.first_seq);
-  out += ',';
-  put_field(out, "gap");
-  out += page.gap ? "true" : "false";
-  out += ',';
-  put_field(out, "more");
-  out += page.more ? "true" : "false";
-  out += ',';
-  put_field(out, "next_seq");
-  put_uint(out, page.next_seq);
-  out += ",\"entries\":[";
-  for (std::size_t i = 0; i < page.entries.size(); ++i) {
-    if (i > 0) out += ',';
-    out += '{';
-    put_entry(out, page.entries[i]);
-    out += '}';
+  {
+    Members m(out);
+    m.whole("capacity", page.capacity);
+    m.whole("count", page.count);
+    m.whole("cursor", page.cursor);
+    m.whole("dropped", page.dropped);
+    m.whole("epoch", page.epoch);
+    m.whole("first_seq", page.first_seq);
+    m.flag("gap", page.gap);
+    m.flag("more", page.more);
+    m.whole("next_seq", page.next_seq);
+    std::string& entries = m.key("entries");
+    entries += '[';
+    for (std::size_t i = 0; i < page.entries.size(); ++i) {
+      if (i > 0) entries += ',';
+      put_entry(entries, page.entries[i]);
+    }
+    entries += ']';
   }
-  out += "]}";
   return out;
 }
 

@@ -124,18 +124,19 @@ TEST_CASE("cb-lab run: a server that never answers - timeouts open the breaker -
   CHECK(r.out.find("[ ] 1") != std::string::npos);  // the checklist says the server failed
 }
 
+// Reads a running lab's output until step 5 waits out the cool-down (or it ends, or 10 s pass
+// without a line).
+bool reaches_the_cooldown(Process& lab) {
+  while (auto line = lab.read_line(10s))
+    if (line->find("waiting for the cool-down") != std::string::npos) return true;
+  return false;
+}
+
 TEST_CASE("cb-lab run: Ctrl-C stops it - and the files written so far are whole") {
   Flaky f;
   TempDir out;
   Process p({kLab, "run", "--dir", out.path(), "--server", f.url});
-  bool waiting = false;
-  while (auto line = p.read_line(10s)) {
-    if (line->find("waiting for the cool-down") != std::string::npos) {
-      waiting = true;
-      break;
-    }
-  }
-  REQUIRE(waiting);
+  REQUIRE(reaches_the_cooldown(p));
   p.signal(SIGINT);
   CHECK(p.wait(5s) == 130);
   CHECK(p.read_all_stderr() == "cb-lab run: interrupted during step 5; the files written so far are whole\n");
@@ -153,14 +154,7 @@ TEST_CASE("cb-lab run: one run at a time in a directory, and an interrupted one 
   out.write("transitions.log", "2026-01-01T10:00:00.012345Z CLOSED->OPEN\n");
   out.write("ignore4xx.json", "{}\n");
   Process p({kLab, "run", "--dir", out.path(), "--server", f.url});
-  bool waiting = false;
-  while (auto line = p.read_line(10s)) {
-    if (line->find("waiting for the cool-down") != std::string::npos) {
-      waiting = true;
-      break;
-    }
-  }
-  REQUIRE(waiting);
+  REQUIRE(reaches_the_cooldown(p));
   const std::string in_use = out.path() + " is in use by cb-lab run (pid " + std::to_string(p.pid()) +
                              "); wait for it to finish, or give another --dir\n";
   const Ran second = run({kLab, "run", "--dir", out.path(), "--server", f.url});

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "cb/flaky/server.h"
@@ -37,6 +38,18 @@ void age(json& j, std::int64_t us) {
   }
 }
 
+std::unique_ptr<flaky::FlakyServer> start_server() {
+  flaky::ServerOptions o;
+  o.port = 0;
+  return flaky::FlakyServer::start(o).value();
+}
+
+// `cb-lab step 1` to `step n` in `out`, each passing.
+void run_steps(const TempDir& out, const flaky::FlakyServer& server, int n) {
+  for (int k = 1; k <= n; ++k)
+    REQUIRE(run({kLab, "step", std::to_string(k), "--dir", out.path(), "--server", server.url()}).exit_code == 0);
+}
+
 // Steps 1..n of the session in DIR (each in .cb-lab/steps/N.json), changed by `edit`.
 void edit_steps(const std::string& dir, int n, const std::function<void(int, json&)>& edit) {
   for (int k = 1; k <= n; ++k) {
@@ -48,12 +61,9 @@ void edit_steps(const std::string& dir, int n, const std::function<void(int, jso
 }
 
 TEST_CASE("cb-lab step: the lab's clock stands still between steps") {
-  flaky::ServerOptions o;
-  o.port = 0;
-  const auto server = flaky::FlakyServer::start(o).value();
+  const auto server = start_server();
   TempDir out;
-  for (int n = 1; n <= 3; ++n)
-    REQUIRE(run({kLab, "step", std::to_string(n), "--dir", out.path(), "--server", server->url()}).exit_code == 0);
+  run_steps(out, *server, 3);
   // As if steps 1-3 had ended a minute ago: 20 cool-downs have passed on the wall clock. (All of
   // them: a session whose step 3 ends before its step 2 is refused as damaged.)
   REQUIRE(json::parse(slurp(out / ".cb-lab/steps/3.json")).contains("ended_at_us"));
@@ -75,9 +85,7 @@ TEST_CASE("cb-lab step: the lab's clock stands still between steps") {
 }
 
 TEST_CASE("cb-lab step: after a pause the stamps are still wall-clock times the server's record agrees with") {
-  flaky::ServerOptions o;
-  o.port = 0;
-  const auto server = flaky::FlakyServer::start(o).value();
+  const auto server = start_server();
   TempDir out;
   for (int n = 1; n <= 8; ++n) {
     CAPTURE(n);
@@ -95,12 +103,9 @@ TEST_CASE("cb-lab step: after a pause the stamps are still wall-clock times the 
 // A session is a file anyone can edit: one its breakers could never have written is refused,
 // naming the field, instead of being waited out ("OPEN for 1000003 s more (of 3 s)").
 TEST_CASE("cb-lab step and status: a damaged session is refused, naming the field") {
-  flaky::ServerOptions o;
-  o.port = 0;
-  const auto server = flaky::FlakyServer::start(o).value();
+  const auto server = start_server();
   TempDir out;
-  for (int n = 1; n <= 3; ++n)
-    REQUIRE(run({kLab, "step", std::to_string(n), "--dir", out.path(), "--server", server->url()}).exit_code == 0);
+  run_steps(out, *server, 3);
   std::map<int, json> good;
   edit_steps(out.path(), 3, [&](int k, json& step) { good[k] = step; });
   auto refused = [&](const std::function<void(int, json&)>& damage, const std::string& message) {

@@ -15,11 +15,6 @@
 namespace cb::flaky {
 namespace {
 
-bool iequal(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return (x | 0x20) == (y | 0x20); });
-}
-
 // tchar (RFC 9110 5.6.2).
 bool is_token_char(char c) {
   const auto u = static_cast<unsigned char>(c);

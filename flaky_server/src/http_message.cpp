@@ -3,12 +3,12 @@
 #include <algorithm>
 
 namespace cb::flaky {
-namespace {
-
-bool iequal(std::string_view a, std::string_view b) {
+bool iequal(std::string_view a, std::string_view b) noexcept {
   return a.size() == b.size() &&
          std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return (x | 0x20) == (y | 0x20); });
 }
+
+namespace {
 
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';

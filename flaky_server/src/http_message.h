@@ -57,6 +57,9 @@ struct Parsed {
 [[nodiscard]] Parsed parse_request_head(std::string_view bytes, const HeadLimits& limits, HeadScan& scan);
 [[nodiscard]] Parsed parse_request_head(std::string_view bytes, const HeadLimits& limits = {});
 
+// ASCII case-insensitive equality, as header names and schemes compare.
+[[nodiscard]] bool iequal(std::string_view a, std::string_view b) noexcept;
+
 // "%2F" -> "/"; a '%' not followed by two hex digits stays as it is. `plus_is_space` for query
 // values, where a form encodes a space as '+'.
 [[nodiscard]] std::string percent_decode(std::string_view s, bool plus_is_space);

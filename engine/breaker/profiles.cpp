@@ -1,4 +1,4 @@
-// Each seed's breaker as data. docs/ENGINE.md has the table of what each reproduces.
+// Each exercise's breaker as data. docs/ENGINE.md has the table of what each reproduces.
 #include "cb/breaker/profiles.h"
 
 #include <array>

@@ -1,5 +1,5 @@
 // The toggle scene: a client calling a server that is healthy and failing by turns, with a default
-// action as the breaker's fallback. Beside it, the seed's own design for comparison: retrying
+// action as the breaker's fallback. Beside it, the exercise's own design for comparison: retrying
 // at once, recursively, while the breaker is CLOSED. Both run on the engine; the retry is the
 // caller's loop around it, never inside it.
 #include <algorithm>

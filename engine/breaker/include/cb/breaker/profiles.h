@@ -1,5 +1,5 @@
 #pragma once
-// The named profiles: each seed's breaker, exactly, as a BreakerOptions. See docs/ENGINE.md for
+// The named profiles: each exercise's breaker, exactly, as a BreakerOptions. See docs/ENGINE.md for
 // the table of what each one reproduces.
 
 #include <span>
@@ -24,7 +24,7 @@ namespace cb::profiles {
 // The payments story: 3 failures in a row; 10 s; exactly one trial, the others refused while it is out.
 [[nodiscard]] BreakerOptions lesson();
 
-// Every profile by name ("probe" with its seed's first example: threshold 2, cool-down 10 s).
+// Every profile by name ("probe" with its exercise's first example: threshold 2, cool-down 10 s).
 [[nodiscard]] std::span<const std::string_view> names() noexcept;
 [[nodiscard]] Result<BreakerOptions> by_name(std::string_view name);
 

@@ -29,12 +29,12 @@ struct TraceCall {
 [[nodiscard]] Result<std::vector<TraceCall>> parse_trace(std::string_view json);
 
 // Where a trace's time goes back: "[1][0]: t 5 is before the call before it (t 20)". A trace is
-// a series in time (cb-lab conform refuses one that goes back too); the seed's reference judges
+// a series in time (cb-lab conform refuses one that goes back too); the exercise's reference judges
 // each call at its own t whatever the order, which `cb-lab replay --unordered` keeps.
 [[nodiscard]] Result<void> check_times_in_order(const std::vector<TraceCall>& calls);
 
-// Each call is judged at its own t (times need not increase, exactly as the seed's reference).
-// A cool-down beyond kMaxReplaySeconds is an error.
+// Each call is judged at its own t (check_times_in_order is the caller's to ask), as the exercise's reference judges
+// them. A cool-down beyond kMaxReplaySeconds is an error.
 [[nodiscard]] Result<std::vector<std::string_view>> replay(int threshold, Duration cooldown,
                                                            const std::vector<TraceCall>& calls);
 

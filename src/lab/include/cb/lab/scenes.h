@@ -52,7 +52,7 @@ struct PoolSpec {
 };
 
 // The toggle scene: a client calling the toggling server, a default action as its fallback; and, beside
-// it, how many calls the seed's own recursive retry would have made for the same traffic.
+// it, how many calls the exercise's own recursive retry would have made for the same traffic.
 struct TrafficSpec {
   std::string breaker;
   std::string path = "/toggle";

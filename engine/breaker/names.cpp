@@ -21,6 +21,21 @@ constexpr std::array kModes{
     std::pair{Mode::ForcedClosed, std::string_view{"forced-closed"}},
     std::pair{Mode::Disabled, std::string_view{"disabled"}},
 };
+constexpr std::array kReasons{
+    std::pair{Reason::ConsecutiveFailures, std::string_view{"consecutive failures"}},
+    std::pair{Reason::FailureRate, std::string_view{"failure rate"}},
+    std::pair{Reason::SlowCallRate, std::string_view{"slow-call rate"}},
+    std::pair{Reason::CooldownElapsed, std::string_view{"cool-down elapsed"}},
+    std::pair{Reason::TrialFailed, std::string_view{"trial failed"}},
+    std::pair{Reason::TrialFailureRate, std::string_view{"trial failure rate"}},
+    std::pair{Reason::TrialSlowCallRate, std::string_view{"trial slow-call rate"}},
+    std::pair{Reason::HalfOpenTimeout, std::string_view{"half-open max wait"}},
+    std::pair{Reason::TrialsSucceeded, std::string_view{"trials succeeded"}},
+    std::pair{Reason::ForcedOpen, std::string_view{"forced open"}},
+    std::pair{Reason::ForcedClosed, std::string_view{"forced closed"}},
+    std::pair{Reason::Disabled, std::string_view{"disabled"}},
+    std::pair{Reason::Reset, std::string_view{"reset"}},
+};
 
 template <class E, std::size_t N>
 std::string_view name_of(const std::array<std::pair<E, std::string_view>, N>& table, E value) noexcept {
@@ -64,23 +79,7 @@ std::string_view to_string(Decision d) noexcept {
   return "?";
 }
 
-std::string_view to_string(Reason r) noexcept {
-  switch (r) {
-    case Reason::ConsecutiveFailures: return "consecutive failures";
-    case Reason::FailureRate: return "failure rate";
-    case Reason::SlowCallRate: return "slow-call rate";
-    case Reason::CooldownElapsed: return "cool-down elapsed";
-    case Reason::TrialFailed: return "trial failed";
-    case Reason::TrialFailureRate: return "trial failure rate";
-    case Reason::TrialSlowCallRate: return "trial slow-call rate";
-    case Reason::HalfOpenTimeout: return "half-open max wait";
-    case Reason::TrialsSucceeded: return "trials succeeded";
-    case Reason::ForcedOpen: return "forced open";
-    case Reason::ForcedClosed: return "forced closed";
-    case Reason::Disabled: return "disabled";
-    case Reason::Reset: return "reset";
-  }
-  return "?";
-}
+std::string_view to_string(Reason r) noexcept { return name_of(kReasons, r); }
+std::optional<Reason> parse_reason(std::string_view text) noexcept { return value_of(kReasons, text); }
 
 }  // namespace cb

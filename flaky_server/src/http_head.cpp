@@ -24,6 +24,15 @@ bool is_token_char(char c) {
 
 bool is_hex(char c) { return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f'); }
 
+bool all_digits(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Whether s[i] starts a pct-encoded byte ("%2F"), as RFC 3986 allows one anywhere in a target.
+bool pct_encoded_at(std::string_view s, std::size_t i) {
+  return i + 2 < s.size() && s[i] == '%' && is_hex(s[i + 1]) && is_hex(s[i + 2]);
+}
+
 // unreserved / sub-delims / ":" / "@" (RFC 3986): what a path segment or a query may hold
 // besides pct-encoded bytes, '/' and '?'.
 bool is_pchar(char c) {
@@ -66,7 +75,7 @@ bool is_path_and_query(std::string_view s) {
   for (std::size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     if (c == '%') {
-      if (i + 2 >= s.size() || !is_hex(s[i + 1]) || !is_hex(s[i + 2])) return false;
+      if (!pct_encoded_at(s, i)) return false;
       i += 2;
     } else if (c != '/' && c != '?' && !is_pchar(c)) {
       return false;
@@ -91,21 +100,20 @@ bool is_authority(std::string_view s) {
     if (s.empty()) return true;
     if (s.front() != ':') return false;
     s.remove_prefix(1);
-    return std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+    return all_digits(s);
   }
   const auto colon = s.find(':');
   const std::string_view host = s.substr(0, colon);
   for (std::size_t i = 0; i < host.size(); ++i) {
     if (host[i] == '%') {
-      if (i + 2 >= host.size() || !is_hex(host[i + 1]) || !is_hex(host[i + 2])) return false;
+      if (!pct_encoded_at(host, i)) return false;
       i += 2;
     } else if (!is_pchar(host[i]) || host[i] == ':' || host[i] == '@') {
       return false;
     }
   }
   if (colon == std::string_view::npos) return true;
-  const std::string_view port = s.substr(colon + 1);
-  return std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return all_digits(s.substr(colon + 1));
 }
 
 // The target in any form a server must accept (RFC 9112 3.2): origin-form, absolute-form with an
@@ -165,8 +173,7 @@ std::optional<Parsed> check_framing(Request& req) {
   bool has_body = false;
   if (lengths == 1) {
     const std::string_view n = *req.header("Content-Length");
-    if (n.empty() || n.size() > 18 || !std::all_of(n.begin(), n.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      return bad(400, "Content-Length is not a number");
+    if (n.empty() || n.size() > 18 || !all_digits(n)) return bad(400, "Content-Length is not a number");
     has_body = n.find_first_not_of('0') != std::string_view::npos;
   }
   if (chunked_or_other) {
@@ -275,12 +282,11 @@ Parsed parse_request_head(std::string_view bytes, const HeadLimits& limits, Head
   const std::string_view version = line.substr(sp2 + 1);
   if (method.empty() || !std::all_of(method.begin(), method.end(), is_token_char)) return bad(400, "not a method");
   if (target.size() > limits.max_target_bytes) return bad(414, "target too long");
-  const bool http1x =
-      version.size() == 8 && version.substr(0, 7) == "HTTP/1." && version[7] >= '0' && version[7] <= '9';
-  const bool any_version = version.size() == 8 && version.substr(0, 5) == "HTTP/" && version[5] >= '0' &&
-                           version[5] <= '9' && version[6] == '.' && version[7] >= '0' && version[7] <= '9';
-  if (!any_version) return bad(400, "not an HTTP version");
-  if (!http1x || version[7] > '1') return bad(505, "not HTTP/1.0 or HTTP/1.1");
+  // HTTP-version = "HTTP/" DIGIT "." DIGIT; of those, 1.0 and 1.1 are served.
+  const bool a_version = version.size() == 8 && version.substr(0, 5) == "HTTP/" && all_digits(version.substr(5, 1)) &&
+                         version[6] == '.' && all_digits(version.substr(7, 1));
+  if (!a_version) return bad(400, "not an HTTP version");
+  if (version[5] != '1' || version[7] > '1') return bad(505, "not HTTP/1.0 or HTTP/1.1");
   const auto path_and_query = path_of_target(method, target);
   if (!path_and_query) return bad(400, "not a request target");
   if (!is_known_method(method)) return bad(501, "a method this server does not know");

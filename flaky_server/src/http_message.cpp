@@ -85,7 +85,7 @@ std::string_view reason_phrase(int status) noexcept {
   }
 }
 
-std::string serialize(const Response& r, bool head_only, bool close) {
+std::string serialize(const Response& r, bool head_only, ConnectionHeader connection) {
   std::string out;
   out.reserve(128 + r.body.size());
   out += "HTTP/1.1 ";
@@ -103,7 +103,8 @@ std::string serialize(const Response& r, bool head_only, bool close) {
     out += v;
     out += "\r\n";
   }
-  if (close) out += "Connection: close\r\n";
+  if (connection == ConnectionHeader::Close) out += "Connection: close\r\n";
+  if (connection == ConnectionHeader::KeepAlive) out += "Connection: keep-alive\r\n";
   out += "\r\n";
   if (!head_only) out += r.body;
   return out;

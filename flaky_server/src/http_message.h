@@ -3,6 +3,7 @@
 // response written as bytes. Small on purpose: no endpoint reads a body, so a request is its head.
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -71,9 +72,13 @@ struct Response {
   std::vector<std::pair<std::string, std::string>> headers;  // beyond the ones always written
 };
 
-// The response as bytes: status line, Content-Type, Content-Length, the extra headers,
-// "Connection: close" when `close`, and the body unless `head_only` (HEAD).
-[[nodiscard]] std::string serialize(const Response& r, bool head_only, bool close);
+// What the response says of the connection: nothing (HTTP/1.1 keeps it), that it closes, or that
+// it is kept (an HTTP/1.0 client that asked for keep-alive must be told, RFC 9112 9.3).
+enum class ConnectionHeader : std::uint8_t { None, Close, KeepAlive };
+
+// The response as bytes: status line, Content-Type, Content-Length, the extra headers, the
+// Connection header, and the body unless `head_only` (HEAD).
+[[nodiscard]] std::string serialize(const Response& r, bool head_only, ConnectionHeader connection);
 
 [[nodiscard]] std::string_view reason_phrase(int status) noexcept;
 

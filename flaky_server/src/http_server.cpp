@@ -267,7 +267,8 @@ struct HttpServer::Loop {
       if (server.open_connections_.fetch_add(1, std::memory_order_relaxed) >= options().max_connections) {
         // Over the limit: a clear refusal rather than a silent stall, and neither counted nor
         // recorded (it reached no endpoint).
-        const std::string busy = serialize(Response{503, "text/plain", "too many open connections\n", {}}, false, true);
+        const std::string busy =
+            serialize(Response{503, "text/plain", "too many open connections\n", {}}, false, ConnectionHeader::Close);
         (void)!::send(fd, busy.data(), busy.size(), MSG_NOSIGNAL);
         ::close(fd);
         server.open_connections_.fetch_sub(1, std::memory_order_relaxed);
@@ -337,15 +338,12 @@ struct HttpServer::Loop {
     // No endpoint reads a body: one left unread would be taken for the next request, so the
     // connection ends after this answer instead.
     const bool close = close_after || !req.keep_alive || req.has_body || server.stopping_.load();
-    if (!close && req.minor_version == 0) {
-      // An HTTP/1.0 client closes unless told otherwise (RFC 9112 9.3): one that asked for
-      // keep-alive and gets it must be told, or it waits for the close until its own timeout.
-      Response kept = res;
-      kept.headers.emplace_back("Connection", "keep-alive");
-      c.out += serialize(kept, req.method == "HEAD", false);
-      return;
-    }
-    c.out += serialize(res, req.method == "HEAD", close);
+    // An HTTP/1.0 client closes unless told otherwise: one that asked for keep-alive and gets it
+    // must be told, or it waits for the close until its own timeout.
+    const ConnectionHeader said = close                    ? ConnectionHeader::Close
+                                  : req.minor_version == 0 ? ConnectionHeader::KeepAlive
+                                                           : ConnectionHeader::None;
+    c.out += serialize(res, req.method == "HEAD", said);
     if (close) closing(c, Ending::Close);
   }
 
@@ -367,7 +365,7 @@ struct HttpServer::Loop {
         // follows it on this connection cannot be trusted to be a request either.
         if (options().access_log) server.log_line(parsed.request, c.peer, parsed.status, "rejected", 0);
         c.out += serialize(Response{parsed.status, "text/plain", std::string(reason_phrase(parsed.status)) + "\n", {}},
-                           false, true);
+                           false, ConnectionHeader::Close);
         closing(c, Ending::Close);
         break;
       }

@@ -28,7 +28,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (p.consumed == 0 || p.consumed > size) std::abort();
     if (p.request.path.empty() || (p.request.path.front() != '/' && p.request.path != "*")) std::abort();
     (void)p.request.param("ms");
-    (void)cb::flaky::serialize(cb::flaky::Response{}, p.request.method == "HEAD", !p.request.keep_alive);
+    (void)cb::flaky::serialize(
+        cb::flaky::Response{}, p.request.method == "HEAD",
+        p.request.keep_alive ? cb::flaky::ConnectionHeader::None : cb::flaky::ConnectionHeader::Close);
   }
   if (p.kind == cb::flaky::Parsed::Kind::Bad && p.status != 400 && p.status != 414 && p.status != 431 &&
       p.status != 501 && p.status != 505)

@@ -60,15 +60,12 @@ Result<DirLock> DirLock::take(const std::string& dir, const std::string& command
 }
 
 Result<void> remove_outputs(const std::string& dir, const lab::Scenario& scenario) {
-  std::set<std::string> files;
+  std::set<std::string> paths{lab::session_path(dir)};
   for (const lab::Step& step : scenario.steps)
     for (const lab::Action& a : step.actions)
-      if (!a.file.empty()) files.insert(a.file);
-  files.insert(".cb-lab/session.json");
-  for (int n = 1; n <= static_cast<int>(scenario.steps.size()); ++n)
-    files.insert(lab::step_path("", n).substr(1));  // ".cb-lab/steps/N.json"
-  for (const std::string& name : files) {
-    const std::string path = dir + "/" + name;
+      if (!a.file.empty()) paths.insert(dir + "/" + a.file);
+  for (int n = 1; n <= static_cast<int>(scenario.steps.size()); ++n) paths.insert(lab::step_path(dir, n));
+  for (const std::string& path : paths) {
     if (::unlink(path.c_str()) != 0 && errno != ENOENT)
       return Error{path + ": cannot remove the last run's file: " + std::strerror(errno)};
   }

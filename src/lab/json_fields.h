@@ -15,6 +15,17 @@ namespace cb::lab {
 
 using json = nlohmann::json;
 
+// A duration of a scenario (a wait, a cool-down, a timeout) written as `text` at `at`: 0 to 24
+// hours. 24 hours is past any lab's and far below where a clock's time point overflows
+// ("100000000h" once wrapped it: a wait of 360 million seconds finished in 0.06 s).
+inline Result<std::chrono::microseconds> scenario_duration(const std::string& text, const std::string& at) {
+  auto d = parse_duration(text);
+  if (!d) return Error{at + ": " + d.error().message};
+  if (d->count() < 0) return Error{at + ": must not be negative"};
+  if (*d > std::chrono::hours(24)) return Error{at + ": '" + text + "' is out of range (0 to 24h)"};
+  return *d;
+}
+
 // Reads fields of one JSON object, remembering the path for errors and which keys were used,
 // so that a misspelt key is an error rather than silently ignored.
 class Fields {
@@ -45,20 +56,14 @@ class Fields {
     if (!it->is_number()) return Error{at(key) + ": expected a number"};
     return std::optional<double>{it->get<double>()};
   }
-  // A duration of a scenario: a wait, a cool-down, a timeout. 24 hours is past any lab's and
-  // far below where a clock's time point overflows ("100000000h" once wrapped it: a wait of
-  // 360 million seconds finished in 0.06 s).
   Result<std::optional<std::chrono::microseconds>> duration(const std::string& key) {
     auto t = text(key);
     if (!t) return t.error();
     if (!*t) return std::optional<std::chrono::microseconds>{};
-    auto d = parse_duration(**t);
-    if (!d) return Error{at(key) + ": " + d.error().message};
-    if (d->count() < 0) return Error{at(key) + ": must not be negative"};
-    if (*d > kMaxDuration) return Error{at(key) + ": '" + **t + "' is out of range (0 to 24h)"};
+    auto d = scenario_duration(**t, at(key));
+    if (!d) return d.error();
     return std::optional<std::chrono::microseconds>{*d};
   }
-  static constexpr std::chrono::microseconds kMaxDuration = std::chrono::hours(24);
   Result<bool> flag(const std::string& key) {
     used_.insert(key);
     const auto it = j_.find(key);

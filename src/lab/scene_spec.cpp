@@ -14,10 +14,8 @@ Result<std::vector<Micros>> durations(const json& j, const std::string& key, con
   for (std::size_t i = 0; i < it->size(); ++i) {
     const std::string here = at + "." + key + "[" + std::to_string(i) + "]";
     if (!(*it)[i].is_string()) return Error{here + ": expected a duration such as \"1.5s\""};
-    auto d = parse_duration((*it)[i].get<std::string>());
-    if (!d || d->count() < 0) return Error{here + ": " + (d ? std::string("must not be negative") : d.error().message)};
-    if (*d > Fields::kMaxDuration)
-      return Error{here + ": '" + (*it)[i].get<std::string>() + "' is out of range (0 to 24h)"};
+    auto d = scenario_duration((*it)[i].get<std::string>(), here);
+    if (!d) return d.error();
     out.push_back(*d);
   }
   return out;

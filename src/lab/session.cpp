@@ -145,13 +145,9 @@ Result<Transition> transition_from(const json& j, const std::string& path) {
   out.generation = *generation;
   // Read back as written, so a step's transitions compare equal to the ones it continues.
   if (const auto reason = j.find("reason"); reason != j.end()) {
-    bool known = false;
-    for (int k = 0; k <= static_cast<int>(Reason::Reset) && !known; ++k)
-      if (reason->is_string() && to_string(static_cast<Reason>(k)) == reason->get<std::string>()) {
-        out.reason = static_cast<Reason>(k);
-        known = true;
-      }
-    if (!known) return Error{path + ".reason: not a reason a breaker gives"};
+    const auto named = reason->is_string() ? parse_reason(reason->get<std::string>()) : std::nullopt;
+    if (!named) return Error{path + ".reason: not a reason a breaker gives"};
+    out.reason = *named;
   }
   return out;
 }

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "cb/flaky/server.h"
+#include "http_message.h"
 #include "process.h"
 #include "raw_socket.h"
 
@@ -273,12 +274,6 @@ Framed framed_by_flaky(FlakyServer& server) {
   return out;
 }
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f') return (c | 0x20) - 'a' + 10;
-  return -1;
-}
-
 // llhttp hands over the target as sent; flaky-server records the path, percent-decoded.
 std::string path_of(std::string url) {
   for (const char* scheme : {"http://", "https://", "HTTP://", "HTTPS://"}) {
@@ -286,17 +281,8 @@ std::string path_of(std::string url) {
     const auto slash = url.find_first_of("/?", std::strlen(scheme));
     url = slash == std::string::npos ? "/" : url.substr(slash);
   }
-  url = url.substr(0, url.find('?'));
-  std::string out;
-  for (std::size_t i = 0; i < url.size(); ++i) {
-    if (url[i] == '%' && i + 2 < url.size() && hex_digit(url[i + 1]) >= 0 && hex_digit(url[i + 2]) >= 0) {
-      out += static_cast<char>(hex_digit(url[i + 1]) * 16 + hex_digit(url[i + 2]));
-      i += 2;
-    } else {
-      out += url[i];
-    }
-  }
-  return out.substr(0, 87);  // as the record keeps it
+  // Decoded as the server decodes a path before it records it.
+  return percent_decode(url.substr(0, url.find('?')), false).substr(0, 87);  // as the record keeps it
 }
 
 Framed framed_by_llhttp(httplib::Client& control) {

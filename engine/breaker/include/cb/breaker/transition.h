@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string_view>
 
 #include "cb/breaker/state.h"
@@ -26,6 +27,7 @@ enum class Reason : std::uint8_t {
 };
 
 [[nodiscard]] std::string_view to_string(Reason r) noexcept;
+[[nodiscard]] std::optional<Reason> parse_reason(std::string_view text) noexcept;
 
 struct Transition {
   State from = State::Closed;

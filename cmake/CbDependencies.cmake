@@ -14,6 +14,19 @@ cb_require_package(CLI11 libcli11-dev)
 
 find_package(Threads REQUIRED)
 
+# The fleet's shared breaker (fleet/): hiredis 0.14 from Debian 12, optional unless CB_FLEET=ON.
+set(CB_FLEET_ENABLED OFF)
+if(NOT CB_FLEET STREQUAL "OFF")
+  pkg_check_modules(HIREDIS IMPORTED_TARGET hiredis)
+  if(HIREDIS_FOUND)
+    set(CB_FLEET_ENABLED ON)
+  elseif(CB_FLEET STREQUAL "ON")
+    message(FATAL_ERROR "hiredis not found through pkg-config: install libhiredis-dev (scripts/install-deps does it)")
+  else()
+    message(STATUS "hiredis not found: building without the fleet's shared breaker (libhiredis-dev adds it)")
+  endif()
+endif()
+
 # The grader's system-call filter for the programs it runs (grader/sandbox).
 pkg_check_modules(SECCOMP IMPORTED_TARGET libseccomp)
 if(NOT SECCOMP_FOUND)

@@ -1,53 +1,15 @@
 #pragma once
 // Internal: the counters the lock-free paths bump (a permitted call in CLOSED, its success, a
-// refusal in OPEN). One shared atomic would be written by every thread on every call, and its
-// cache line would move between the cores each time: with two threads that costs more than the
-// whole call (the engine measured 2x its one-thread time before it had stripes). So each thread
-// bumps its own stripe, a cache line of its own, and a reader adds the stripes up. Threads are
-// dealt stripes in turn; past kStripes threads two may share one, which stays correct (the
-// bumps are atomic) and only costs some speed.
+// refusal in OPEN), striped per thread (cb/striped_counters.h says why).
 
-#include <array>
-#include <atomic>
-#include <cstddef>
 #include <cstdint>
+
+#include "cb/striped_counters.h"
 
 namespace cb {
 
-class StripedCounters {
- public:
-  enum Field : std::uint8_t { Permitted, Successes, NotPermitted, kFields };
-
-  void bump(Field f) noexcept { stripes_[stripe()].n[f].fetch_add(1, std::memory_order_relaxed); }
-
-  [[nodiscard]] std::uint64_t sum(Field f) const noexcept {
-    std::uint64_t total = 0;
-    for (const Stripe& s : stripes_) total += s.n[f].load(std::memory_order_relaxed);
-    return total;
-  }
-
-  void clear() noexcept {
-    for (Stripe& s : stripes_)
-      for (auto& n : s.n) n.store(0, std::memory_order_relaxed);
-  }
-
- private:
-  static constexpr std::size_t kStripes = 16;
-  struct alignas(64) Stripe {
-    std::array<std::atomic<std::uint64_t>, kFields> n{};
-  };
-
-  static std::size_t stripe() noexcept {
-    // Constant-initialised, so reading it needs no guard; dealt on a thread's first bump.
-    static constinit thread_local std::size_t mine = kStripes;
-    if (mine == kStripes) [[unlikely]] {
-      static std::atomic<std::size_t> dealt{0};
-      mine = dealt.fetch_add(1, std::memory_order_relaxed) % kStripes;
-    }
-    return mine;
-  }
-
-  std::array<Stripe, kStripes> stripes_{};
+struct StripedCounters : StripedCounts<3> {
+  enum Field : std::uint8_t { Permitted, Successes, NotPermitted };
 };
 
 }  // namespace cb

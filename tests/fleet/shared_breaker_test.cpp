@@ -109,6 +109,15 @@ struct Fleet {
     REQUIRE(r);
     return r->text == "o" ? State::Open : r->text == "h" ? State::HalfOpen : State::Closed;
   }
+  // The calls in the fleet's window, over all its buckets.
+  [[nodiscard]] long long window_calls() {
+    auto r = admin.command({"HGETALL", "{cb:payments}:w"});
+    REQUIRE(r);
+    long long calls = 0;
+    for (std::size_t i = 0; i + 1 < r->elements.size(); i += 2)
+      if (r->elements[i].text.starts_with("c")) calls += std::stoll(r->elements[i + 1].text);
+    return calls;
+  }
   [[nodiscard]] long long field(const std::string& name) {
     auto r = admin.command({"HGET", "{cb:payments}:s", name});
     REQUIRE(r);
@@ -266,6 +275,22 @@ TEST_CASE("a paused Redis: calls go on, counts are kept and merged when it answe
   f.redis.resume();
   REQUIRE(f.members[0]->sync());
   CHECK(f.fleet_state() == State::Open);  // 6 failures of 6: the three from before and the three during
+}
+
+TEST_CASE("a report that timed out may still have run: it is not counted twice") {
+  Fleet f;
+  f.add_n(1, rules());
+  CHECK(f.call(0, Verdict::Failure));
+  f.redis.pause();
+  // Both reports wait in Redis's socket while it is stopped, and run when it goes on.
+  CHECK_FALSE(f.members[0]->sync());
+  CHECK(f.call(0, Verdict::Success));
+  CHECK_FALSE(f.members[0]->sync());
+  f.redis.resume();
+  CHECK(f.call(0, Verdict::Success));
+  REQUIRE(f.members[0]->sync());
+  CHECK(f.window_calls() == 3);
+  CHECK(f.fleet_state() == State::Closed);
 }
 
 TEST_CASE("a restarted Redis lost the library: it is loaded again on 'Function not found'") {

@@ -11,6 +11,7 @@
 #include "cb/lab/server_control.h"
 #include "cb/atomic_file.h"
 #include "lab_common.h"
+#include "fleet_processes.h"
 #include "scene_page.h"
 
 namespace cb::cli {
@@ -44,6 +45,9 @@ CLI::App* setup_scene(CLI::App& app, SceneOptions& options) {
                   "--live: use this flaky server (default: CB_SERVER, else one of cb-lab's own)");
   cmd->add_option("--seed", options.seed, "fleet: the random source's seed (the jitter)");
   cmd->add_option("--html", options.html, "Also draw the scene as one self-contained page of pictures here");
+  cmd->add_option("--shared", options.shared,
+                  "fleet: also run the instances as real processes sharing one breaker through this Redis "
+                  "(redis://HOST:PORT or unix:///PATH), beside as many with a breaker each");
   return cmd;
 }
 
@@ -59,6 +63,7 @@ ExitCode run_scene(const SceneOptions& o) {
   if (!scenario) return fail(scenario.error().message);
   lab::SceneRun how;
   how.live = o.live;
+  how.processes = !o.shared.empty();
   how.seed = o.seed;
   if (!o.duration.empty()) {
     auto d = parse_duration(o.duration);
@@ -125,6 +130,16 @@ ExitCode run_scene(const SceneOptions& o) {
           },
           *a.scene);
       if (!out) return fail(out.error().message);
+      if (const auto* fleet = std::get_if<lab::FleetSpec>(a.scene.get()); fleet != nullptr && !o.shared.empty()) {
+        FleetProcessesRun run;
+        run.shared = o.shared;
+        if (o.scale > 0) run.scale = o.scale;
+        if (o.live) run.live = how.server;
+        auto processes = run_fleet_processes(*fleet, *breaker, run);
+        if (!processes) return fail(processes.error().message);
+        out->lines.insert(out->lines.end(), processes->lines.begin(), processes->lines.end());
+        out->data["processes_run"] = processes->data;
+      }
       if (!o.json)
         for (const auto& line : out->lines) std::cout << "  " << line << "\n";
       actions.push_back(out->data);

@@ -4,6 +4,7 @@
 
 #include "cmd_conform.h"
 #include "cmd_demo.h"
+#include "cmd_fleet_member.h"
 #include "cmd_init.h"
 #include "cmd_run.h"
 #include "cmd_scene.h"
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
   InitOptions init;
   ConformOptions conform;
   VariantOptions variant;
+  FleetMemberOptions fleet_member;
   auto* run_cmd = setup_run(app, run);
   auto* step_cmd = setup_step(app, step);
   auto* status_cmd = setup_status(app, status);
@@ -40,6 +42,7 @@ int main(int argc, char** argv) {
   auto* init_cmd = setup_init(app, init);
   auto* conform_cmd = setup_conform(app, conform);
   auto* variant_cmd = setup_variant(app, variant);
+  auto* fleet_member_cmd = setup_fleet_member(app, fleet_member);
 
   // CLI11 would answer a mistyped subcommand with "a subcommand is required"; name it instead.
   std::string known;
@@ -70,6 +73,7 @@ int main(int argc, char** argv) {
     if (*init_cmd) return to_int(run_init(init));
     if (*conform_cmd) return to_int(run_conform(conform));
     if (*variant_cmd) return to_int(run_variant(variant));
+    if (*fleet_member_cmd) return to_int(run_fleet_member(fleet_member));
   } catch (const std::exception& e) {
     // The program's edge: nothing below throws on bad input, so this is a bug or the system.
     std::cerr << "cb-lab: internal error: " << e.what() << '\n';

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cb/fleet/shared_breaker.h"
 #include "fleet_library.h"
 #include "redis_link.h"
@@ -404,6 +406,24 @@ TEST_CASE("ranking: every process computes the same first places, and they move"
     CHECK(first == 3);
   }
   CHECK(ever_first.size() >= 15);
+}
+
+TEST_CASE("cb-lab scene fleet --shared: 20 processes send one trial a cool-down, 20 with their own send many") {
+  TempDir dir;
+  RedisServer redis(dir.path());
+  // The scene's 10-minute outage in 3 s: a 150 ms cool-down, a call every 5 ms per process.
+  const testing::Ran ran = testing::run(
+      {CB_LAB_BIN, "scene", "fleet", "--shared", redis.address(), "--scale", "0.005", "--json"}, "", {},
+      std::chrono::seconds{120});
+  REQUIRE_MESSAGE(ran.exit_code == 0, ran.err);
+  const auto scene = nlohmann::json::parse(ran.out);
+  const auto& run = scene["steps"][0]["results"][0]["processes_run"];
+  CHECK(run["processes"] == 20);
+  const auto& shared = run["shared"];
+  CHECK(shared["max_per_cooldown"] == 1);
+  CHECK(shared["cooldowns"].get<int>() >= 10);
+  CHECK(shared["trials"] == shared["cooldowns"]);
+  CHECK(run["independent"]["max_per_cooldown"].get<int>() >= 5);
 }
 
 }  // namespace

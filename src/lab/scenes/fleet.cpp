@@ -71,8 +71,8 @@ Run simulate(const FleetSpec& spec, BreakerOptions options, double jitter, std::
 
 Result<SceneOutput> run_fleet(const FleetSpec& spec, const BreakerOptions& options, const SceneRun& how) {
   SceneOutput out;
-  if (how.live)
-    out.lines.emplace_back("(the fleet is simulated only: twenty processes for ten minutes is a simulation's job)");
+  if (how.live && !how.processes)
+    out.lines.emplace_back("(the fleet is simulated here; --shared REDIS runs it as real processes too)");
   const std::uint64_t seed = how.seed.value_or(spec.seed);
   nlohmann::json runs = nlohmann::json::array();
   for (double jitter : spec.jitters) {

@@ -87,6 +87,7 @@ struct SceneRun {
   std::string server;              // live: the flaky server's URL
   std::optional<Micros> duration;  // overrides a traffic scene's duration
   std::optional<std::uint64_t> seed;
+  bool processes = false;  // fleet: real processes run beside the simulation (cb-lab scene --shared)
 };
 
 // A scene's outcome: lines for a person, and the same as data (--json; what tests assert).

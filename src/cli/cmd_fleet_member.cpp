@@ -1,0 +1,147 @@
+// cb-lab fleet-member: one instance of the fleet scene, a real process.
+#include "cmd_fleet_member.h"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "cb/breaker/breaker.h"
+#include "cb/breaker/cooldown.h"
+#include "cb/lab/http_call.h"
+#include "fleet_rules.h"
+#ifdef CB_WITH_FLEET
+#include "cb/fleet/shared_breaker.h"
+#endif
+
+namespace cb::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Whatever breaker the instance has, called the same way.
+struct AnyBreaker {
+  std::unique_ptr<CircuitBreaker> own;
+#ifdef CB_WITH_FLEET
+  std::unique_ptr<fleet::SharedBreaker> shared;
+#endif
+  Admission try_acquire() {
+#ifdef CB_WITH_FLEET
+    if (shared) return shared->try_acquire();
+#endif
+    return own->try_acquire();
+  }
+  void record(const Ticket& t, const CallResult& r) {
+#ifdef CB_WITH_FLEET
+    if (shared) {
+      (void)shared->record(t, r);
+      return;
+    }
+#endif
+    (void)own->record(t, r);
+  }
+};
+
+}  // namespace
+
+CLI::App* setup_fleet_member(CLI::App& app, FleetMemberOptions& o) {
+  auto* cmd = app.add_subcommand("fleet-member", "One process of `scene fleet --shared` (started by the scene)");
+  cmd->group("");  // not for people: the scene starts it
+  cmd->add_option("--shared", o.shared);
+  cmd->add_flag("--independent", o.independent);
+  cmd->add_option("--name", o.name);
+  cmd->add_option("--instance", o.instance)->required();
+  cmd->add_option("--start-us", o.start_us)->required();
+  cmd->add_option("--first-us", o.first_us)->check(CLI::NonNegativeNumber);
+  cmd->add_option("--down-us", o.down_us)->required()->check(CLI::NonNegativeNumber);
+  cmd->add_option("--run-us", o.run_us)->required()->check(CLI::Range(1LL, 86'400'000'000LL));
+  cmd->add_option("--every-us", o.every_us)->required()->check(CLI::Range(100LL, 3'600'000'000LL));
+  cmd->add_option("--cooldown-us", o.cooldown_us)->required()->check(CLI::Range(1000LL, 3'600'000'000LL));
+  cmd->add_option("--permits", o.permits)->check(CLI::Range(1, 1000));
+  cmd->add_option("--jitter", o.jitter)->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--seed", o.seed);
+  cmd->add_option("--report-every-us", o.report_every_us)->check(CLI::Range(1000LL, 60'000'000LL));
+  cmd->add_option("--live", o.live);
+  return cmd;
+}
+
+ExitCode run_fleet_member(const FleetMemberOptions& o) {
+  auto fail = [&](const std::string& m) {
+    std::cerr << "cb-lab fleet-member " << o.instance << ": " << m << '\n';
+    return ExitCode::Usage;
+  };
+  if (o.independent != o.shared.empty())
+    return fail("give --shared ADDRESS or --independent");
+  std::optional<lab::ServerUrl> live;
+  if (!o.live.empty()) {
+    auto url = lab::parse_url(o.live);
+    if (!url) return fail("--live: " + url.error().message);
+    live = *url;
+  }
+  SteadyClock clock;
+  SeededRandom random(o.seed);
+  const BreakerOptions options = fleet_scene_rules(Duration{o.cooldown_us}, o.permits, o.jitter);
+  AnyBreaker breaker;
+  if (o.independent) {
+    auto b = CircuitBreaker::create(options, clock, &random);
+    if (!b) return fail(b.error().message);
+    breaker.own = std::move(*b);
+  } else {
+#ifdef CB_WITH_FLEET
+    fleet::FleetOptions f;
+    f.address = o.shared;
+    f.name = o.name;
+    f.instance = o.instance;
+    f.report_every = Duration{o.report_every_us / 1000 * 1000};
+    f.lease = std::chrono::seconds{2};
+    auto b = fleet::SharedBreaker::create(options, f, clock, &random);
+    if (!b) return fail(b.error().message);
+    breaker.shared = std::move(*b);
+#else
+    return fail("--shared: this cb-lab was built without the fleet (install libhiredis-dev and build again)");
+#endif
+  }
+
+  const Clock::time_point start{std::chrono::microseconds{o.start_us}};
+  const auto since_start_ms = [&] {
+    return static_cast<double>(std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count()) / 1000.0;
+  };
+  long long calls = 0;
+  long long refused = 0;
+  nlohmann::json trials = nlohmann::json::array();
+  for (auto t = start + std::chrono::microseconds{o.first_us}; t < start + std::chrono::microseconds{o.run_us};
+       t += std::chrono::microseconds{o.every_us}) {
+    std::this_thread::sleep_until(t);
+    const Admission a = breaker.try_acquire();
+    if (!a) {
+      ++refused;
+      continue;
+    }
+    ++calls;
+    const bool down = Clock::now() < start + std::chrono::microseconds{o.down_us};
+    const auto t0 = Clock::now();
+    bool failed = down;
+    if (live) {
+      const lab::HttpAnswer answer =
+          lab::http_request(*live, "GET", down ? "/always500" : "/fast", std::chrono::milliseconds{1000});
+      failed = answer.observation.origin != classify::Origin::Response || answer.observation.status >= 500;
+    }
+    const auto elapsed = std::chrono::duration_cast<Duration>(Clock::now() - t0);
+    if (a.ticket.admitted_in == State::HalfOpen)
+      trials.push_back({{"t_ms", since_start_ms()}, {"generation", a.ticket.generation}, {"down", down}});
+    breaker.record(a.ticket, {failed ? Verdict::Failure : Verdict::Success, elapsed});
+  }
+  nlohmann::json out{{"instance", o.instance}, {"calls", calls}, {"refused", refused}, {"trials", trials}};
+#ifdef CB_WITH_FLEET
+  if (breaker.shared) {
+    const fleet::FleetStatus s = breaker.shared->status();
+    out["syncs"] = s.syncs;
+    out["sync_failures"] = s.sync_failures;
+    out["local"] = s.local;
+  }
+#endif
+  std::cout << out.dump() << std::endl;
+  return ExitCode::Ok;
+}
+
+}  // namespace cb::cli

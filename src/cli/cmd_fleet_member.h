@@ -1,0 +1,38 @@
+#pragma once
+// cb-lab fleet-member: one process of `cb-lab scene fleet --shared`, started by the scene
+// itself (not listed in --help). It calls a downstream on a beat through a breaker, shared
+// through Redis or its own, and prints one JSON line: its calls, refusals and trials.
+
+#include <cstdint>
+#include <string>
+
+#include "exit_code.h"
+
+namespace CLI {
+class App;
+}
+
+namespace cb::cli {
+
+struct FleetMemberOptions {
+  std::string shared;         // redis://HOST:PORT or unix:///PATH; empty with --independent
+  bool independent = false;   // a breaker of its own, with the cool-down's jitter
+  std::string name = "checkout";
+  std::string instance;
+  long long start_us = 0;     // on CLOCK_MONOTONIC, the same in every process of the machine
+  long long first_us = 0;     // this instance's first call, after start
+  long long down_us = 0;      // the downstream fails until start + down
+  long long run_us = 0;
+  long long every_us = 0;
+  long long cooldown_us = 0;
+  int permits = 1;
+  double jitter = 0.0;
+  std::uint64_t seed = 1;
+  long long report_every_us = 75'000;
+  std::string live;           // a flaky server: /always500 while down, /fast after
+};
+
+CLI::App* setup_fleet_member(CLI::App& app, FleetMemberOptions& options);
+ExitCode run_fleet_member(const FleetMemberOptions& options);
+
+}  // namespace cb::cli

@@ -1,0 +1,222 @@
+// Starts the fleet's processes, waits for them, and counts their trials per cool-down.
+#include "fleet_processes.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+
+extern char** environ;
+
+namespace cb::cli {
+namespace {
+
+using std::chrono::microseconds;
+
+struct Member {
+  pid_t pid = -1;
+  std::string out;
+  std::string err;
+};
+
+Result<Member> spawn_member(const std::vector<std::string>& args, const std::string& dir, int i) {
+  Member m;
+  m.out = dir + "/" + std::to_string(i) + ".json";
+  m.err = dir + "/" + std::to_string(i) + ".err";
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  posix_spawn_file_actions_addopen(&files, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&files, 1, m.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&files, 2, m.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const int rc = posix_spawn(&m.pid, "/proc/self/exe", &files, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&files);
+  if (rc != 0) return Error{std::string("cannot start a fleet member: ") + std::strerror(rc)};
+  return m;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+struct Figures {
+  std::vector<int> per_cooldown;
+  long long trials = 0;
+  long long calls = 0;
+  long long sync_failures = 0;
+  [[nodiscard]] int most() const {
+    return per_cooldown.empty() ? 0 : *std::max_element(per_cooldown.begin(), per_cooldown.end());
+  }
+};
+
+// Two fleets of `spec.instances` processes at once, on the same outage: the first shares one
+// breaker, the second has one each. Each process prints one JSON line, read when all have ended.
+Result<std::array<std::vector<nlohmann::json>, 2>> run_members(const lab::FleetSpec& spec,
+                                                               const BreakerOptions& breaker,
+                                                               const FleetProcessesRun& how) {
+  const auto scaled = [&](microseconds d) {
+    return static_cast<long long>(static_cast<double>(d.count()) * how.scale);
+  };
+  const long long cooldown = std::max(1000LL, scaled(breaker.cooldown.base));
+  const long long down = scaled(spec.down_for);
+  const long long run = down + 2 * cooldown;
+  const long long every = std::max(100LL, scaled(spec.request_every));
+  const long long spread = scaled(spec.start_spread);
+  std::string dir = (std::filesystem::temp_directory_path() / "cb-fleet-XXXXXX").string();
+  if (::mkdtemp(dir.data()) == nullptr) return Error{"cannot make a directory for the fleet's output"};
+  struct RemoveDir {
+    std::string path;
+    ~RemoveDir() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  } remove{dir};
+  // Time for forty processes to start before the first call: the same instant in each.
+  const auto start = std::chrono::steady_clock::now() + std::chrono::milliseconds{500};
+  const long long start_us =
+      std::chrono::duration_cast<microseconds>(start.time_since_epoch()).count();
+  const std::string name = "scene-fleet-" + std::to_string(::getpid()) + "-" + std::to_string(start_us);
+  std::vector<Member> members;
+  for (int k = 0; k < 2 * spec.instances; ++k) {
+    const bool shared = k < spec.instances;
+    const int i = k % spec.instances;
+    std::vector<std::string> args{"cb-lab", "fleet-member", "--instance", "checkout-" + std::to_string(i),
+                                  "--name", name, "--start-us", std::to_string(start_us), "--first-us",
+                                  std::to_string(spread * i / spec.instances), "--down-us", std::to_string(down),
+                                  "--run-us", std::to_string(run), "--every-us", std::to_string(every),
+                                  "--cooldown-us", std::to_string(cooldown), "--permits",
+                                  std::to_string(breaker.half_open.permitted_calls),
+                                  "--seed", std::to_string(spec.seed * 1000 + static_cast<std::uint64_t>(i))};
+    if (shared) {
+      args.insert(args.end(), {"--shared", how.shared});
+    } else {
+      args.insert(args.end(), {"--independent", "--jitter", "0.5"});
+    }
+    if (!how.live.empty()) args.insert(args.end(), {"--live", how.live});
+    auto m = spawn_member(args, dir, k);
+    if (!m) {
+      for (const Member& started : members) ::kill(started.pid, SIGKILL);
+      for (const Member& started : members) ::waitpid(started.pid, nullptr, 0);
+      return m.error();
+    }
+    members.push_back(*m);
+  }
+  // Each ends on its own after the run; one that does not within 30 s more is stopped.
+  const auto deadline = start + microseconds{run} + std::chrono::seconds{30};
+  std::array<std::vector<nlohmann::json>, 2> out;
+  std::string failures;
+  for (std::size_t k = 0; k < members.size(); ++k) {
+    const Member& m = members[k];
+    int status = 0;
+    while (::waitpid(m.pid, &status, WNOHANG) == 0) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        ::kill(m.pid, SIGKILL);
+        ::waitpid(m.pid, &status, 0);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds{20});
+    }
+    const std::string text = slurp(m.out);
+    auto j = nlohmann::json::parse(text, nullptr, false);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || j.is_discarded()) {
+      std::string why = slurp(m.err);
+      if (!why.empty() && why.back() == '\n') why.pop_back();
+      failures += (failures.empty() ? "" : "; ") + (why.empty() ? "a member ended without its line" : why);
+      continue;
+    }
+    out[k < static_cast<std::size_t>(spec.instances) ? 0 : 1].push_back(std::move(j));
+  }
+  if (!failures.empty()) return Error{"fleet members failed: " + failures};
+  return out;
+}
+
+Figures shared_figures(const std::vector<nlohmann::json>& members, double down_ms) {
+  // A trial carries the fleet's generation: one HALF_OPEN, so one cool-down's trials.
+  std::map<std::uint64_t, int> per_generation;
+  Figures f;
+  for (const auto& m : members) {
+    f.calls += m.value("calls", 0LL);
+    f.sync_failures += m.value("sync_failures", 0LL);
+    for (const auto& t : m["trials"]) {
+      if (t["t_ms"].get<double>() >= down_ms) continue;
+      ++f.trials;
+      ++per_generation[t["generation"].get<std::uint64_t>()];
+    }
+  }
+  for (const auto& [gen, n] : per_generation) f.per_cooldown.push_back(n);
+  return f;
+}
+
+Figures independent_figures(const std::vector<nlohmann::json>& members, double down_ms, double cooldown_ms) {
+  // No fleet-wide generation: trials in each cool-down-long stretch of the outage, leaving
+  // out the first (the trips) and the last (partial).
+  Figures f;
+  const auto buckets = static_cast<std::size_t>(down_ms / cooldown_ms);
+  std::vector<int> per(buckets, 0);
+  for (const auto& m : members) {
+    f.calls += m.value("calls", 0LL);
+    for (const auto& t : m["trials"]) {
+      const double at = t["t_ms"].get<double>();
+      if (at >= down_ms) continue;
+      ++f.trials;
+      const auto k = static_cast<std::size_t>(at / cooldown_ms);
+      if (k < per.size()) ++per[k];
+    }
+  }
+  if (per.size() > 2) f.per_cooldown.assign(per.begin() + 1, per.end() - 1);
+  return f;
+}
+
+std::string joined(const std::vector<int>& v) {
+  std::string s;
+  for (int n : v) s += (s.empty() ? "" : " ") + std::to_string(n);
+  return s;
+}
+
+nlohmann::json to_json(const Figures& f) {
+  return {{"per_cooldown", f.per_cooldown}, {"max_per_cooldown", f.most()}, {"cooldowns", f.per_cooldown.size()},
+          {"trials", f.trials}, {"calls", f.calls}};
+}
+
+}  // namespace
+
+Result<lab::SceneOutput> run_fleet_processes(const lab::FleetSpec& spec, const BreakerOptions& breaker,
+                                             const FleetProcessesRun& how) {
+  const double down_ms = static_cast<double>(spec.down_for.count()) * how.scale / 1000.0;
+  const double cooldown_ms = std::max(1.0, static_cast<double>(breaker.cooldown.base.count()) * how.scale / 1000.0);
+  auto runs = run_members(spec, breaker, how);
+  if (!runs) return runs.error();
+  const Figures s = shared_figures((*runs)[0], down_ms);
+  const Figures o = independent_figures((*runs)[1], down_ms, cooldown_ms);
+  lab::SceneOutput out;
+  const std::string n = std::to_string(spec.instances);
+  out.lines.push_back(n + " processes sharing one breaker through " + how.shared + ": trials per cool-down: " +
+                      joined(s.per_cooldown) + "; at most " + std::to_string(s.most()) + " (permits " +
+                      std::to_string(breaker.half_open.permitted_calls) + ")");
+  out.lines.push_back(n + " processes with a breaker each (jitter 0.50): trials per cool-down: " +
+                      joined(o.per_cooldown) + "; at most " + std::to_string(o.most()));
+  char scale[64];
+  std::snprintf(scale, sizeof scale, "%.3g", how.scale);
+  out.lines.push_back(std::string("(real processes, time scaled: 1 scene second = ") + scale + " s; " +
+                      (how.live.empty() ? "the outage simulated in each process" : "calls to " + how.live) +
+                      "; the rule each judges: half of at least 3 calls in 10 s)");
+  nlohmann::json shared_json = to_json(s);
+  shared_json["sync_failures"] = s.sync_failures;
+  out.data = {{"processes", spec.instances}, {"scale", how.scale}, {"live", !how.live.empty()},
+              {"shared", shared_json}, {"independent", to_json(o)}};
+  return out;
+}
+
+}  // namespace cb::cli

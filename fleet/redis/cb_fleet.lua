@@ -51,14 +51,17 @@ end
 local STATE_FIELDS = {'gen', 'until', 'cd', 'k', 'left', 'granted', 'ok', 'bad', 'lease_until',
                       'trips', 'closes', 'expired', 'trials'}
 
-local function load_state(key, cfg_text)
+-- A breaker Redis has no state for (new, or a Redis restarted without persistence) starts at
+-- generation "now in ms": above any it can have had before, as long as it made fewer than one
+-- transition a millisecond, so a process's tickets from before the restart stay late.
+local function load_state(key, cfg_text, now)
   local raw = redis.call('HGETALL', key)
   local s = {}
   for i = 1, #raw, 2 do s[raw[i]] = raw[i + 1] end
   if s.st == nil then
     s = {st = 'c', cfg = cfg_text}
     for _, f in ipairs(STATE_FIELDS) do s[f] = 0 end
-    s.gen = 1
+    s.gen = now
     return s
   end
   if s.cfg ~= cfg_text then return nil, s.cfg end
@@ -251,7 +254,8 @@ local NAMES = {c = 'closed', o = 'open', h = 'half_open'}
 local function sync(keys, args)
   local c = parse_cfg(args[1] or '')
   if c == nil then return redis.error_reply('ERR cb_fleet: options: expected ' .. #CFG .. ' numbers (' .. table.concat(CFG, ',') .. ')') end
-  local s, theirs = load_state(keys[1], args[1])
+  local now, usec = now_ms()
+  local s, theirs = load_state(keys[1], args[1], now)
   if s == nil then
     return redis.error_reply('ERR cb_fleet: options differ from the fleet\'s: ' .. args[1] .. ' against ' .. theirs)
   end
@@ -300,7 +304,6 @@ local function sync(keys, args)
   end
   redis.call('HSET', keys[5], instance, string.format('%s %d %d %d %d', q[1], q[2], q[3], q[4], q[5]))
 
-  local now, usec = now_ms()
   redis.call('HSET', keys[4], instance, string.format('%d', now))
   advance(keys, s, c, now, usec)
   settle(keys, s, c, now, usec, nums.settle_generation, settle_ok, settle_bad)

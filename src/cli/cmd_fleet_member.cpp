@@ -61,6 +61,8 @@ CLI::App* setup_fleet_member(CLI::App& app, FleetMemberOptions& o) {
   cmd->add_option("--jitter", o.jitter)->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--seed", o.seed);
   cmd->add_option("--report-every-us", o.report_every_us)->check(CLI::Range(1000LL, 60'000'000LL));
+  cmd->add_option("--lease-us", o.lease_us)->check(CLI::Range(1000LL, 3'600'000'000LL));
+  cmd->add_option("--degrade-after-us", o.degrade_after_us)->check(CLI::Range(1000LL, 3'600'000'000LL));
   cmd->add_option("--live", o.live);
   return cmd;
 }
@@ -93,7 +95,9 @@ ExitCode run_fleet_member(const FleetMemberOptions& o) {
     f.name = o.name;
     f.instance = o.instance;
     f.report_every = Duration{o.report_every_us / 1000 * 1000};
-    f.lease = std::chrono::seconds{2};
+    f.lease = Duration{o.lease_us / 1000 * 1000};
+    f.degrade_after = Duration{o.degrade_after_us / 1000 * 1000};
+    f.redis_timeout = std::min(Duration{100'000}, f.degrade_after);
     auto b = fleet::SharedBreaker::create(options, f, clock, &random);
     if (!b) return fail(b.error().message);
     breaker.shared = std::move(*b);
@@ -108,7 +112,7 @@ ExitCode run_fleet_member(const FleetMemberOptions& o) {
   };
   long long calls = 0;
   long long refused = 0;
-  nlohmann::json trials = nlohmann::json::array();
+  long long trials = 0;
   for (auto t = start + std::chrono::microseconds{o.first_us}; t < start + std::chrono::microseconds{o.run_us};
        t += std::chrono::microseconds{o.every_us}) {
     std::this_thread::sleep_until(t);
@@ -127,11 +131,21 @@ ExitCode run_fleet_member(const FleetMemberOptions& o) {
       failed = answer.observation.origin != classify::Origin::Response || answer.observation.status >= 500;
     }
     const auto elapsed = std::chrono::duration_cast<Duration>(Clock::now() - t0);
-    if (a.ticket.admitted_in == State::HalfOpen)
-      trials.push_back({{"t_ms", since_start_ms()}, {"generation", a.ticket.generation}, {"down", down}});
+    if (a.ticket.admitted_in == State::HalfOpen) {
+      ++trials;
+      // A trial of the shared breaker carries the fleet's generation; one of the local rules
+      // (Redis away) carries the local breaker's, marked.
+      constexpr std::uint64_t kLocalTicket = std::uint64_t{1} << 62U;
+      const bool local = (a.ticket.generation & kLocalTicket) != 0 || o.independent;
+      const nlohmann::json line{{"trial", {{"t_ms", since_start_ms()},
+                                           {"generation", a.ticket.generation & ~kLocalTicket},
+                                           {"local", local},
+                                           {"down", down}}}};
+      std::cout << line.dump() << std::endl;
+    }
     breaker.record(a.ticket, {failed ? Verdict::Failure : Verdict::Success, elapsed});
   }
-  nlohmann::json out{{"instance", o.instance}, {"calls", calls}, {"refused", refused}, {"trials", trials}};
+  nlohmann::json out{{"instance", o.instance}, {"calls", calls}, {"refused", refused}, {"trial_count", trials}};
 #ifdef CB_WITH_FLEET
   if (breaker.shared) {
     const fleet::FleetStatus s = breaker.shared->status();

@@ -1,7 +1,8 @@
 #pragma once
 // cb-lab fleet-member: one process of `cb-lab scene fleet --shared`, started by the scene
 // itself (not listed in --help). It calls a downstream on a beat through a breaker, shared
-// through Redis or its own, and prints one JSON line: its calls, refusals and trials.
+// through Redis or its own, and prints a JSON line for each trial as it is sent (so a process
+// killed with -9 has told what it did) and one with its counts at the end.
 
 #include <cstdint>
 #include <string>
@@ -29,6 +30,8 @@ struct FleetMemberOptions {
   double jitter = 0.0;
   std::uint64_t seed = 1;
   long long report_every_us = 75'000;
+  long long lease_us = 2'000'000;
+  long long degrade_after_us = 500'000;
   std::string live;           // a flaky server: /always500 while down, /fast after
 };
 

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <thread>
 
 extern char** environ;
@@ -128,9 +129,21 @@ Result<std::array<std::vector<nlohmann::json>, 2>> run_members(const lab::FleetS
       }
       std::this_thread::sleep_for(std::chrono::milliseconds{20});
     }
-    const std::string text = slurp(m.out);
-    auto j = nlohmann::json::parse(text, nullptr, false);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || j.is_discarded()) {
+    // A line for each trial, then one with the counts.
+    nlohmann::json j{{"trials", nlohmann::json::array()}};
+    std::istringstream lines(slurp(m.out));
+    bool summary = false;
+    for (std::string line; std::getline(lines, line);) {
+      auto one = nlohmann::json::parse(line, nullptr, false);
+      if (one.is_discarded() || !one.is_object()) continue;
+      if (one.contains("trial")) {
+        j["trials"].push_back(one["trial"]);
+      } else {
+        j.update(one);
+        summary = true;
+      }
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !summary) {
       std::string why = slurp(m.err);
       if (!why.empty() && why.back() == '\n') why.pop_back();
       failures += (failures.empty() ? "" : "; ") + (why.empty() ? "a member ended without its line" : why);

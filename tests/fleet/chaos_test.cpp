@@ -1,0 +1,136 @@
+// The fleet under faults, with real processes: twenty `cb-lab fleet-member`s share one breaker
+// through a real redis-server while the downstream is down for the whole run, and the test
+// does to them what production does: kill -9 a process (perhaps holding a permit), restart
+// Redis (its state lost), stop Redis (SIGSTOP) for several cool-downs. Each member prints a
+// line per trial as it sends it, so what a killed process did is known. These run in real
+// time (a 100 ms cool-down, about 4 s a case): the figures are counts, which the leases make
+// exact whatever the timing; only the pauses between faults are times.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "process.h"
+#include "redis_server.h"
+#include "temp_dir.h"
+
+namespace {
+
+using namespace std::chrono_literals;
+using cb::testing::Process;
+using cb::testing::RedisServer;
+using cb::testing::TempDir;
+using SteadyTime = std::chrono::steady_clock;
+
+constexpr long long kCooldownUs = 100'000;
+
+struct Figures {
+  int worst_shared = 0;         // the most trials any one generation (a HALF_OPEN) had
+  int shared_generations = 0;   // how many HALF_OPENs had trials
+  int worst_local = 0;          // the most local-rule trials in one cool-down-long stretch
+  int local_trials = 0;
+};
+
+class ChaosFleet {
+ public:
+  ChaosFleet(int n, int permits, long long run_us, long long degrade_after_us = 1'000'000)
+      : start_(SteadyTime::now() + 500ms), n_(n) {
+    const long long start_us =
+        std::chrono::duration_cast<std::chrono::microseconds>(start_.time_since_epoch()).count();
+    for (int i = 0; i < n; ++i) {
+      members_.push_back(std::make_unique<Process>(std::vector<std::string>{
+          CB_LAB_BIN, "fleet-member", "--shared", redis_.address(), "--name", "chaos", "--instance",
+          "c" + std::to_string(i), "--start-us", std::to_string(start_us), "--first-us", std::to_string(i * 100),
+          "--down-us", std::to_string(run_us), "--run-us", std::to_string(run_us), "--every-us", "2000",
+          "--cooldown-us", std::to_string(kCooldownUs), "--permits", std::to_string(permits), "--lease-us",
+          std::to_string(3 * kCooldownUs), "--degrade-after-us", std::to_string(degrade_after_us),
+          "--report-every-us", "50000"}));
+    }
+  }
+
+  RedisServer& redis() { return redis_; }
+  void at(std::chrono::milliseconds since_start) const { std::this_thread::sleep_until(start_ + since_start); }
+  void kill(int i) const { members_[static_cast<std::size_t>(i)]->signal(SIGKILL); }
+
+  Figures finish() {
+    std::map<unsigned long long, int> per_generation;
+    std::map<long long, int> local_per_stretch;
+    Figures f;
+    for (auto& m : members_) {
+      (void)m->wait(60s);
+      std::istringstream lines(m->read_rest_of_stdout());
+      for (std::string line; std::getline(lines, line);) {
+        const auto j = nlohmann::json::parse(line, nullptr, false);
+        if (j.is_discarded() || !j.contains("trial")) continue;
+        const auto& t = j["trial"];
+        if (t["local"].get<bool>()) {
+          ++f.local_trials;
+          ++local_per_stretch[static_cast<long long>(t["t_ms"].get<double>() * 1000) / kCooldownUs];
+        } else {
+          ++per_generation[t["generation"].get<unsigned long long>()];
+        }
+      }
+    }
+    for (const auto& [g, k] : per_generation) f.worst_shared = std::max(f.worst_shared, k);
+    f.shared_generations = static_cast<int>(per_generation.size());
+    for (const auto& [s, k] : local_per_stretch) f.worst_local = std::max(f.worst_local, k);
+    return f;
+  }
+
+ private:
+  TempDir dir_;
+  RedisServer redis_{dir_.path()};
+  SteadyTime::time_point start_;
+  int n_;
+  std::vector<std::unique_ptr<Process>> members_;
+};
+
+TEST_CASE("kill -9 of five members, some holding permits: never more than M trials in a cool-down") {
+  ChaosFleet fleet(20, 3, 4'000'000);
+  for (int k = 0; k < 5; ++k) {
+    fleet.at(std::chrono::milliseconds{1000 + 300 * k});
+    fleet.kill(k * 3);
+  }
+  const Figures f = fleet.finish();
+  MESSAGE("worst shared " << f.worst_shared << " over " << f.shared_generations << " HALF_OPENs; local trials "
+                          << f.local_trials << ", worst local " << f.worst_local);
+  CHECK(f.worst_shared <= 3);
+  CHECK(f.worst_shared >= 1);
+  CHECK(f.shared_generations >= 10);  // the fleet went on trying after the kills
+  CHECK(f.local_trials == 0);
+}
+
+TEST_CASE("Redis restarted mid-outage (its state lost): still at most M trials a cool-down") {
+  ChaosFleet fleet(20, 1, 4'000'000);
+  fleet.at(1500ms);
+  fleet.redis().stop();
+  fleet.at(1600ms);
+  fleet.redis().start();
+  const Figures f = fleet.finish();
+  MESSAGE("worst shared " << f.worst_shared << " over " << f.shared_generations << " HALF_OPENs; local trials "
+                          << f.local_trials << ", worst local " << f.worst_local);
+  CHECK(f.worst_shared == 1);
+  CHECK(f.shared_generations >= 10);
+  CHECK(f.local_trials == 0);  // back within the 1 s the members wait before going local
+}
+
+TEST_CASE("Redis stopped for five cool-downs: the members go local and about M of 20 try") {
+  ChaosFleet fleet(20, 3, 4'000'000, 150'000);
+  fleet.at(1500ms);
+  fleet.redis().pause();
+  fleet.at(2000ms);
+  fleet.redis().resume();
+  const Figures f = fleet.finish();
+  MESSAGE("worst shared " << f.worst_shared << " over " << f.shared_generations << " HALF_OPENs; local trials "
+                          << f.local_trials << ", worst local " << f.worst_local);
+  CHECK(f.worst_shared <= 3);
+  CHECK(f.local_trials >= 1);
+  // The ranking lets M instances try in each local cool-down; a stretch of the clock may hold
+  // the ends of two of them, so up to 2M: "about M", never the 20 of independent breakers.
+  CHECK(f.worst_local <= 6);
+}
+
+}  // namespace

@@ -51,8 +51,12 @@ CLI::App* setup_fleet_member(CLI::App& app, FleetMemberOptions& o) {
   cmd->add_flag("--independent", o.independent);
   cmd->add_option("--name", o.name);
   cmd->add_option("--instance", o.instance)->required();
-  cmd->add_option("--start-us", o.start_us)->required();
+  auto* start = cmd->add_option("--start-us", o.start_us);
+  cmd->add_option("--start-in-us", o.start_in_us)->excludes(start)->check(CLI::Range(0LL, 60'000'000LL));
+  cmd->add_flag("--always-fail", o.always_fail);
+  cmd->add_option("--quorum", o.quorum)->check(CLI::Range(1, 10000));
   cmd->add_option("--first-us", o.first_us)->check(CLI::NonNegativeNumber);
+  cmd->add_option("--down-from-us", o.down_from_us)->check(CLI::NonNegativeNumber);
   cmd->add_option("--down-us", o.down_us)->required()->check(CLI::NonNegativeNumber);
   cmd->add_option("--run-us", o.run_us)->required()->check(CLI::Range(1LL, 86'400'000'000LL));
   cmd->add_option("--every-us", o.every_us)->required()->check(CLI::Range(100LL, 3'600'000'000LL));
@@ -98,6 +102,7 @@ ExitCode run_fleet_member(const FleetMemberOptions& o) {
     f.lease = Duration{o.lease_us / 1000 * 1000};
     f.degrade_after = Duration{o.degrade_after_us / 1000 * 1000};
     f.redis_timeout = std::min(Duration{100'000}, f.degrade_after);
+    f.quorum = o.quorum;
     auto b = fleet::SharedBreaker::create(options, f, clock, &random);
     if (!b) return fail(b.error().message);
     breaker.shared = std::move(*b);
@@ -106,29 +111,35 @@ ExitCode run_fleet_member(const FleetMemberOptions& o) {
 #endif
   }
 
-  const Clock::time_point start{std::chrono::microseconds{o.start_us}};
+  const Clock::time_point start = o.start_in_us >= 0 ? Clock::now() + std::chrono::microseconds{o.start_in_us}
+                                                     : Clock::time_point{std::chrono::microseconds{o.start_us}};
   const auto since_start_ms = [&] {
     return static_cast<double>(std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count()) / 1000.0;
   };
   long long calls = 0;
   long long refused = 0;
   long long trials = 0;
+  long long first_refused_us = -1;  // on this process's CLOCK_MONOTONIC: when it first learned of a trip
   for (auto t = start + std::chrono::microseconds{o.first_us}; t < start + std::chrono::microseconds{o.run_us};
        t += std::chrono::microseconds{o.every_us}) {
     std::this_thread::sleep_until(t);
     const Admission a = breaker.try_acquire();
     if (!a) {
-      ++refused;
+      if (refused++ == 0)
+        first_refused_us = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now().time_since_epoch()).count();
       continue;
     }
     ++calls;
-    const bool down = Clock::now() < start + std::chrono::microseconds{o.down_us};
+    const auto now = Clock::now();
+    const bool down = now >= start + std::chrono::microseconds{o.down_from_us} &&
+                      now < start + std::chrono::microseconds{o.down_from_us + o.down_us};
     const auto t0 = Clock::now();
-    bool failed = down;
+    bool failed = down || o.always_fail;
     if (live) {
       const lab::HttpAnswer answer =
           lab::http_request(*live, "GET", down ? "/always500" : "/fast", std::chrono::milliseconds{1000});
-      failed = answer.observation.origin != classify::Origin::Response || answer.observation.status >= 500;
+      failed = o.always_fail || answer.observation.origin != classify::Origin::Response ||
+               answer.observation.status >= 500;
     }
     const auto elapsed = std::chrono::duration_cast<Duration>(Clock::now() - t0);
     if (a.ticket.admitted_in == State::HalfOpen) {
@@ -145,7 +156,8 @@ ExitCode run_fleet_member(const FleetMemberOptions& o) {
     }
     breaker.record(a.ticket, {failed ? Verdict::Failure : Verdict::Success, elapsed});
   }
-  nlohmann::json out{{"instance", o.instance}, {"calls", calls}, {"refused", refused}, {"trial_count", trials}};
+  nlohmann::json out{{"instance", o.instance}, {"calls", calls}, {"refused", refused}, {"trial_count", trials},
+                     {"first_refused_us", first_refused_us}};
 #ifdef CB_WITH_FLEET
   if (breaker.shared) {
     const fleet::FleetStatus s = breaker.shared->status();

@@ -15,8 +15,8 @@ Result<void> check_ms(const char* field, Duration d, Duration lo, Duration hi) {
 }
 
 bool name_char(char ch) {
-  return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
-         ch == '-' || ch == '.' || ch == ':';
+  return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '-' ||
+         ch == '.' || ch == ':';
 }
 
 }  // namespace
@@ -29,10 +29,12 @@ Result<std::string> fleet_rules(const BreakerOptions& breaker, const FleetOption
   if (fleet.name.empty() || fleet.name.size() > 100)
     return Error{"fleet.name: expected 1-100 characters, got " + std::to_string(fleet.name.size())};
   for (char ch : fleet.name)
-    if (!name_char(ch)) return Error{"fleet.name: expected letters, digits and _ - . : only, got \"" + fleet.name + "\""};
+    if (!name_char(ch))
+      return Error{"fleet.name: expected letters, digits and _ - . : only, got \"" + fleet.name + "\""};
   if (fleet.instance.size() > 200) return Error{"fleet.instance: expected at most 200 characters"};
   for (char ch : fleet.instance)
-    if (!name_char(ch)) return Error{"fleet.instance: expected letters, digits and _ - . : only, got \"" + fleet.instance + "\""};
+    if (!name_char(ch))
+      return Error{"fleet.instance: expected letters, digits and _ - . : only, got \"" + fleet.instance + "\""};
   const TripOptions& trip = breaker.trip;
   // A fleet's calls have no one order, so "N failures in a row" means nothing across it.
   if (trip.consecutive_failures > 0)

@@ -22,8 +22,7 @@ std::uint64_t rank_hash(const std::string& instance, std::uint64_t key) {
 
 }  // namespace
 
-bool ranks_first(const std::string& instance, const std::vector<std::string>& members, std::uint64_t key,
-                 int permits) {
+bool ranks_first(const std::string& instance, const std::vector<std::string>& members, std::uint64_t key, int permits) {
   const auto mine = std::make_tuple(rank_hash(instance, key), instance);
   int ahead = 0;
   for (const std::string& m : members) {

@@ -59,8 +59,7 @@ RedisReply convert(const redisReply& r) {
       out.elements.reserve(r.elements);
       for (std::size_t i = 0; i < r.elements; ++i) out.elements.push_back(convert(*r.element[i]));
       break;
-    default:
-      break;
+    default: break;
   }
   return out;
 }
@@ -137,8 +136,8 @@ Result<RedisReply> RedisLink::command(const std::vector<std::string>& argv) {
     args.push_back(a.c_str());
     lengths.push_back(a.size());
   }
-  auto* reply = static_cast<redisReply*>(
-      redisCommandArgv(c_, static_cast<int>(args.size()), args.data(), lengths.data()));
+  auto* reply =
+      static_cast<redisReply*>(redisCommandArgv(c_, static_cast<int>(args.size()), args.data(), lengths.data()));
   if (reply == nullptr) {
     // A timeout or a closed socket: whatever arrives later on this connection would answer
     // this command, not the next one, so the connection goes.

@@ -119,8 +119,8 @@ BreakerOptions local_rules(BreakerOptions o) {
 
 class SharedBreaker::Impl {
  public:
-  Impl(const BreakerOptions& breaker, FleetOptions fleet, std::string rules, RedisAddress address,
-       const Clock& clock, std::unique_ptr<CircuitBreaker> local)
+  Impl(const BreakerOptions& breaker, FleetOptions fleet, std::string rules, RedisAddress address, const Clock& clock,
+       std::unique_ptr<CircuitBreaker> local)
       : clock_(clock),
         lag_(clock.coarse_lag()),
         permits_(static_cast<int>(breaker.half_open.permitted_calls)),
@@ -158,8 +158,7 @@ class SharedBreaker::Impl {
     if ((w & kLocalMode) != 0) return acquire_local();
     const std::uint64_t gen = w & kGenerationMask;
     switch (state_of(w)) {
-      case State::Closed:
-        return {Decision::Permitted, {gen, State::Closed}};
+      case State::Closed: return {Decision::Permitted, {gen, State::Closed}};
       case State::Open: {
         const Duration::rep until = open_until_.load(std::memory_order_acquire);
         if ((clock_.coarse_now() + lag_).time_since_epoch().count() < until ||
@@ -312,7 +311,10 @@ class SharedBreaker::Impl {
     if ((p >> 16U) == gen) trials_.fetch_sub(1, std::memory_order_relaxed);
   }
 
+  // Refused calls in HALF_OPEN come on every thread at the call rate: a plain load first keeps
+  // them from writing the flag's cache line once it is set.
   void ask_for_permit() {
+    if (want_permit_.load(std::memory_order_relaxed)) return;
     if (!want_permit_.exchange(true, std::memory_order_acq_rel)) wake();
   }
 
@@ -518,7 +520,7 @@ class SharedBreaker::Impl {
   std::jthread reporter_;
 };
 
-Result<std::unique_ptr<SharedBreaker>> SharedBreaker::create(BreakerOptions breaker, FleetOptions fleet,
+Result<std::unique_ptr<SharedBreaker>> SharedBreaker::create(const BreakerOptions& breaker, FleetOptions fleet,
                                                              const Clock& clock, RandomSource* random) {
   auto rules = fleet_rules(breaker, fleet);
   if (!rules) return rules.error();

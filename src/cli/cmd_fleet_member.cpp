@@ -76,8 +76,7 @@ ExitCode run_fleet_member(const FleetMemberOptions& o) {
     std::cerr << "cb-lab fleet-member " << o.instance << ": " << m << '\n';
     return ExitCode::Usage;
   };
-  if (o.independent != o.shared.empty())
-    return fail("give --shared ADDRESS or --independent");
+  if (o.independent != o.shared.empty()) return fail("give --shared ADDRESS or --independent");
   std::optional<lab::ServerUrl> live;
   if (!o.live.empty()) {
     auto url = lab::parse_url(o.live);
@@ -114,7 +113,8 @@ ExitCode run_fleet_member(const FleetMemberOptions& o) {
   const Clock::time_point start = o.start_in_us >= 0 ? Clock::now() + std::chrono::microseconds{o.start_in_us}
                                                      : Clock::time_point{std::chrono::microseconds{o.start_us}};
   const auto since_start_ms = [&] {
-    return static_cast<double>(std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count()) / 1000.0;
+    return static_cast<double>(std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count()) /
+           1000.0;
   };
   long long calls = 0;
   long long refused = 0;
@@ -126,7 +126,8 @@ ExitCode run_fleet_member(const FleetMemberOptions& o) {
     const Admission a = breaker.try_acquire();
     if (!a) {
       if (refused++ == 0)
-        first_refused_us = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now().time_since_epoch()).count();
+        first_refused_us =
+            std::chrono::duration_cast<std::chrono::microseconds>(Clock::now().time_since_epoch()).count();
       continue;
     }
     ++calls;
@@ -138,8 +139,8 @@ ExitCode run_fleet_member(const FleetMemberOptions& o) {
     if (live) {
       const lab::HttpAnswer answer =
           lab::http_request(*live, "GET", down ? "/always500" : "/fast", std::chrono::milliseconds{1000});
-      failed = o.always_fail || answer.observation.origin != classify::Origin::Response ||
-               answer.observation.status >= 500;
+      failed =
+          o.always_fail || answer.observation.origin != classify::Origin::Response || answer.observation.status >= 500;
     }
     const auto elapsed = std::chrono::duration_cast<Duration>(Clock::now() - t0);
     if (a.ticket.admitted_in == State::HalfOpen) {
@@ -148,15 +149,19 @@ ExitCode run_fleet_member(const FleetMemberOptions& o) {
       // (Redis away) carries the local breaker's, marked.
       constexpr std::uint64_t kLocalTicket = std::uint64_t{1} << 62U;
       const bool local = (a.ticket.generation & kLocalTicket) != 0 || o.independent;
-      const nlohmann::json line{{"trial", {{"t_ms", since_start_ms()},
-                                           {"generation", a.ticket.generation & ~kLocalTicket},
-                                           {"local", local},
-                                           {"down", down}}}};
+      const nlohmann::json line{{"trial",
+                                 {{"t_ms", since_start_ms()},
+                                  {"generation", a.ticket.generation & ~kLocalTicket},
+                                  {"local", local},
+                                  {"down", down}}}};
       std::cout << line.dump() << std::endl;
     }
     breaker.record(a.ticket, {failed ? Verdict::Failure : Verdict::Success, elapsed});
   }
-  nlohmann::json out{{"instance", o.instance}, {"calls", calls}, {"refused", refused}, {"trial_count", trials},
+  nlohmann::json out{{"instance", o.instance},
+                     {"calls", calls},
+                     {"refused", refused},
+                     {"trial_count", trials},
                      {"first_refused_us", first_refused_us}};
 #ifdef CB_WITH_FLEET
   if (breaker.shared) {

@@ -16,15 +16,15 @@ class App;
 namespace cb::cli {
 
 struct FleetMemberOptions {
-  std::string shared;         // redis://HOST:PORT or unix:///PATH; empty with --independent
-  bool independent = false;   // a breaker of its own, with the cool-down's jitter
+  std::string shared;        // redis://HOST:PORT or unix:///PATH; empty with --independent
+  bool independent = false;  // a breaker of its own, with the cool-down's jitter
   std::string name = "checkout";
   std::string instance;
-  long long start_us = 0;     // on CLOCK_MONOTONIC, the same in every process of the machine
-  long long start_in_us = -1; // instead: this long after the process starts (its clock may be faked)
-  long long first_us = 0;     // this instance's first call, after start
-  long long down_from_us = 0; // the downstream fails from start + down_from ...
-  long long down_us = 0;      // ... for this long
+  long long start_us = 0;      // on CLOCK_MONOTONIC, the same in every process of the machine
+  long long start_in_us = -1;  // instead: this long after the process starts (its clock may be faked)
+  long long first_us = 0;      // this instance's first call, after start
+  long long down_from_us = 0;  // the downstream fails from start + down_from ...
+  long long down_us = 0;       // ... for this long
   long long run_us = 0;
   long long every_us = 0;
   long long cooldown_us = 0;
@@ -34,8 +34,8 @@ struct FleetMemberOptions {
   long long report_every_us = 75'000;
   long long lease_us = 2'000'000;
   long long degrade_after_us = 500'000;
-  std::string live;           // a flaky server: /always500 while down, /fast after
-  bool always_fail = false;   // this instance's own path to the downstream is broken
+  std::string live;          // a flaky server: /always500 while down, /fast after
+  bool always_fail = false;  // this instance's own path to the downstream is broken
   int quorum = 1;
 };
 

@@ -86,20 +86,23 @@ Result<std::array<std::vector<nlohmann::json>, 2>> run_members(const lab::FleetS
   } remove{dir};
   // Time for forty processes to start before the first call: the same instant in each.
   const auto start = std::chrono::steady_clock::now() + std::chrono::milliseconds{500};
-  const long long start_us =
-      std::chrono::duration_cast<microseconds>(start.time_since_epoch()).count();
+  const long long start_us = std::chrono::duration_cast<microseconds>(start.time_since_epoch()).count();
   const std::string name = "scene-fleet-" + std::to_string(::getpid()) + "-" + std::to_string(start_us);
   std::vector<Member> members;
   for (int k = 0; k < 2 * spec.instances; ++k) {
     const bool shared = k < spec.instances;
     const int i = k % spec.instances;
-    std::vector<std::string> args{"cb-lab", "fleet-member", "--instance", "checkout-" + std::to_string(i),
-                                  "--name", name, "--start-us", std::to_string(start_us), "--first-us",
-                                  std::to_string(spread * i / spec.instances), "--down-us", std::to_string(down),
-                                  "--run-us", std::to_string(run), "--every-us", std::to_string(every),
-                                  "--cooldown-us", std::to_string(cooldown), "--permits",
-                                  std::to_string(breaker.half_open.permitted_calls),
-                                  "--seed", std::to_string(spec.seed * 1000 + static_cast<std::uint64_t>(i))};
+    std::vector<std::string> args{"cb-lab",        "fleet-member",
+                                  "--instance",    "checkout-" + std::to_string(i),
+                                  "--name",        name,
+                                  "--start-us",    std::to_string(start_us),
+                                  "--first-us",    std::to_string(spread * i / spec.instances),
+                                  "--down-us",     std::to_string(down),
+                                  "--run-us",      std::to_string(run),
+                                  "--every-us",    std::to_string(every),
+                                  "--cooldown-us", std::to_string(cooldown),
+                                  "--permits",     std::to_string(breaker.half_open.permitted_calls),
+                                  "--seed",        std::to_string(spec.seed * 1000 + static_cast<std::uint64_t>(i))};
     if (shared) {
       args.insert(args.end(), {"--shared", how.shared});
     } else {
@@ -199,8 +202,11 @@ std::string joined(const std::vector<int>& v) {
 }
 
 nlohmann::json to_json(const Figures& f) {
-  return {{"per_cooldown", f.per_cooldown}, {"max_per_cooldown", f.most()}, {"cooldowns", f.per_cooldown.size()},
-          {"trials", f.trials}, {"calls", f.calls}};
+  return {{"per_cooldown", f.per_cooldown},
+          {"max_per_cooldown", f.most()},
+          {"cooldowns", f.per_cooldown.size()},
+          {"trials", f.trials},
+          {"calls", f.calls}};
 }
 
 }  // namespace
@@ -215,9 +221,9 @@ Result<lab::SceneOutput> run_fleet_processes(const lab::FleetSpec& spec, const B
   const Figures o = independent_figures((*runs)[1], down_ms, cooldown_ms);
   lab::SceneOutput out;
   const std::string n = std::to_string(spec.instances);
-  out.lines.push_back(n + " processes sharing one breaker through " + how.shared + ": trials per cool-down: " +
-                      joined(s.per_cooldown) + "; at most " + std::to_string(s.most()) + " (permits " +
-                      std::to_string(breaker.half_open.permitted_calls) + ")");
+  out.lines.push_back(n + " processes sharing one breaker through " + how.shared +
+                      ": trials per cool-down: " + joined(s.per_cooldown) + "; at most " + std::to_string(s.most()) +
+                      " (permits " + std::to_string(breaker.half_open.permitted_calls) + ")");
   out.lines.push_back(n + " processes with a breaker each (jitter 0.50): trials per cool-down: " +
                       joined(o.per_cooldown) + "; at most " + std::to_string(o.most()));
   char scale[64];
@@ -227,8 +233,11 @@ Result<lab::SceneOutput> run_fleet_processes(const lab::FleetSpec& spec, const B
                       "; the rule each judges: half of at least 3 calls in 10 s)");
   nlohmann::json shared_json = to_json(s);
   shared_json["sync_failures"] = s.sync_failures;
-  out.data = {{"processes", spec.instances}, {"scale", how.scale}, {"live", !how.live.empty()},
-              {"shared", shared_json}, {"independent", to_json(o)}};
+  out.data = {{"processes", spec.instances},
+              {"scale", how.scale},
+              {"live", !how.live.empty()},
+              {"shared", shared_json},
+              {"independent", to_json(o)}};
   return out;
 }
 

@@ -11,9 +11,9 @@
 namespace cb::cli {
 
 struct FleetProcessesRun {
-  std::string shared;  // the Redis the fleet shares
+  std::string shared;   // the Redis the fleet shares
   double scale = 0.02;  // real seconds per scene second: 10 minutes in 12 s
-  std::string live;    // the flaky server to call, or empty to simulate the outage
+  std::string live;     // the flaky server to call, or empty to simulate the outage
 };
 
 [[nodiscard]] Result<lab::SceneOutput> run_fleet_processes(const lab::FleetSpec& spec, const BreakerOptions& breaker,

@@ -28,9 +28,9 @@ using SteadyTime = std::chrono::steady_clock;
 constexpr long long kCooldownUs = 100'000;
 
 struct Figures {
-  int worst_shared = 0;         // the most trials any one generation (a HALF_OPEN) had
-  int shared_generations = 0;   // how many HALF_OPENs had trials
-  int worst_local = 0;          // the most local-rule trials in one cool-down-long stretch
+  int worst_shared = 0;        // the most trials any one generation (a HALF_OPEN) had
+  int shared_generations = 0;  // how many HALF_OPENs had trials
+  int worst_local = 0;         // the most local-rule trials in one cool-down-long stretch
   int local_trials = 0;
 };
 
@@ -38,16 +38,36 @@ class ChaosFleet {
  public:
   ChaosFleet(int n, int permits, long long run_us, long long degrade_after_us = 1'000'000)
       : start_(SteadyTime::now() + 500ms), n_(n) {
-    const long long start_us =
-        std::chrono::duration_cast<std::chrono::microseconds>(start_.time_since_epoch()).count();
+    const long long start_us = std::chrono::duration_cast<std::chrono::microseconds>(start_.time_since_epoch()).count();
     for (int i = 0; i < n; ++i) {
-      members_.push_back(std::make_unique<Process>(std::vector<std::string>{
-          CB_LAB_BIN, "fleet-member", "--shared", redis_.address(), "--name", "chaos", "--instance",
-          "c" + std::to_string(i), "--start-us", std::to_string(start_us), "--first-us", std::to_string(i * 100),
-          "--down-us", std::to_string(run_us), "--run-us", std::to_string(run_us), "--every-us", "2000",
-          "--cooldown-us", std::to_string(kCooldownUs), "--permits", std::to_string(permits), "--lease-us",
-          std::to_string(3 * kCooldownUs), "--degrade-after-us", std::to_string(degrade_after_us),
-          "--report-every-us", "50000"}));
+      members_.push_back(std::make_unique<Process>(std::vector<std::string>{CB_LAB_BIN,
+                                                                            "fleet-member",
+                                                                            "--shared",
+                                                                            redis_.address(),
+                                                                            "--name",
+                                                                            "chaos",
+                                                                            "--instance",
+                                                                            "c" + std::to_string(i),
+                                                                            "--start-us",
+                                                                            std::to_string(start_us),
+                                                                            "--first-us",
+                                                                            std::to_string(i * 100),
+                                                                            "--down-us",
+                                                                            std::to_string(run_us),
+                                                                            "--run-us",
+                                                                            std::to_string(run_us),
+                                                                            "--every-us",
+                                                                            "2000",
+                                                                            "--cooldown-us",
+                                                                            std::to_string(kCooldownUs),
+                                                                            "--permits",
+                                                                            std::to_string(permits),
+                                                                            "--lease-us",
+                                                                            std::to_string(3 * kCooldownUs),
+                                                                            "--degrade-after-us",
+                                                                            std::to_string(degrade_after_us),
+                                                                            "--report-every-us",
+                                                                            "50000"}));
     }
   }
 

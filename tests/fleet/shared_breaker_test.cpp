@@ -64,8 +64,8 @@ struct Fleet {
   }
   void set_redis_ms(long long ms) {
     redis_ms = ms;
-    auto r = admin.command({"HSET", "cbtest:clock", "sec", std::to_string(ms / 1000), "usec",
-                            std::to_string((ms % 1000) * 1000)});
+    auto r = admin.command(
+        {"HSET", "cbtest:clock", "sec", std::to_string(ms / 1000), "usec", std::to_string((ms % 1000) * 1000)});
     REQUIRE(r);
   }
   FleetOptions fleet_options(int i) const {
@@ -412,9 +412,9 @@ TEST_CASE("cb-lab scene fleet --shared: 20 processes send one trial a cool-down,
   TempDir dir;
   RedisServer redis(dir.path());
   // The scene's 10-minute outage in 3 s: a 150 ms cool-down, a call every 5 ms per process.
-  const testing::Ran ran = testing::run(
-      {CB_LAB_BIN, "scene", "fleet", "--shared", redis.address(), "--scale", "0.005", "--json"}, "", {},
-      std::chrono::seconds{120});
+  const testing::Ran ran =
+      testing::run({CB_LAB_BIN, "scene", "fleet", "--shared", redis.address(), "--scale", "0.005", "--json"}, "", {},
+                   std::chrono::seconds{120});
   REQUIRE_MESSAGE(ran.exit_code == 0, ran.err);
   const auto scene = nlohmann::json::parse(ran.out);
   const auto& run = scene["steps"][0]["results"][0]["processes_run"];

@@ -20,9 +20,9 @@ class RedisServer {
   RedisServer& operator=(const RedisServer&) = delete;
 
   void start() {
-    proc_ = std::make_unique<Process>(std::vector<std::string>{
-        CB_REDIS_SERVER, "--port", "0", "--unixsocket", socket(), "--save", "", "--appendonly", "no", "--logfile", "",
-        "--dir", dir_});
+    proc_ = std::make_unique<Process>(std::vector<std::string>{CB_REDIS_SERVER, "--port", "0", "--unixsocket", socket(),
+                                                               "--save", "", "--appendonly", "no", "--logfile", "",
+                                                               "--dir", dir_});
     // Redis says when it listens ("ready to accept connections at PATH"); reading its log is
     // waiting for that line, not for a time.
     while (auto line = proc_->read_line()) {

@@ -25,15 +25,15 @@
 namespace cb::fleet {
 
 struct FleetStatus {
-  State state = State::Closed;       // as this process acts on it
-  std::uint64_t generation = 0;      // the fleet's generation (Redis counts them)
-  bool local = false;                // Redis has not answered for degrade_after: local rules
-  std::uint64_t syncs = 0;           // round trips answered
-  std::uint64_t sync_failures = 0;   // round trips that failed or timed out
-  std::uint64_t trials = 0;          // trials this process was granted and sent
-  int permits_held = 0;              // granted for the current HALF_OPEN, not yet used
-  int members = 0;                   // instances the fleet heard from lately
-  std::string last_error;            // why the last failed round trip failed
+  State state = State::Closed;      // as this process acts on it
+  std::uint64_t generation = 0;     // the fleet's generation (Redis counts them)
+  bool local = false;               // Redis has not answered for degrade_after: local rules
+  std::uint64_t syncs = 0;          // round trips answered
+  std::uint64_t sync_failures = 0;  // round trips that failed or timed out
+  std::uint64_t trials = 0;         // trials this process was granted and sent
+  int permits_held = 0;             // granted for the current HALF_OPEN, not yet used
+  int members = 0;                  // instances the fleet heard from lately
+  std::string last_error;           // why the last failed round trip failed
 };
 
 class SharedBreaker {
@@ -41,8 +41,9 @@ class SharedBreaker {
   // Checks the options (errors name the field), connects and loads the function library if it
   // can; a Redis that is not there yet is not an error (the process starts on local rules and
   // joins when it answers). `clock` and `random` must outlive the breaker.
-  [[nodiscard]] static Result<std::unique_ptr<SharedBreaker>> create(BreakerOptions breaker, FleetOptions fleet,
-                                                                     const Clock& clock, RandomSource* random = nullptr);
+  [[nodiscard]] static Result<std::unique_ptr<SharedBreaker>> create(const BreakerOptions& breaker, FleetOptions fleet,
+                                                                     const Clock& clock,
+                                                                     RandomSource* random = nullptr);
   ~SharedBreaker();
   SharedBreaker(const SharedBreaker&) = delete;
   SharedBreaker& operator=(const SharedBreaker&) = delete;
@@ -66,7 +67,7 @@ class SharedBreaker {
 
 // Whether `instance` is among the first `permits` of `members` for a cool-down: each ranks by a
 // hash of (name, key), so every process computes the same order without asking anyone.
-[[nodiscard]] bool ranks_first(const std::string& instance, const std::vector<std::string>& members,
-                               std::uint64_t key, int permits);
+[[nodiscard]] bool ranks_first(const std::string& instance, const std::vector<std::string>& members, std::uint64_t key,
+                               int permits);
 
 }  // namespace cb::fleet

@@ -20,7 +20,7 @@ struct SceneOptions {
   std::string duration;
   std::string server;
   std::optional<std::uint64_t> seed;
-  std::string html;  // also draw the scene as a page here
+  std::string html;    // also draw the scene as a page here
   std::string shared;  // fleet: also run real processes sharing a breaker through this Redis
 };
 

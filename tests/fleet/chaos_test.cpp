@@ -97,6 +97,8 @@ class ChaosFleet {
     for (const auto& [g, k] : per_generation) f.worst_shared = std::max(f.worst_shared, k);
     f.shared_generations = static_cast<int>(per_generation.size());
     for (const auto& [s, k] : local_per_stretch) f.worst_local = std::max(f.worst_local, k);
+    MESSAGE("worst shared " << f.worst_shared << " over " << f.shared_generations << " HALF_OPENs; local trials "
+                            << f.local_trials << ", worst local " << f.worst_local);
     return f;
   }
 
@@ -115,8 +117,6 @@ TEST_CASE("kill -9 of five members, some holding permits: never more than M tria
     fleet.kill(k * 3);
   }
   const Figures f = fleet.finish();
-  MESSAGE("worst shared " << f.worst_shared << " over " << f.shared_generations << " HALF_OPENs; local trials "
-                          << f.local_trials << ", worst local " << f.worst_local);
   CHECK(f.worst_shared <= 3);
   CHECK(f.worst_shared >= 1);
   CHECK(f.shared_generations >= 10);  // the fleet went on trying after the kills
@@ -130,8 +130,6 @@ TEST_CASE("Redis restarted mid-outage (its state lost): still at most M trials a
   fleet.at(1600ms);
   fleet.redis().start();
   const Figures f = fleet.finish();
-  MESSAGE("worst shared " << f.worst_shared << " over " << f.shared_generations << " HALF_OPENs; local trials "
-                          << f.local_trials << ", worst local " << f.worst_local);
   CHECK(f.worst_shared == 1);
   CHECK(f.shared_generations >= 10);
   CHECK(f.local_trials == 0);  // back within the 1 s the members wait before going local
@@ -144,8 +142,6 @@ TEST_CASE("Redis stopped for five cool-downs: the members go local and about M o
   fleet.at(2000ms);
   fleet.redis().resume();
   const Figures f = fleet.finish();
-  MESSAGE("worst shared " << f.worst_shared << " over " << f.shared_generations << " HALF_OPENs; local trials "
-                          << f.local_trials << ", worst local " << f.worst_local);
   CHECK(f.worst_shared <= 3);
   CHECK(f.local_trials >= 1);
   // The ranking lets M instances try in each local cool-down; a stretch of the clock may hold

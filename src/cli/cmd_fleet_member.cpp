@@ -100,7 +100,9 @@ ExitCode run_fleet_member(const FleetMemberOptions& o) {
     f.report_every = Duration{o.report_every_us / 1000 * 1000};
     f.lease = Duration{o.lease_us / 1000 * 1000};
     f.degrade_after = Duration{o.degrade_after_us / 1000 * 1000};
-    f.redis_timeout = std::min(Duration{100'000}, f.degrade_after);
+    // A scene runs 40 processes on whatever machine it is given: a Redis answer may wait for
+    // the CPU, so a longer bound than the library's 100 ms default.
+    f.redis_timeout = std::min(Duration{250'000}, f.degrade_after);
     f.quorum = o.quorum;
     auto b = fleet::SharedBreaker::create(options, f, clock, &random);
     if (!b) return fail(b.error().message);
@@ -169,6 +171,7 @@ ExitCode run_fleet_member(const FleetMemberOptions& o) {
     out["syncs"] = s.syncs;
     out["sync_failures"] = s.sync_failures;
     out["local"] = s.local;
+    if (!s.last_error.empty()) out["last_error"] = s.last_error;
   }
 #endif
   std::cout << out.dump() << std::endl;

@@ -57,6 +57,7 @@ struct Figures {
   long long trials = 0;
   long long calls = 0;
   long long sync_failures = 0;
+  long long local_trials = 0;  // sent on local rules while Redis did not answer
   [[nodiscard]] int most() const {
     return per_cooldown.empty() ? 0 : *std::max_element(per_cooldown.begin(), per_cooldown.end());
   }
@@ -167,6 +168,12 @@ Figures shared_figures(const std::vector<nlohmann::json>& members, double down_m
     f.sync_failures += m.value("sync_failures", 0LL);
     for (const auto& t : m["trials"]) {
       if (t["t_ms"].get<double>() >= down_ms) continue;
+      // A trial on local rules (Redis did not answer) carries its own breaker's generation,
+      // which says nothing of the fleet's: counted apart.
+      if (t.value("local", false)) {
+        ++f.local_trials;
+        continue;
+      }
       ++f.trials;
       ++per_generation[t["generation"].get<std::uint64_t>()];
     }
@@ -223,7 +230,11 @@ Result<lab::SceneOutput> run_fleet_processes(const lab::FleetSpec& spec, const B
   const std::string n = std::to_string(spec.instances);
   out.lines.push_back(n + " processes sharing one breaker through " + how.shared +
                       ": trials per cool-down: " + joined(s.per_cooldown) + "; at most " + std::to_string(s.most()) +
-                      " (permits " + std::to_string(breaker.half_open.permitted_calls) + ")");
+                      " (permits " + std::to_string(breaker.half_open.permitted_calls) + ")" +
+                      (s.local_trials > 0 ? "; " + std::to_string(s.local_trials) +
+                                                " more on local rules while Redis did not answer (" +
+                                                std::to_string(s.sync_failures) + " round trips failed)"
+                                          : ""));
   out.lines.push_back(n + " processes with a breaker each (jitter 0.50): trials per cool-down: " +
                       joined(o.per_cooldown) + "; at most " + std::to_string(o.most()));
   char scale[64];
@@ -233,6 +244,7 @@ Result<lab::SceneOutput> run_fleet_processes(const lab::FleetSpec& spec, const B
                       "; the rule each judges: half of at least 3 calls in 10 s)");
   nlohmann::json shared_json = to_json(s);
   shared_json["sync_failures"] = s.sync_failures;
+  shared_json["local_trials"] = s.local_trials;
   out.data = {{"processes", spec.instances},
               {"scale", how.scale},
               {"live", !how.live.empty()},

@@ -225,6 +225,39 @@ std::string fleet(const json& r, const json& run) {
   return svg(240, "trials reaching payments per second", s);
 }
 
+// fleet --shared: trials in each cool-down, fleet-wide, for the processes that share one breaker
+// and for those with one each, on one scale.
+std::string per_cooldown(const json& figures, double most, const std::string& title) {
+  Plot p;
+  const json& counts = figures["per_cooldown"];
+  p.xmax = std::max(1.0, static_cast<double>(counts.size()));
+  p.ymax = most * 1.1;
+  std::string s = axes(p, "cool-downs into the outage", "trials in that cool-down");
+  const double w = std::max(1.0, p.x(1) - p.x(0) - 2);
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    const int n = counts[i].get<int>();
+    const auto at = static_cast<double>(i);
+    s += "<rect class=\"trials\" data-cooldown=\"" + std::to_string(i) + "\" data-trials=\"" + std::to_string(n) +
+         "\" x=\"" + num(p.x(at) + 1) + "\" y=\"" + num(p.y(n)) + "\" width=\"" + num(w) + "\" height=\"" +
+         num(p.y1 - p.y(n)) + "\"><title>cool-down " + std::to_string(i + 1) + ": " + std::to_string(n) +
+         (n == 1 ? " trial" : " trials") + "</title></rect>";
+  }
+  return svg(240, title, s);
+}
+
+std::string fleet_processes(const json& run) {
+  double most = 1;
+  for (const char* which : {"shared", "independent"})
+    for (const json& c : run[which]["per_cooldown"]) most = std::max(most, c.get<double>());
+  const std::string n = std::to_string(run["processes"].get<int>());
+  return "<h3>" + n + " real processes sharing one breaker through Redis: at most " +
+         std::to_string(run["shared"]["max_per_cooldown"].get<int>()) + " trials in a cool-down</h3>" +
+         per_cooldown(run["shared"], most, "trials per cool-down, shared breaker") + "<h3>" + n +
+         " real processes with a breaker each (jitter 0.5): at most " +
+         std::to_string(run["independent"]["max_per_cooldown"].get<int>()) + " in a cool-down</h3>" +
+         per_cooldown(run["independent"], most, "trials per cool-down, a breaker each");
+}
+
 std::string scene_css() {
   return R"(.axis{stroke:#333}.tick{stroke:#333}.grid{stroke:#e3e3e3}.small{font-size:10px}.rowlabel{font-size:11px;fill:#333}
 .charge.answered rect{fill:#2e7d32}.charge.waited rect{fill:url(#hatch);stroke:#b71c1c}.charge .cross{stroke:#b71c1c;stroke-width:2}
@@ -287,6 +320,7 @@ std::string scene_page(const json& scene) {
           body += "<h3>jitter " + num(run["jitter"].get<double>(), 2) + ": " +
                   std::to_string(run["trials"].get<int>()) + " trials, at most " +
                   std::to_string(run["max_in_one_second"].get<int>()) + " in one second</h3>" + fleet(r, run);
+        if (r.contains("processes_run")) body += fleet_processes(r["processes_run"]);
       }
     }
     body += "</section>";

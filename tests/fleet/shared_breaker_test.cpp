@@ -5,7 +5,10 @@
 #include <doctest/doctest.h>
 
 #include <memory>
+#include <map>
+#include <mutex>
 #include <set>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -406,6 +409,53 @@ TEST_CASE("ranking: every process computes the same first places, and they move"
     CHECK(first == 3);
   }
   CHECK(ever_first.size() >= 15);
+}
+
+TEST_CASE("threads calling on two members while their reporters talk to Redis: at most M trials a HALF_OPEN") {
+  // Real time (a 20 ms cool-down, reports every 5 ms) and the real library: what this checks is
+  // the threads, under TSan in CI; the count holds whatever the timing.
+  TempDir dir;
+  RedisServer redis(dir.path());
+  SteadyClock clock;
+  BreakerOptions o = rules(2);
+  o.cooldown.base = 20ms;
+  std::vector<std::unique_ptr<SharedBreaker>> members;
+  for (int i = 0; i < 2; ++i) {
+    FleetOptions f;
+    f.address = redis.address();
+    f.name = "threads";
+    f.instance = "t" + std::to_string(i);
+    f.report_every = 5ms;
+    f.lease = 200ms;
+    auto b = SharedBreaker::create(o, f, clock);
+    REQUIRE(b);
+    members.push_back(std::move(*b));
+  }
+  std::mutex mu;
+  std::map<std::uint64_t, int> trials;  // per HALF_OPEN generation
+  std::vector<std::thread> threads;
+  const auto until = std::chrono::steady_clock::now() + 1s;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      SharedBreaker& b = *members[static_cast<std::size_t>(t % 2)];
+      while (std::chrono::steady_clock::now() < until) {
+        const Admission a = b.try_acquire();
+        if (!a) continue;
+        if (a.ticket.admitted_in == State::HalfOpen) {
+          std::lock_guard lock(mu);
+          ++trials[a.ticket.generation];
+        }
+        (void)b.record(a.ticket, {Verdict::Failure, Duration{100}});
+        (void)b.status();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  int most = 0;
+  for (const auto& [gen, n] : trials) most = std::max(most, n);
+  MESSAGE(trials.size() << " HALF_OPENs with trials, at most " << most);
+  CHECK(most <= 2);
+  CHECK(trials.size() >= 5);
 }
 
 TEST_CASE("cb-lab scene fleet --shared: 20 processes send one trial a cool-down, 20 with their own send many") {

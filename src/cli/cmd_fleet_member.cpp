@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include <unistd.h>
+
 #include "cb/breaker/breaker.h"
 #include "cb/breaker/cooldown.h"
 #include "cb/lab/http_call.h"
@@ -53,6 +55,7 @@ CLI::App* setup_fleet_member(CLI::App& app, FleetMemberOptions& o) {
   cmd->add_option("--instance", o.instance)->required();
   auto* start = cmd->add_option("--start-us", o.start_us);
   cmd->add_option("--start-in-us", o.start_in_us)->excludes(start)->check(CLI::Range(0LL, 60'000'000LL));
+  cmd->add_flag("--start-from-stdin", o.start_from_stdin)->excludes(start);
   cmd->add_flag("--always-fail", o.always_fail);
   cmd->add_option("--quorum", o.quorum)->check(CLI::Range(1, 10000));
   cmd->add_option("--first-us", o.first_us)->check(CLI::NonNegativeNumber);
@@ -112,8 +115,17 @@ ExitCode run_fleet_member(const FleetMemberOptions& o) {
 #endif
   }
 
+  long long start_us = o.start_us;
+  if (o.start_from_stdin) {
+    // The scene starts forty processes; a slow machine (or a sanitizer build) takes a second
+    // or more for all of them to come up. Each says it is ready (a byte on fd 3) with its
+    // breaker made, and the scene sends every one the same start once all have.
+    if (::write(3, "r", 1) != 1) return fail("fd 3: cannot say ready");
+    ::close(3);
+    if (!(std::cin >> start_us)) return fail("stdin: expected the start on CLOCK_MONOTONIC in microseconds");
+  }
   const Clock::time_point start = o.start_in_us >= 0 ? Clock::now() + std::chrono::microseconds{o.start_in_us}
-                                                     : Clock::time_point{std::chrono::microseconds{o.start_us}};
+                                                     : Clock::time_point{std::chrono::microseconds{start_us}};
   const auto since_start_ms = [&] {
     return static_cast<double>(std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count()) /
            1000.0;

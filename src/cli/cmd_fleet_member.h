@@ -20,11 +20,12 @@ struct FleetMemberOptions {
   bool independent = false;  // a breaker of its own, with the cool-down's jitter
   std::string name = "checkout";
   std::string instance;
-  long long start_us = 0;      // on CLOCK_MONOTONIC, the same in every process of the machine
-  long long start_in_us = -1;  // instead: this long after the process starts (its clock may be faked)
-  long long first_us = 0;      // this instance's first call, after start
-  long long down_from_us = 0;  // the downstream fails from start + down_from ...
-  long long down_us = 0;       // ... for this long
+  long long start_us = 0;         // on CLOCK_MONOTONIC, the same in every process of the machine
+  long long start_in_us = -1;     // instead: this long after the process starts (its clock may be faked)
+  bool start_from_stdin = false;  // instead: say "ready" on fd 3, then read the start from stdin
+  long long first_us = 0;         // this instance's first call, after start
+  long long down_from_us = 0;     // the downstream fails from start + down_from ...
+  long long down_us = 0;          // ... for this long
   long long run_us = 0;
   long long every_us = 0;
   long long cooldown_us = 0;

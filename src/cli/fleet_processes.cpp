@@ -2,6 +2,8 @@
 #include "fleet_processes.h"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,17 +27,23 @@ using std::chrono::microseconds;
 
 struct Member {
   pid_t pid = -1;
+  int start_fd = -1;  // its stdin: the start goes there once every member is ready
   std::string out;
   std::string err;
 };
 
-Result<Member> spawn_member(const std::vector<std::string>& args, const std::string& dir, int i) {
+// The member says it is ready on fd 3 (`ready_fd`, shared by all) and reads its start on stdin.
+Result<Member> spawn_member(const std::vector<std::string>& args, const std::string& dir, int i, int ready_fd) {
   Member m;
   m.out = dir + "/" + std::to_string(i) + ".json";
   m.err = dir + "/" + std::to_string(i) + ".err";
+  int start[2];
+  if (::pipe2(start, O_CLOEXEC) != 0) return Error{std::string("pipe: ") + std::strerror(errno)};
+  m.start_fd = start[1];
   posix_spawn_file_actions_t files;
   posix_spawn_file_actions_init(&files);
-  posix_spawn_file_actions_addopen(&files, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&files, start[0], 0);
+  posix_spawn_file_actions_adddup2(&files, ready_fd, 3);
   posix_spawn_file_actions_addopen(&files, 1, m.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_addopen(&files, 2, m.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   std::vector<char*> argv;
@@ -43,7 +51,11 @@ Result<Member> spawn_member(const std::vector<std::string>& args, const std::str
   argv.push_back(nullptr);
   const int rc = posix_spawn(&m.pid, "/proc/self/exe", &files, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&files);
-  if (rc != 0) return Error{std::string("cannot start a fleet member: ") + std::strerror(rc)};
+  ::close(start[0]);
+  if (rc != 0) {
+    ::close(m.start_fd);
+    return Error{std::string("cannot start a fleet member: ") + std::strerror(rc)};
+  }
   return m;
 }
 
@@ -85,39 +97,83 @@ Result<std::array<std::vector<nlohmann::json>, 2>> run_members(const lab::FleetS
       std::filesystem::remove_all(path, ec);
     }
   } remove{dir};
-  // Time for forty processes to start before the first call: the same instant in each.
-  const auto start = std::chrono::steady_clock::now() + std::chrono::milliseconds{500};
-  const long long start_us = std::chrono::duration_cast<microseconds>(start.time_since_epoch()).count();
-  const std::string name = "scene-fleet-" + std::to_string(::getpid()) + "-" + std::to_string(start_us);
+  int ready[2];
+  if (::pipe2(ready, O_CLOEXEC) != 0) return Error{std::string("pipe: ") + std::strerror(errno)};
+  const long long made_us =
+      std::chrono::duration_cast<microseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  const std::string name = "scene-fleet-" + std::to_string(::getpid()) + "-" + std::to_string(made_us);
   std::vector<Member> members;
   for (int k = 0; k < 2 * spec.instances; ++k) {
     const bool shared = k < spec.instances;
     const int i = k % spec.instances;
-    std::vector<std::string> args{"cb-lab",        "fleet-member",
-                                  "--instance",    "checkout-" + std::to_string(i),
-                                  "--name",        name,
-                                  "--start-us",    std::to_string(start_us),
-                                  "--first-us",    std::to_string(spread * i / spec.instances),
-                                  "--down-us",     std::to_string(down),
-                                  "--run-us",      std::to_string(run),
-                                  "--every-us",    std::to_string(every),
-                                  "--cooldown-us", std::to_string(cooldown),
-                                  "--permits",     std::to_string(breaker.half_open.permitted_calls),
-                                  "--seed",        std::to_string(spec.seed * 1000 + static_cast<std::uint64_t>(i))};
+    std::vector<std::string> args{"cb-lab",
+                                  "fleet-member",
+                                  "--instance",
+                                  "checkout-" + std::to_string(i),
+                                  "--name",
+                                  name,
+                                  "--start-from-stdin",
+                                  "--first-us",
+                                  std::to_string(spread * i / spec.instances),
+                                  "--down-us",
+                                  std::to_string(down),
+                                  "--run-us",
+                                  std::to_string(run),
+                                  "--every-us",
+                                  std::to_string(every),
+                                  "--cooldown-us",
+                                  std::to_string(cooldown),
+                                  "--permits",
+                                  std::to_string(breaker.half_open.permitted_calls),
+                                  "--seed",
+                                  std::to_string(spec.seed * 1000 + static_cast<std::uint64_t>(i))};
     if (shared) {
       args.insert(args.end(), {"--shared", how.shared});
     } else {
       args.insert(args.end(), {"--independent", "--jitter", "0.5"});
     }
     if (!how.live.empty()) args.insert(args.end(), {"--live", how.live});
-    auto m = spawn_member(args, dir, k);
+    auto m = spawn_member(args, dir, k, ready[1]);
     if (!m) {
-      for (const Member& started : members) ::kill(started.pid, SIGKILL);
-      for (const Member& started : members) ::waitpid(started.pid, nullptr, 0);
+      ::close(ready[0]);
+      ::close(ready[1]);
+      for (const Member& started : members) {
+        ::close(started.start_fd);
+        ::kill(started.pid, SIGKILL);
+        ::waitpid(started.pid, nullptr, 0);
+      }
       return m.error();
     }
     members.push_back(*m);
   }
+  // Every member ready (or gone: its end of the pipe closes with it), then one start for all,
+  // the same instant in each.
+  ::close(ready[1]);
+  std::size_t heard = 0;
+  const auto ready_by = std::chrono::steady_clock::now() + std::chrono::seconds{60};
+  while (heard < members.size() && std::chrono::steady_clock::now() < ready_by) {
+    pollfd p{ready[0], POLLIN, 0};
+    if (::poll(&p, 1, 1000) <= 0) continue;
+    char bytes[64];
+    const ssize_t n = ::read(ready[0], bytes, sizeof bytes);
+    if (n <= 0) break;
+    heard += static_cast<std::size_t>(n);
+  }
+  ::close(ready[0]);
+  const auto start = std::chrono::steady_clock::now() + std::chrono::milliseconds{100};
+  const std::string start_line =
+      std::to_string(std::chrono::duration_cast<microseconds>(start.time_since_epoch()).count()) + "\n";
+  // A member that died meanwhile has closed its stdin: the write fails, and must not raise
+  // SIGPIPE here (it would end cb-lab itself).
+  struct sigaction ignore {};
+  struct sigaction before {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ignore, &before);
+  for (Member& m : members) {
+    (void)!::write(m.start_fd, start_line.data(), start_line.size());
+    ::close(m.start_fd);
+  }
+  ::sigaction(SIGPIPE, &before, nullptr);
   // Each ends on its own after the run; one that does not within 30 s more is stopped.
   const auto deadline = start + microseconds{run} + std::chrono::seconds{30};
   std::array<std::vector<nlohmann::json>, 2> out;

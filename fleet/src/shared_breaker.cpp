@@ -357,22 +357,35 @@ class SharedBreaker::Impl {
     while (!pending_.empty() && now - pending_.front().at >= fleet_.window) pending_.pop_front();
   }
 
-  // One FCALL; on "Function not found" (a restarted or failed-over Redis without our library)
-  // the library is loaded and the call made once more.
+  // One FCALL. The library is loaded first at this process's first round trip (REPLACE: this
+  // build's over whatever an older one left), and again on "Function not found" (a restarted
+  // or failed-over Redis without it), and the call made once more.
   Result<Answer> call(const std::vector<std::string>& argv) {
+    if (fleet_.load_functions && !loaded_) {
+      if (auto loaded = load_library(); !loaded) return loaded.error();
+    }
     for (int attempt = 0; attempt < 2; ++attempt) {
       Result<RedisReply> reply = link_.command(argv);
       if (!reply) return reply.error();
-      if (reply->kind == RedisReply::Kind::Error && reply->text.find("Function not found") != std::string::npos &&
-          attempt == 0) {
-        Result<RedisReply> loaded = link_.command({"FUNCTION", "LOAD", "REPLACE", std::string(kFleetLibrary)});
-        if (!loaded) return loaded.error();
-        if (loaded->kind == RedisReply::Kind::Error) return Error{"redis: FUNCTION LOAD: " + loaded->text};
-        continue;
+      if (reply->kind == RedisReply::Kind::Error && reply->text.find("Function not found") != std::string::npos) {
+        if (!fleet_.load_functions)
+          return Error{"redis: cb_fleet_v1_sync is not loaded (load fleet/redis/cb_fleet.lua, or set load_functions)"};
+        if (attempt == 0) {
+          if (auto loaded = load_library(); !loaded) return loaded.error();
+          continue;
+        }
       }
       return read_answer(*reply);
     }
     return Error{"redis: cb_fleet_v1_sync not found after FUNCTION LOAD"};
+  }
+
+  Result<void> load_library() {
+    Result<RedisReply> loaded = link_.command({"FUNCTION", "LOAD", "REPLACE", std::string(kFleetLibrary)});
+    if (!loaded) return loaded.error();
+    if (loaded->kind == RedisReply::Kind::Error) return Error{"redis: FUNCTION LOAD: " + loaded->text};
+    loaded_ = true;
+    return {};
   }
 
   void apply(const Answer& a, TimePoint now, bool asked) {
@@ -497,6 +510,7 @@ class SharedBreaker::Impl {
   std::array<std::array<std::uint64_t, kCounts>, 2> sent_{};
   std::uint64_t counts_gen_ = 1;
   std::uint64_t batch_seq_ = 0;
+  bool loaded_ = false;  // this process has loaded its library (once, at its first round trip)
   std::string token_;
   std::uint64_t exhausted_gen_ = 0;
   TimePoint last_answer_;

@@ -78,6 +78,7 @@ struct Fleet {
     f.instance = "i" + std::to_string(i);
     f.report_every = Duration{0};  // the test syncs
     f.redis_timeout = 50ms;
+    f.load_functions = false;  // the library with the test's clock, loaded above, stays
     return f;
   }
   SharedBreaker& add(const BreakerOptions& o, FleetOptions f, Duration offset = Duration{0}) {
@@ -233,6 +234,35 @@ TEST_CASE("a fleet whose members' options differ is refused, naming both") {
   CHECK((*other)->status().last_error.find("options differ from the fleet's") != std::string::npos);
 }
 
+TEST_CASE("at its first round trip a process loads its library over an older one of the same name") {
+  TempDir dir;
+  RedisServer redis(dir.path());
+  RedisLink admin(*parse_redis_address(redis.address()), 2s);
+  // An older build's library: the same names, an answer this build cannot read.
+  auto old =
+      admin.command({"FUNCTION", "LOAD",
+                     "#!lua name=cb_fleet\nredis.register_function('cb_fleet_v1_sync', function() return 1 end)"});
+  REQUIRE(old);
+  REQUIRE(old->kind == RedisReply::Kind::String);
+  ManualClock clock;
+  FleetOptions f;
+  f.address = redis.address();
+  f.name = "payments";
+  f.report_every = Duration{0};
+  auto b = SharedBreaker::create(rules(), f, clock);
+  REQUIRE(b);
+  CHECK((*b)->sync());
+  CHECK((*b)->status().last_error.empty());
+  // And a deployment that loads the library itself is told when it has not.
+  REQUIRE(admin.command({"FUNCTION", "FLUSH"}));
+  f.load_functions = false;
+  f.instance = "manual";
+  auto manual = SharedBreaker::create(rules(), f, clock);
+  REQUIRE(manual);
+  CHECK_FALSE((*manual)->sync());
+  CHECK((*manual)->status().last_error.find("is not loaded") != std::string::npos);
+}
+
 TEST_CASE("a result from before the fleet tripped is late and counts for nothing") {
   Fleet f;
   f.add_n(1, rules());
@@ -300,7 +330,9 @@ TEST_CASE("a report that timed out may still have run: it is not counted twice")
 
 TEST_CASE("a restarted Redis lost the library: it is loaded again on 'Function not found'") {
   Fleet f;
-  f.add_n(1, rules());
+  FleetOptions o = f.fleet_options(0);
+  o.load_functions = true;
+  f.add(rules(), o);
   f.redis.stop();
   CHECK_FALSE(f.members[0]->sync());
   f.redis.start();

@@ -38,6 +38,11 @@ struct FleetOptions {
   int buckets = 10;
   // An instance silent for this long leaves the member list.
   Duration member_ttl{5s};
+  // The function library (fleet/redis/cb_fleet.lua) is loaded with FUNCTION LOAD REPLACE when
+  // the process first reaches Redis, so a newer build's library replaces an older one, and
+  // again on "Function not found". Off when the deployment loads it itself (a Redis user
+  // that may not run FUNCTION): a missing library is then an error the status names.
+  bool load_functions = true;
 };
 
 // The fleet's rules as the Redis function reads them (13 numbers, "10000,10,..."), after

@@ -320,6 +320,9 @@ local function sync(keys, args)
     s.lease_until = now + c.lease_ms
   end
   save_state(keys[1], s)
+  -- A breaker nobody has called for a day has a state that means nothing any more (and the
+  -- scene makes a name per run): its keys go then.
+  for i = 1, 5 do redis.call('PEXPIRE', keys[i], 86400000) end
   local left = 0
   if s.st == 'o' then left = s['until'] - now end
   local list = {}

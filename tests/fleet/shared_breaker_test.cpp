@@ -141,6 +141,9 @@ TEST_CASE("the fleet trips on calls that no instance alone would trip on") {
   }
   f.sync_all();
   CHECK(f.fleet_state() == State::Open);
+  auto ttl = f.admin.command({"PTTL", "{cb:payments}:s"});
+  REQUIRE(ttl);
+  CHECK(ttl->integer > 86'000'000);  // the keys of a breaker nobody calls go after a day
   // The last to report learned it in its own answer; the others learn it on their next one.
   CHECK_FALSE(f.call(2, Verdict::Success));
   CHECK(f.call(0, Verdict::Success));

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "redis_link.h"
+
 namespace cb::fleet {
 namespace {
 
@@ -67,6 +69,17 @@ Result<std::string> fleet_rules(const BreakerOptions& breaker, const FleetOption
                 whole_ms(cd.base), cd.multiplier, whole_ms(cd.cap), cd.jitter, breaker.half_open.permitted_calls,
                 whole_ms(fleet.lease), whole_ms(fleet.member_ttl));
   return std::string(text);
+}
+
+Result<void> check_redis(const std::string& address, Duration timeout) {
+  auto parsed = parse_redis_address(address);
+  if (!parsed) return parsed.error();
+  RedisLink link(*parsed, timeout);
+  auto pong = link.command({"PING"});
+  if (!pong) return Error{"cannot reach Redis at " + address + ": " + pong.error().message};
+  if (pong->kind != RedisReply::Kind::Status || pong->text != "PONG")
+    return Error{"Redis at " + address + " answered PING with " + (pong->text.empty() ? "nothing" : pong->text)};
+  return {};
 }
 
 }  // namespace cb::fleet

@@ -12,6 +12,9 @@
 #include "cb/atomic_file.h"
 #include "lab_common.h"
 #include "fleet_processes.h"
+#ifdef CB_WITH_FLEET
+#include "cb/fleet/fleet_options.h"
+#endif
 #include "scene_page.h"
 
 namespace cb::cli {
@@ -61,6 +64,19 @@ ExitCode run_scene(const SceneOptions& o) {
                                : lab::scenarios_dir() + "/" + o.name + ".json";
   auto scenario = lab::load_scenario(path);
   if (!scenario) return fail(scenario.error().message);
+  if (!o.shared.empty()) {
+    bool has_fleet = false;
+    for (const auto& step : scenario->steps)
+      for (const auto& a : step.actions)
+        has_fleet = has_fleet || (a.scene && std::holds_alternative<lab::FleetSpec>(*a.scene));
+    if (!has_fleet) return fail("--shared: only a fleet scene runs processes, and " + path + " has none");
+#ifdef CB_WITH_FLEET
+    if (auto reached = fleet::check_redis(o.shared, std::chrono::seconds{2}); !reached)
+      return fail("--shared: " + reached.error().message);
+#else
+    return fail("--shared: this cb-lab was built without the fleet (install libhiredis-dev and build again)");
+#endif
+  }
   lab::SceneRun how;
   how.live = o.live;
   how.processes = !o.shared.empty();

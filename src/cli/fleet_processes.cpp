@@ -178,6 +178,7 @@ Result<std::array<std::vector<nlohmann::json>, 2>> run_members(const lab::FleetS
   const auto deadline = start + microseconds{run} + std::chrono::seconds{30};
   std::array<std::vector<nlohmann::json>, 2> out;
   std::string failures;
+  std::size_t failed = 0;
   for (std::size_t k = 0; k < members.size(); ++k) {
     const Member& m = members[k];
     int status = 0;
@@ -206,12 +207,16 @@ Result<std::array<std::vector<nlohmann::json>, 2>> run_members(const lab::FleetS
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !summary) {
       std::string why = slurp(m.err);
       if (!why.empty() && why.back() == '\n') why.pop_back();
-      failures += (failures.empty() ? "" : "; ") + (why.empty() ? "a member ended without its line" : why);
+      if (failures.empty()) failures = why.empty() ? "a member ended without its line" : why;
+      ++failed;
       continue;
     }
     out[k < static_cast<std::size_t>(spec.instances) ? 0 : 1].push_back(std::move(j));
   }
-  if (!failures.empty()) return Error{"fleet members failed: " + failures};
+  // One line: the first member's reason and how many failed (twenty of the same would bury it).
+  if (failed > 0)
+    return Error{std::to_string(failed) + " of " + std::to_string(members.size()) +
+                 " fleet members failed; the first: " + failures};
   return out;
 }
 

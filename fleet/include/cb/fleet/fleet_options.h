@@ -45,6 +45,11 @@ struct FleetOptions {
   bool load_functions = true;
 };
 
+// Whether `address` names a Redis (redis://HOST:PORT or unix:///PATH) that answers PING within
+// `timeout`: for programs that must not start a fleet against nothing (cb-lab scene --shared).
+// The error says which: the address's form, or what the connection met.
+[[nodiscard]] Result<void> check_redis(const std::string& address, Duration timeout);
+
 // The fleet's rules as the Redis function reads them (13 numbers, "10000,10,..."), after
 // checking that the breaker's options can be shared: an error names the field.
 [[nodiscard]] Result<std::string> fleet_rules(const BreakerOptions& breaker, const FleetOptions& fleet);

@@ -247,8 +247,9 @@ end
 --         (age_ms, calls, failures, slow, seq).
 --   Counts are added only if counts_generation is the current CLOSED one (a count made in an
 --   earlier state is late). want_permits > 0 asks for that many trial permits (HALF_OPEN).
--- Answers {state, generation, ms_left, permits_granted, members_count, cool-down_ms, members}
--- with state one of "closed", "open", "half_open" and members listed only when asked.
+-- Answers {state, generation, ms_left, permits_granted, members_count, cool-down_ms, members,
+-- now_ms} with state one of "closed", "open", "half_open", members listed only when asked, and
+-- Redis's time (processes count on from it when Redis is away, to agree on whose turn it is).
 local NAMES = {c = 'closed', o = 'open', h = 'half_open'}
 
 local function sync(keys, args)
@@ -327,7 +328,7 @@ local function sync(keys, args)
   if s.st == 'o' then left = s['until'] - now end
   local list = {}
   if nums.want_members > 0 then list = members(keys, c, now) end
-  return {NAMES[s.st], s.gen, left, granted, redis.call('HLEN', keys[4]), s.cd, list}
+  return {NAMES[s.st], s.gen, left, granted, redis.call('HLEN', keys[4]), s.cd, list, now}
 end
 
 -- For people and tools: the state hash as it is, never changed (allowed on replicas).

@@ -55,13 +55,15 @@ struct Answer {
   long long cooldown_ms = 0;
   bool has_members = false;
   std::vector<std::string> member_list;
+  long long redis_ms = 0;  // Redis's TIME when it answered
 };
 
 Result<Answer> read_answer(const RedisReply& r) {
   if (r.kind == RedisReply::Kind::Error) return Error{"redis: " + r.text};
   const auto& e = r.elements;
-  if (r.kind != RedisReply::Kind::Array || e.size() != 7 || e[0].kind != RedisReply::Kind::String)
-    return Error{"redis: cb_fleet_v1_sync answered something else than its 7 fields"};
+  if (r.kind != RedisReply::Kind::Array || e.size() != 8 || e[0].kind != RedisReply::Kind::String ||
+      e[7].kind != RedisReply::Kind::Integer)
+    return Error{"redis: cb_fleet_v1_sync answered something else than its 8 fields"};
   for (std::size_t i = 1; i <= 5; ++i)
     if (e[i].kind != RedisReply::Kind::Integer) return Error{"redis: cb_fleet_v1_sync: field " + std::to_string(i + 1)};
   Answer a;
@@ -79,6 +81,7 @@ Result<Answer> read_answer(const RedisReply& r) {
   a.granted = static_cast<int>(e[3].integer);
   a.members = static_cast<int>(e[4].integer);
   a.cooldown_ms = e[5].integer;
+  a.redis_ms = e[7].integer;
   if (e[6].kind == RedisReply::Kind::Array && !e[6].elements.empty()) {
     a.has_members = true;
     for (const RedisReply& m : e[6].elements) a.member_list.push_back(m.text);
@@ -126,6 +129,7 @@ class SharedBreaker::Impl {
         permits_(static_cast<int>(breaker.half_open.permitted_calls)),
         slow_after_(breaker.trip.slow_call_duration),
         slow_counts_(breaker.trip.slow_call_rate_percent.has_value()),
+        slot_ms_(std::max<long long>(1, breaker.cooldown.base.count() / 1000)),
         fleet_(std::move(fleet)),
         rules_(std::move(rules)),
         link_(std::move(address), fleet_.redis_timeout),
@@ -417,6 +421,8 @@ class SharedBreaker::Impl {
     last_cooldown_ms_ = a.cooldown_ms;
     word_.store(pack(a.state, a.generation), std::memory_order_release);
     std::lock_guard s(status_mu_);
+    redis_ms_ = a.redis_ms;
+    redis_ms_at_ = now;
     members_count_ = a.members;
     if (a.has_members) members_ = a.member_list;
     want_members_ = static_cast<std::size_t>(a.members) != members_.size();
@@ -446,11 +452,6 @@ class SharedBreaker::Impl {
       s.since = now - s.cooldown;
       (void)local_->restore(s);
     }
-    {
-      std::lock_guard lock(status_mu_);
-      degrade_gen_ = w & kGenerationMask;
-      local_gen_at_degrade_ = local_->status().generation;
-    }
     local_closed_gen_.store(w & kGenerationMask, std::memory_order_relaxed);
     word_.store(w | kLocalMode, std::memory_order_release);
   }
@@ -462,9 +463,14 @@ class SharedBreaker::Impl {
       bool first = true;
       {
         std::lock_guard lock(status_mu_);
-        // The same key in every instance that has made the same transitions since Redis went
-        // away: each one's local generation moves once a transition.
-        const std::uint64_t key = degrade_gen_ * 1'000'003ULL + (a.ticket.generation - local_gen_at_degrade_);
+        // Whose turn it is depends on which cool-down-long slot of Redis's time this is, as
+        // each instance reckons it: Redis's last TIME plus its own clock since. So instances
+        // that went to local rules at different moments, or made different transitions since,
+        // still agree (to within a round trip), as the chaos test on a loaded machine showed
+        // a key of "generations since" did not (14 trials in a slot for M = 3).
+        const long long redis_now =
+            redis_ms_ + std::chrono::duration_cast<std::chrono::milliseconds>(clock_.now() - redis_ms_at_).count();
+        const auto key = static_cast<std::uint64_t>(std::max(0LL, redis_now) / slot_ms_);
         std::vector<std::string> members = members_;
         if (members.empty()) members.push_back(fleet_.instance);
         first = ranks_first(fleet_.instance, members, key, permits_);
@@ -485,6 +491,7 @@ class SharedBreaker::Impl {
   const int permits_;
   const Duration slow_after_;
   const bool slow_counts_;
+  const long long slot_ms_;  // the ranking's slot: one cool-down (its base) of Redis's time
   FleetOptions fleet_;
   const std::string rules_;
   std::vector<std::string> keys_;
@@ -523,8 +530,8 @@ class SharedBreaker::Impl {
   std::vector<std::string> members_;  // guarded by status_mu_
   bool want_members_ = true;          // guarded by status_mu_
   std::string last_error_;            // guarded by status_mu_
-  std::uint64_t degrade_gen_ = 0;     // guarded by status_mu_
-  std::uint64_t local_gen_at_degrade_ = 0;
+  long long redis_ms_ = 0;            // guarded by status_mu_: Redis's TIME at the last answer
+  TimePoint redis_ms_at_{};           // guarded by status_mu_: when it came, on clock_
 
   std::unique_ptr<CircuitBreaker> local_;
 

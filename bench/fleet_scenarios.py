@@ -5,6 +5,7 @@ Every part starts a redis-server of its own on a unix socket in a temporary dire
 a JSON line per trial as it sends it ({"trial": {t_ms, generation, local, down}}) and one with
 its counts at the end.
 """
+import atexit
 import collections
 import json
 import os
@@ -27,6 +28,8 @@ class Redis:
         self.start()
 
     def start(self):
+        # Stopped by pid at the end even when a part fails half-way (a traceback).
+        atexit.register(self.stop)
         self.proc = subprocess.Popen(
             ["redis-server", "--port", "0", "--unixsocket", self.sock, "--save", "", "--appendonly", "no",
              "--logfile", "", "--dir", self.dir], stdout=subprocess.PIPE, text=True)
@@ -36,8 +39,9 @@ class Redis:
         threading.Thread(target=lambda out=self.proc.stdout: [None for _ in out], daemon=True).start()
 
     def stop(self):
-        self.proc.send_signal(signal.SIGCONT)
-        self.proc.kill()
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGCONT)
+            self.proc.kill()
         self.proc.wait()
 
     def cli(self, *args):

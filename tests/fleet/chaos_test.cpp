@@ -149,4 +149,25 @@ TEST_CASE("Redis stopped for five cool-downs: the members go local and about M o
   CHECK(f.worst_local <= 6);
 }
 
+// The scene itself: 40 cb-lab processes, 20 sharing one breaker.
+TEST_CASE("cb-lab scene fleet --shared: 20 processes send one trial a cool-down, 20 with their own send many") {
+  TempDir dir;
+  RedisServer redis(dir.path());
+  // The scene's 10-minute outage in 3 s: a 150 ms cool-down, a call every 5 ms per process.
+  const cb::testing::Ran ran =
+      cb::testing::run({CB_LAB_BIN, "scene", "fleet", "--shared", redis.address(), "--scale", "0.005", "--json"}, "",
+                       {}, std::chrono::seconds{120});
+  REQUIRE_MESSAGE(ran.exit_code == 0, ran.err);
+  const auto scene = nlohmann::json::parse(ran.out);
+  const auto& run = scene["steps"][0]["results"][0]["processes_run"];
+  CHECK(run["processes"] == 20);
+  const auto& shared = run["shared"];
+  CHECK(shared["max_per_cooldown"] == 1);
+  // 19 on an idle machine; fewer when a busy one starves Redis past the members' timeouts and
+  // they run on local rules for a while (counted apart, as local_trials).
+  CHECK(shared["cooldowns"].get<int>() >= 3);
+  CHECK(shared["trials"] == shared["cooldowns"]);
+  CHECK(run["independent"]["max_per_cooldown"].get<int>() >= 5);
+}
+
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "name_chars.h"
 #include "redis_link.h"
 
 namespace cb::fleet {
@@ -14,11 +15,6 @@ Result<void> check_ms(const char* field, Duration d, Duration lo, Duration hi) {
     return Error{std::string(field) + ": expected whole milliseconds from " + std::to_string(whole_ms(lo)) + " ms to " +
                  std::to_string(whole_ms(hi)) + " ms, got " + std::to_string(d.count()) + " us"};
   return {};
-}
-
-bool name_char(char ch) {
-  return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '-' ||
-         ch == '.' || ch == ':';
 }
 
 }  // namespace

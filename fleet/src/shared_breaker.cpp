@@ -15,6 +15,7 @@
 
 #include "cb/striped_counters.h"
 #include "fleet_library.h"
+#include "name_chars.h"
 #include "redis_link.h"
 
 namespace cb::fleet {
@@ -26,8 +27,6 @@ namespace {
 constexpr std::uint64_t kGenerationMask = (std::uint64_t{1} << 60U) - 1;
 constexpr unsigned kStateShift = 60;
 constexpr std::uint64_t kLocalMode = std::uint64_t{1} << 63U;
-// A ticket of the local breaker carries this bit, so record() knows whose it is.
-constexpr std::uint64_t kLocalTicket = std::uint64_t{1} << 62U;
 
 constexpr std::uint64_t pack(State s, std::uint64_t generation) {
   return (generation & kGenerationMask) | (static_cast<std::uint64_t>(s) << kStateShift);
@@ -103,8 +102,7 @@ std::string default_instance() {
   if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
   std::string name;
   for (const char* p = host; *p != '\0'; ++p)
-    if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '.')
-      name += *p;
+    if (name_char(*p)) name += *p;
   return (name.empty() ? "host" : name) + ":" + std::to_string(getpid());
 }
 
@@ -192,7 +190,7 @@ class SharedBreaker::Impl {
     if (ticket.generation == kRefused) return RecordEffect::Refused;
     const bool slow = slow_after_ > Duration{0} && result.elapsed > slow_after_;
     const std::uint64_t gen = word_.load(std::memory_order_acquire) & kGenerationMask;
-    if ((ticket.generation & kLocalTicket) != 0) {
+    if (is_local(ticket)) {
       // The local breaker judges it; the fleet's counts get it too, to be merged when Redis
       // answers again (if the fleet is still in the CLOSED state they were made in).
       const Ticket mine{ticket.generation & ~kLocalTicket, ticket.admitted_in};
@@ -222,7 +220,7 @@ class SharedBreaker::Impl {
 
   void release(const Ticket& ticket) {
     if (ticket.generation == kRefused) return;
-    if ((ticket.generation & kLocalTicket) != 0) {
+    if (is_local(ticket)) {
       local_->release({ticket.generation & ~kLocalTicket, ticket.admitted_in});
       return;
     }

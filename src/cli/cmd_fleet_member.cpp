@@ -161,13 +161,14 @@ ExitCode run_fleet_member(const FleetMemberOptions& o) {
       ++trials;
       // A trial of the shared breaker carries the fleet's generation; one of the local rules
       // (Redis away) carries the local breaker's, marked.
-      constexpr std::uint64_t kLocalTicket = std::uint64_t{1} << 62U;
-      const bool local = (a.ticket.generation & kLocalTicket) != 0 || o.independent;
-      const nlohmann::json line{{"trial",
-                                 {{"t_ms", since_start_ms()},
-                                  {"generation", a.ticket.generation & ~kLocalTicket},
-                                  {"local", local},
-                                  {"down", down}}}};
+      bool local = o.independent;
+      std::uint64_t generation = a.ticket.generation;
+#ifdef CB_WITH_FLEET
+      local = local || fleet::is_local(a.ticket);
+      generation &= ~fleet::kLocalTicket;
+#endif
+      const nlohmann::json line{
+          {"trial", {{"t_ms", since_start_ms()}, {"generation", generation}, {"local", local}, {"down", down}}}};
       std::cout << line.dump() << std::endl;
     }
     breaker.record(a.ticket, {failed ? Verdict::Failure : Verdict::Success, elapsed});

@@ -24,6 +24,11 @@
 
 namespace cb::fleet {
 
+// A ticket of the local rules (Redis away) carries this bit on its generation; without it the
+// generation is the fleet's (one HALF_OPEN's, for a trial).
+inline constexpr std::uint64_t kLocalTicket = std::uint64_t{1} << 62U;
+[[nodiscard]] constexpr bool is_local(const Ticket& t) noexcept { return (t.generation & kLocalTicket) != 0; }
+
 struct FleetStatus {
   State state = State::Closed;      // as this process acts on it
   std::uint64_t generation = 0;     // the fleet's generation (Redis counts them)

@@ -17,6 +17,7 @@
 #include "cb/flaky/server.h"
 #include "cb/grade/files.h"
 #include "cb/grade/lab_spec.h"
+#include "cb/sandbox/cgroup.h"
 #include "cb/sandbox/peer.h"
 #include "output_tail.h"
 
@@ -62,6 +63,8 @@ SandboxInfo sandbox_info(const sandbox::Containment& c) {
                   {"own_network", c.own_network},
                   {"seccomp", c.seccomp},
                   {"landlock_abi", c.landlock_abi},
+                  {"memory_bound", c.memory_bound()},
+                  {"no_cgroup_why", c.no_cgroup_why.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.no_cgroup_why)},
                   {"why", c.why.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.why)},
                   {"limits",
                    {{"memory_bytes",
@@ -92,7 +95,7 @@ ProgramRun program_run(const RunOutcome& ran, std::chrono::milliseconds limit) {
                     ran.timed_out,
                     std::chrono::duration<double>(limit).count(),
                     ran.limit_hit == sandbox::LimitHit::None ? "" : std::string(sandbox::to_string(ran.limit_hit)),
-                    sandbox::describe(ran.containment.limits, ran.limit_hit)};
+                    sandbox::describe(ran.containment.limits, ran.limit_hit, ran.containment.cgroup_version > 0)};
 }
 
 Result<void> copy_lab_files(const std::string& from, const std::string& to, const LabSpec& spec) {
@@ -179,6 +182,8 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
   }
   program.env = {"CB_SERVER=" + out.server_url, "CB_DIR=" + sandbox.visible_out(box)};
 
+  // The box's group is shared by all its programs: what this run cost is the difference.
+  const sandbox::CgroupCounts counted_before = box.cgroup() != nullptr ? box.cgroup()->counts() : sandbox::CgroupCounts{};
   const auto started = Clock::now();
   auto child = sandbox.start(box, program);
   ::close(pipe_fds[1]);
@@ -227,6 +232,15 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
   out.output_tail = tail.take();
   if (!out.timed_out && out.containment.kind != sandbox::Kind::None)
     out.limit_hit = sandbox::limit_hit(sandbox.policy().limits, status, child->cpu_used(), out.output_tail);
+  // The kernel's word beats what the program said: an out-of-memory kill leaves no message.
+  if (box.cgroup() != nullptr && !out.timed_out) {
+    const sandbox::CgroupCounts now = box.cgroup()->counts();
+    if (now.oom_kills > counted_before.oom_kills)
+      out.limit_hit = sandbox::LimitHit::Memory;
+    else if (now.pids_refused > counted_before.pids_refused && out.exit_code != 0 &&
+             out.limit_hit == sandbox::LimitHit::None)
+      out.limit_hit = sandbox::LimitHit::Processes;
+  }
   out.record = record_in(*server, server_options.record_capacity);
   server->stop();
   out.foreign_connections = peers->foreign.load();

@@ -55,7 +55,8 @@ TEST_CASE("sandbox limits: which limit a program ran into, from how it ended") {
   CHECK(limit_hit(l, 1 << 8, {}, "OSError: [Errno 24] Too many open files") == LimitHit::OpenFiles);
   CHECK(limit_hit(l, 0, {}, "all fine") == LimitHit::None);
   CHECK(describe(l, LimitHit::Cpu) == "the CPU-time limit (30 s a process)");
-  CHECK(describe(l, LimitHit::Memory) == "the memory limit (2 GiB of address space a process)");
+  CHECK(describe(l, LimitHit::Memory) == "the memory limit (2 GiB of data a process)");
+  CHECK(describe(l, LimitHit::Memory, true) == "the memory limit (2 GiB for the whole box, as the kernel counts it)");
 }
 
 TEST_CASE("sandbox modes: parsed by name") {

@@ -5,12 +5,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 
+#include "cb/sandbox/cgroup.h"
 #include "uid_lease.h"
 
 namespace cb::sandbox {
@@ -239,6 +241,17 @@ Result<std::unique_ptr<Box>> Box::make(const BoxOptions& o) {
     box->gid_ = static_cast<gid_t>(box->lease_->uid());
   }
   const bool chown = box->lease_ != nullptr;
+  if (o.cgroup) {
+    // A leased uid names the group: one left under that name is a dead grader's, replaced.
+    static std::atomic<unsigned> serial{0};
+    const std::string name = box->lease_ ? "box-" + std::to_string(box->uid_)
+                                         : "box-p" + std::to_string(::getpid()) + "-" + std::to_string(serial++);
+    auto group = BoxCgroup::make(name, o.memory_bytes, o.processes);
+    if (group)
+      box->cgroup_ = std::move(group).value();
+    else
+      box->no_cgroup_why_ = group.error().message;
+  }
 
   const char* tmpdir = std::getenv("TMPDIR");
   std::string pattern = std::string(tmpdir != nullptr && tmpdir[0] == '/' ? tmpdir : "/tmp") + "/cb-grade-box.XXXXXX";
@@ -272,8 +285,10 @@ Result<std::unique_ptr<Box>> Box::make(const BoxOptions& o) {
 }
 
 Box::~Box() {
-  // The fallback's programs have no PID namespace to end them: whatever still runs as the box's
-  // uid goes before its files do (the full sandbox's are gone already).
+  // The fallback's programs have no PID namespace to end them: whatever still runs in the box's
+  // group, or as its uid, goes before its files do (the full sandbox's are gone already).
+  if (cgroup_) cgroup_->kill_all();
+  cgroup_.reset();
   if (lease_) kill_uid(uid_);
   if (!base_.empty()) (void)remove_tree(base_);
 }

@@ -31,6 +31,7 @@ namespace cb::sandbox::jail {
 
 const char* step_name(Step step) noexcept {
   switch (step) {
+    case Step::Cgroup: return "joining the box's control group";
     case Step::Dumpable: return "making itself dumpable for its user namespace's maps";
     case Step::SetGroupsFile: return "writing /proc/self/setgroups";
     case Step::UidMap: return "writing /proc/self/uid_map";
@@ -261,6 +262,9 @@ void standard_streams(const Plan& plan) {
 }  // namespace
 
 void enter(const Plan& plan) noexcept {
+  // First, so that every page and process from here on is the box's.
+  for (const int fd : plan.cgroup_fds)
+    if (fd >= 0 && sys(SYS_write, fd, p("0"), 1) != 1) die(plan, Step::Cgroup);
   if (plan.kind == Kind::Namespaces) {
     if (plan.user_namespace) user_namespace(plan);
     network(plan);

@@ -101,14 +101,16 @@ LimitHit limit_hit(const Limits& limits, int status, std::chrono::microseconds c
   return LimitHit::None;
 }
 
-std::string describe(const Limits& limits, LimitHit hit) {
+std::string describe(const Limits& limits, LimitHit hit, bool box_wide) {
   switch (hit) {
     case LimitHit::None: return "";
     case LimitHit::Cpu: return "the CPU-time limit (" + std::to_string(limits.cpu.count()) + " s a process)";
     case LimitHit::FileSize: return "the file-size limit (" + size_text(limits.file_bytes) + ")";
     case LimitHit::Memory:
-      return "the memory limit (" + size_text(limits.memory_bytes) + " of address space a process)";
-    case LimitHit::Processes: return "the process limit (" + std::to_string(limits.processes) + " at once)";
+      return "the memory limit (" + size_text(limits.memory_bytes) +
+             (box_wide ? " for the whole box, as the kernel counts it)" : " of data a process)");
+    case LimitHit::Processes:
+      return "the process limit (" + std::to_string(limits.processes) + (box_wide ? " in the box at once)" : " at once)");
     case LimitHit::OpenFiles: return "the open-file limit (" + std::to_string(limits.open_files) + " a process)";
   }
   return "";

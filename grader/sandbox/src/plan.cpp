@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "cb/sandbox/cgroup.h"
 #include "landlock_abi.h"
 #include "seccomp_filter.h"
 
@@ -226,21 +227,29 @@ Result<jail::Plan> make_plan(const Policy& policy, Kind kind, const Box& box, co
     plan.cwd = box.submission();
     plan.env = grader_env(with_policy_env(policy, program.env));
   } else {
-    if (auto filter = syscall_filter(); filter)
+    const Limits& l = policy.limits;
+    const BoxCgroup* group = box.cgroup();
+    // Without a group, memory the kernel would charge to nobody's process (memfd, System V
+    // shared memory) is refused: RLIMIT_DATA cannot see it.
+    const bool per_process = group == nullptr && l.memory_bytes != kUnlimited;
+    if (auto filter = syscall_filter(per_process ? Filter::NoSharedMemory : Filter::Standard); filter)
       plan.seccomp = *filter;
     else
       return filter.error();
-    const Limits& l = policy.limits;
+    if (group != nullptr)
+      for (std::size_t i = 0; i < group->join_fds().size() && i < 2; ++i) plan.cgroup_fds[i] = group->join_fds()[i];
     const std::uint64_t nproc =
         kind == Kind::Fallback && !box.own_uid() ? processes_of(::getuid()) + l.processes : l.processes;
     const auto cpu = static_cast<std::uint64_t>(l.cpu.count());
-    plan.limits = {{RLIMIT_AS, capped(l.memory_bytes, l.memory_bytes, RLIMIT_AS)},
-                   {RLIMIT_NPROC, capped(nproc, nproc, RLIMIT_NPROC)},
+    // Memory is the group's to count; without one, each process's data (never its address
+    // space: a JVM or Node reserves gigabytes it never touches).
+    if (per_process) plan.limits.push_back({RLIMIT_DATA, capped(l.memory_bytes, l.memory_bytes, RLIMIT_DATA)});
+    plan.limits.insert(plan.limits.end(), {{RLIMIT_NPROC, capped(nproc, nproc, RLIMIT_NPROC)},
                    {RLIMIT_NOFILE, capped(l.open_files, l.open_files, RLIMIT_NOFILE)},
                    {RLIMIT_FSIZE, capped(l.file_bytes, l.file_bytes, RLIMIT_FSIZE)},
                    // SIGXCPU at the limit, SIGKILL a second later for a program that ignores it.
                    {RLIMIT_CPU, capped(cpu, cpu + 1, RLIMIT_CPU)},
-                   {RLIMIT_CORE, rlimit{0, 0}}};
+                   {RLIMIT_CORE, rlimit{0, 0}}});
     plan.last_capability = last_capability();
     plan.drop_bounding = root || kind == Kind::Namespaces;
     plan.change_ids = root && box.own_uid();

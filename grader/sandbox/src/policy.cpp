@@ -29,6 +29,12 @@ std::string_view to_string(Kind kind) noexcept {
   return "none";
 }
 
+std::string Containment::memory_bound() const {
+  if (kind == Kind::None) return "none";
+  if (cgroup_version > 0) return "cgroup v" + std::to_string(cgroup_version);
+  return limits.memory_bytes == kUnlimited ? "none" : "RLIMIT_DATA";
+}
+
 std::string Containment::describe() const {
   if (kind == Kind::None)
     return "none (" + why + "): the program ran as the grader and could reach all it can; do not trust this grade";
@@ -45,8 +51,14 @@ std::string Containment::describe() const {
   if (kind == Kind::Fallback)
     s += landlock_abi > 0 ? "; Landlock ABI " + std::to_string(landlock_abi) : "; no Landlock (the kernel has none)";
   if (seccomp) s += "; system calls filtered";
-  s += "; limits: " + size_text(limits.memory_bytes) + " of memory, " + std::to_string(limits.processes) +
-       " processes, " + std::to_string(limits.open_files) + " open files, files up to " + size_text(limits.file_bytes) +
+  s += "; limits: " + size_text(limits.memory_bytes);
+  if (cgroup_version > 0)
+    s += " of memory for the box (cgroup v" + std::to_string(cgroup_version) + ")";
+  else if (limits.memory_bytes != kUnlimited)
+    s += " of data a process (RLIMIT_DATA; no cgroup: " + no_cgroup_why + ")";
+  else
+    s += " memory";
+  s += ", " + std::to_string(limits.processes) + " processes, " + std::to_string(limits.open_files) + " open files, files up to " + size_text(limits.file_bytes) +
        ", " + std::to_string(limits.cpu.count()) + " s of CPU)";
   return s;
 }

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <thread>
 
+#include "cb/sandbox/cgroup.h"
 #include "plan.h"
 #include "seccomp_filter.h"
 
@@ -78,6 +79,9 @@ Result<std::unique_ptr<Box>> Sandbox::box(const std::string& submission, const s
   o.own_uid = o.copy && ::geteuid() == 0;
   o.first_uid = policy_.first_uid;
   o.uid_count = policy_.uid_count;
+  o.cgroup = o.copy;
+  o.memory_bytes = policy_.limits.memory_bytes;
+  o.processes = policy_.limits.processes;
   return Box::make(o);
 }
 
@@ -91,6 +95,8 @@ Containment Sandbox::containment(const Box& box) {
   c.own_uid = box.own_uid();
   c.uid_inside = box.uid();
   if (c.kind == Kind::None) return c;
+  c.cgroup_version = box.cgroup() != nullptr ? box.cgroup()->version() : 0;
+  c.no_cgroup_why = box.no_cgroup_why();
   c.seccomp = syscall_filter().ok();
   if (c.kind == Kind::Namespaces) {
     c.user_namespace = ::geteuid() != 0;

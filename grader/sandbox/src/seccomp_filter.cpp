@@ -73,6 +73,8 @@ constexpr const char* kRefused[] = {
 // ENOSYS, so that the runtime falls back to what it did before them: clone3 (its flags are in
 // memory, where a filter cannot look, so glibc's pthread_create falls back to clone, whose flags
 // it can), io_uring (libuv falls back to its thread pool).
+// Memory outside any process's data: a box without a control group could hold gigabytes there.
+constexpr const char* kSharedMemory[] = {"memfd_create", "memfd_secret", "shmget"};
 constexpr const char* kAbsent[] = {"clone3", "io_uring_setup", "io_uring_enter", "io_uring_register"};
 
 constexpr unsigned long kNamespaceFlags[] = {CLONE_NEWUSER, CLONE_NEWNS,  CLONE_NEWPID,   CLONE_NEWNET,
@@ -86,7 +88,7 @@ struct Built {
 
 std::string lib_error(const char* what, int rc) { return std::string("seccomp: ") + what + ": " + std::strerror(-rc); }
 
-Built build() {
+Built build(Filter filter) {
   Built b;
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
   if (ctx == nullptr) {
@@ -111,6 +113,9 @@ Built build() {
     if (!add(SCMP_ACT_ERRNO(EPERM), name, 0, nullptr)) return b;
   for (const char* name : kAbsent)
     if (!add(SCMP_ACT_ERRNO(ENOSYS), name, 0, nullptr)) return b;
+  if (filter == Filter::NoSharedMemory)
+    for (const char* name : kSharedMemory)
+      if (!add(SCMP_ACT_ERRNO(EPERM), name, 0, nullptr)) return b;
   // clone with any namespace flag; plain forks and threads pass.
   for (unsigned long flag : kNamespaceFlags) {
     const scmp_arg_cmp arg = SCMP_A0_64(SCMP_CMP_MASKED_EQ, flag, flag);
@@ -163,8 +168,10 @@ Built build() {
 
 }  // namespace
 
-Result<const sock_fprog*> syscall_filter() {
-  static const Built built = build();
+Result<const sock_fprog*> syscall_filter(Filter filter) {
+  static const Built standard = build(Filter::Standard);
+  static const Built no_shared = build(Filter::NoSharedMemory);
+  const Built& built = filter == Filter::Standard ? standard : no_shared;
   if (!built.error.empty()) return Error{built.error};
   return &built.program;
 }

@@ -26,6 +26,7 @@ inline constexpr std::uint64_t kMaxCopyBytes = 256ULL << 20;
 inline constexpr std::size_t kMaxCopyEntries = 20'000;
 
 class UidLease;
+class BoxCgroup;
 
 struct BoxOptions {
   std::string submission;  // what the programs may see of the file system; copied
@@ -35,6 +36,10 @@ struct BoxOptions {
   bool own_uid = false;
   uid_t first_uid = 60000;
   unsigned uid_count = 1000;
+  // A control group of its own (cgroup.h) with these limits, where the machine gives one.
+  bool cgroup = false;
+  std::uint64_t memory_bytes = 0;
+  std::uint64_t processes = 0;
 };
 
 class Box {
@@ -58,6 +63,9 @@ class Box {
   [[nodiscard]] uid_t uid() const noexcept { return uid_; }
   [[nodiscard]] gid_t gid() const noexcept { return gid_; }
   [[nodiscard]] bool own_uid() const noexcept { return lease_ != nullptr; }
+  // Its control group, or null with why not (the sandbox then bounds memory per process).
+  [[nodiscard]] const BoxCgroup* cgroup() const noexcept { return cgroup_.get(); }
+  [[nodiscard]] const std::string& no_cgroup_why() const noexcept { return no_cgroup_why_; }
   // How many files the copy skipped (FIFOs, sockets, devices: nothing a program needs).
   [[nodiscard]] std::size_t skipped() const noexcept { return skipped_; }
 
@@ -68,6 +76,8 @@ class Box {
   uid_t uid_ = 0;
   gid_t gid_ = 0;
   std::unique_ptr<UidLease> lease_;
+  std::unique_ptr<BoxCgroup> cgroup_;
+  std::string no_cgroup_why_;
   std::size_t skipped_ = 0;
 };
 

@@ -12,9 +12,11 @@
 namespace cb::sandbox {
 
 struct Limits {
-  // Address space per process. Node reserves about 800 MiB of address space before it runs a
-  // line (it fails to start at 700 MiB, measured), so 2 GiB leaves it room; Python and the C++
-  // kit's compiler need under 512 MiB.
+  // Memory: of the whole box where it has a control group (everything the kernel charges to it:
+  // the programs' pages, shared memory, the files they write in tmpfs), else of each process's
+  // data (RLIMIT_DATA). Never address space: a JVM reserves 1 GiB of class space and Node
+  // gigabytes for WebAssembly that they never touch. The lab needs under 100 MiB; the C++ kit's
+  // compiler under 512 MiB.
   std::uint64_t memory_bytes = 2ULL << 30;  // kUnlimited: none (see parse_size)
   // Processes (threads count too) of the program's user at once. A program of its own uid
   // counts only itself; the lab needs a handful.
@@ -50,6 +52,7 @@ inline constexpr std::uint64_t kUnlimited = ~0ULL;
                                  std::string_view output_tail);
 
 // "the CPU-time limit (30 s)": the limit named with its value, for a report's sentence.
-[[nodiscard]] std::string describe(const Limits& limits, LimitHit hit);
+// `box_wide`: memory was the box's control group's, not each process's.
+[[nodiscard]] std::string describe(const Limits& limits, LimitHit hit, bool box_wide = false);
 
 }  // namespace cb::sandbox

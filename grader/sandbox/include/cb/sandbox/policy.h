@@ -54,6 +54,12 @@ struct Containment {
   int landlock_abi = 0;  // Landlock's ABI version applied (fallback), 0 when none
   std::string why;       // why not the full sandbox (fallback), or "asked for" (none)
   Limits limits;
+  // What held its memory: a control group of the box (its version; the whole box's memory, as
+  // the kernel counts it), else RLIMIT_DATA on each process, and why no group could be had.
+  int cgroup_version = 0;
+  std::string no_cgroup_why;
+  // "cgroup v2", "cgroup v1", "RLIMIT_DATA" or "none": the report's name for it.
+  [[nodiscard]] std::string memory_bound() const;
   [[nodiscard]] bool trusted() const noexcept { return kind != Kind::None; }
   // One line for a person: "namespaces (uid 60001, own network, ...)".
   [[nodiscard]] std::string describe() const;

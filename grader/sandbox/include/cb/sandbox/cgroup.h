@@ -1,0 +1,79 @@
+#pragma once
+// A control group per box: the kernel's own accounting of the box's memory (anonymous pages,
+// shared memory, memfd files and the page cache of what it writes, tmpfs included) and of its
+// processes, one limit for all the programs of the box together. Address-space limits count
+// reservations a runtime never touches (a JVM's class space, Node's WebAssembly cages) and miss
+// memory that is not a mapping of one process (memfd, shm, four processes of 1.5 GiB each); a
+// cgroup counts what is really taken, by everyone in the box.
+//
+// Where one can be had: cgroup v2 as root (a `cb-grade` group at the top of the hierarchy) or
+// delegated to the grader's user (the grader moves itself into a leaf of its own group, as
+// systemd's delegation asks); cgroup v1's memory and pids hierarchies as root, under the
+// grader's own group. Elsewhere (a container, an ordinary user on v1) `why_none()` says why and
+// the sandbox bounds memory per process with RLIMIT_DATA instead.
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cb/result.h"
+
+namespace cb::sandbox {
+
+// Where the box groups go: found from /proc/self/mountinfo and /proc/self/cgroup.
+struct CgroupLayout {
+  int version = 0;           // 1 or 2; 0: none usable
+  std::string memory_dir;    // the grader's own group in the memory hierarchy (v2: the only one)
+  std::string pids_dir;      // v1: in the pids hierarchy; v2: the same as memory_dir
+  bool delegated = false;    // v2, not root: the grader's own group is its user's to divide
+  std::string why_none;      // version 0: why
+};
+
+// The layout from the two files' text (pure: tests give it other machines' files). `root`: the
+// grader runs as root.
+[[nodiscard]] CgroupLayout cgroup_layout(std::string_view mountinfo, std::string_view self_cgroup, bool root);
+
+// What the kernel counted for a box so far.
+struct CgroupCounts {
+  std::uint64_t oom_kills = 0;     // processes the kernel killed for the memory limit
+  std::uint64_t pids_refused = 0;  // forks refused at the process limit
+  std::uint64_t memory_peak = 0;   // bytes, the most it held at once (0 where the kernel keeps none)
+};
+
+class BoxCgroup {
+ public:
+  // A group named `name` for one box, with its limits (kUnlimited memory: none). A group of that
+  // name left by a grader that died is emptied and replaced. Errors say why none can be had.
+  [[nodiscard]] static Result<std::unique_ptr<BoxCgroup>> make(const std::string& name, std::uint64_t memory_bytes,
+                                                              std::uint64_t processes);
+  // Ends everything still in it and removes it.
+  ~BoxCgroup();
+  BoxCgroup(const BoxCgroup&) = delete;
+  BoxCgroup& operator=(const BoxCgroup&) = delete;
+
+  [[nodiscard]] int version() const noexcept { return version_; }
+  // Its directories: memory's (v1), then pids'; v2 has one.
+  [[nodiscard]] const std::vector<std::string>& dirs() const noexcept { return dirs_; }
+  // cgroup.procs of each of its hierarchies, open for writing (close-on-exec): a process that
+  // writes "0" to each joins the box (the sandbox's child does, before anything else).
+  [[nodiscard]] const std::vector<int>& join_fds() const noexcept { return join_fds_; }
+  [[nodiscard]] CgroupCounts counts() const;
+  // SIGKILL to every process in it, until none is left (at most two seconds). False if some were.
+  bool kill_all() const;
+
+ private:
+  BoxCgroup() = default;
+  int version_ = 0;
+  std::vector<std::string> dirs_;  // v1: memory's, then pids'; v2: one
+  std::vector<int> join_fds_;
+};
+
+// The layout of this machine, read once.
+[[nodiscard]] const CgroupLayout& machine_cgroups();
+
+}  // namespace cb::sandbox

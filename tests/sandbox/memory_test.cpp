@@ -1,0 +1,133 @@
+// Memory, as the kernel counts it: real runtimes that reserve far more address space than they
+// touch start under the default limits (a JVM, Node's fetch, a program built with ASan), and
+// memory taken for real is stopped and named, however it is taken: in one process, over four,
+// or in memory files that belong to no process. Where the box has a control group (the grader
+// is root here) it holds the whole box; elsewhere RLIMIT_DATA holds each process and the filter
+// refuses memory files.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "grading.h"
+#include "process.h"
+#include "skip.h"
+#include "temp_dir.h"
+
+namespace cb::testing {
+namespace {
+
+using namespace grading;  // NOLINT(google-build-using-namespace): the harness of every case here
+
+// The box has a control group when the grader is root on this machine (cgroup v1 or v2).
+bool box_wide(const Setup& s) { return s.root; }
+
+std::string memory_bound(const Graded& g) {
+  return g.report["program"]["sandbox"].value("memory_bound", "");
+}
+
+void check_bound(const Setup& s, const Graded& g) {
+  INFO(g.report["program"]["sandbox"].dump());
+  if (box_wide(s))
+    CHECK(memory_bound(g).rfind("cgroup v", 0) == 0);
+  else
+    CHECK(memory_bound(g) == "RLIMIT_DATA");
+}
+
+TEST_CASE("sandbox memory: a JVM and Node's fetch start under the default limits") {
+  for (const Setup& s : setups()) {
+    SUBCASE((s.name() + ": java -version").c_str()) {
+      if (skip_unless(std::system("command -v java >/dev/null 2>&1") == 0, "no java on this machine")) return;
+      Submission sub(s, {});
+      TempDir out;
+      const Graded g = grade(s, sub, out, R"(java -version 2>&1; echo "ATTACK {\"java\": $?}")");
+      check_containment(s, g);
+      check_bound(s, g);
+      REQUIRE_MESSAGE(g.attack.is_object(), g.report["run_output"]);
+      CHECK(g.attack["java"] == 0);
+      CHECK(g.report["program"]["limit_hit"].is_null());
+    }
+    SUBCASE((s.name() + ": Node's fetch").c_str()) {
+      Submission sub(s, {"node_fetch.js"});
+      TempDir out;
+      const Graded g = grade(s, sub, out, "node node_fetch.js");
+      check_containment(s, g);
+      REQUIRE_MESSAGE(g.attack.is_object(), g.report["run_output"]);
+      CHECK(g.attack["status"] == 200);
+    }
+  }
+}
+
+TEST_CASE("sandbox memory: a program built with ASan starts where the box has a control group") {
+  TempDir build;
+  build.write("hello.cpp", "#include <cstdio>\nint main() { std::puts(\"ATTACK {\\\"asan\\\": 0}\"); }\n");
+  const Ran cc = run({"/usr/bin/g++", "-fsanitize=address", "-o", build / "hello", build / "hello.cpp"});
+  if (skip_unless(cc.exit_code == 0, "no ASan here: " + cc.err)) return;
+  for (const Setup& s : setups()) {
+    if (!box_wide(s)) continue;  // RLIMIT_DATA counts ASan's shadow: --limit-memory unlimited (docs/GRADER.md)
+    SUBCASE(s.name().c_str()) {
+      Submission sub(s, {});
+      std::filesystem::copy_file(build / "hello", sub.dir / "hello");
+      hand_over(sub.dir.path(), s, false);
+      ::chmod((sub.dir / "hello").c_str(), 0755);
+      TempDir out;
+      // LeakSanitizer's check at exit stops the other threads with ptrace, which the filter
+      // refuses: the course turns it off, as docs/GRADER.md says.
+      const Graded g = grade(s, sub, out, "./hello", {"--program-env", "ASAN_OPTIONS=detect_leaks=0"});
+      check_containment(s, g);
+      check_bound(s, g);
+      REQUIRE_MESSAGE(g.attack.is_object(), g.report["run_output"]);
+      CHECK(g.report["program"]["exit_code"] == 0);
+    }
+  }
+}
+
+TEST_CASE("sandbox memory: memory taken for real is stopped and named, however it is taken") {
+  for (const Setup& s : setups()) {
+    SUBCASE((s.name() + ": 3 GiB in one process").c_str()) {
+      Submission sub(s, {"memory.py"});
+      TempDir out;
+      const Graded g = grade(s, sub, out, "python3 memory.py");
+      check_containment(s, g);
+      check_bound(s, g);
+      // Killed by the kernel (no line at all), or refused (it says it got nothing).
+      if (g.attack.is_object()) CHECK(g.attack["allocated"] == 0);
+      CHECK(g.report["program"]["limit_hit"] == "memory");
+      CHECK(g.report["program"]["limit_text"].get<std::string>().find("2 GiB") != std::string::npos);
+    }
+    SUBCASE((s.name() + ": 6,000 MiB of memory files").c_str()) {
+      Submission sub(s, {"memfd_hoard.py"});
+      TempDir out;
+      const Graded g = grade(s, sub, out, "python3 memfd_hoard.py");
+      check_containment(s, g);
+      check_bound(s, g);
+      INFO(g.report["run_output"]);
+      if (box_wide(s)) {
+        // The files are the box's memory: it is stopped at 2 GiB.
+        if (g.attack.is_object()) CHECK(g.attack["held_mib"].get<int>() < 2048);
+        CHECK(g.report["program"]["limit_hit"] == "memory");
+      } else {
+        // No group to charge them to: refused at the first.
+        REQUIRE(g.attack.is_object());
+        CHECK(g.attack["held_mib"] == 0);
+        CHECK(g.attack["refused"].get<std::string>().find("PermissionError") != std::string::npos);
+      }
+    }
+    // Without a control group nothing but a group could see the four together, and each is
+    // within its own 2 GiB: only where the box has one (6 GiB of this machine otherwise).
+    if (!box_wide(s)) continue;
+    SUBCASE((s.name() + ": 6 GiB over four processes").c_str()) {
+      Submission sub(s, {"memory_spread.py"});
+      TempDir out;
+      const Graded g = grade(s, sub, out, "python3 memory_spread.py");
+      check_containment(s, g);
+      check_bound(s, g);
+      INFO(g.report["run_output"]);
+      CHECK(g.report["program"]["limit_hit"] == "memory");
+      CHECK(g.report["program"]["limit_text"] == "the memory limit (2 GiB for the whole box, as the kernel counts it)");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cb::testing

@@ -70,35 +70,49 @@ Result<void> write_file_atomically(const std::string& path, const std::string& c
     return Error{path.substr(0, path.find('\0')) + "...: cannot write: a file name cannot hold a NUL byte"};
   if (written_in_place(path)) return write_in_place(path, content);
   const auto slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
   const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  if (base.size() > kMaxAtomicFileName)
-    return Error{path + ": cannot write: the name is " + std::to_string(base.size()) + " bytes, and at most " +
+  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) return Error{path + ": cannot write: " + std::strerror(errno)};
+  auto written = write_file_atomically_at(dir_fd, base, path, content);
+  ::close(dir_fd);
+  return written;
+}
+
+Result<void> write_file_atomically_at(int dir_fd, const std::string& name, const std::string& shown,
+                                      const std::string& content) {
+  if (name.find('\0') != std::string::npos)
+    return Error{shown.substr(0, shown.find('\0')) + "...: cannot write: a file name cannot hold a NUL byte"};
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos)
+    return Error{shown + ": cannot write: not a plain file name"};
+  if (name.size() > kMaxAtomicFileName)
+    return Error{shown + ": cannot write: the name is " + std::to_string(name.size()) + " bytes, and at most " +
                  std::to_string(kMaxAtomicFileName) + " leave room for the temporary name beside it"};
   std::string tmp;
   int fd = -1;
   // O_EXCL|O_NOFOLLOW: the file is new and ours, never something already at that name (a FIFO
   // or a link someone left there), as mkstemp makes it.
   for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-    tmp = dir + "." + base + ".tmp." + random_suffix();
-    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    tmp = "." + name + ".tmp." + random_suffix();
+    fd = ::openat(dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0 && errno != EEXIST) break;
   }
-  if (fd < 0) return Error{path + ": cannot write: " + std::strerror(errno)};
+  if (fd < 0) return Error{shown + ": cannot write: " + std::strerror(errno)};
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
     ::close(fd);
-    return Error{path + ": cannot write: the temporary file is not the new file it should be"};
+    return Error{shown + ": cannot write: the temporary file is not the new file it should be"};
   }
   if (auto written = write_all(fd, content); !written) {
     ::close(fd);
-    ::unlink(tmp.c_str());
-    return Error{path + ": cannot write: " + written.error().message};
+    ::unlinkat(dir_fd, tmp.c_str(), 0);
+    return Error{shown + ": cannot write: " + written.error().message};
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
+  // renameat replaces whatever is at the name, a link included, and never follows one.
+  if (::fsync(fd) != 0 || ::close(fd) != 0 || ::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str()) != 0) {
     const int e = errno;
-    ::unlink(tmp.c_str());
-    return Error{path + ": cannot write: " + std::strerror(e)};
+    ::unlinkat(dir_fd, tmp.c_str(), 0);
+    return Error{shown + ": cannot write: " + std::strerror(e)};
   }
   return {};
 }

@@ -14,6 +14,11 @@ namespace cb {
 // `path` (`-o /dev/null`, a terminal) is written to in place instead: a device is never replaced.
 [[nodiscard]] Result<void> write_file_atomically(const std::string& path, const std::string& content);
 
+// The same, for `name` (a plain file name) in the directory open at `dir_fd`; `shown` names it in
+// errors. Nothing on the way is looked up by path.
+[[nodiscard]] Result<void> write_file_atomically_at(int dir_fd, const std::string& name, const std::string& shown,
+                                                    const std::string& content);
+
 // The longest name write_file_atomically takes: NAME_MAX (255) less what the temporary name adds
 // ("." before, ".tmp." and 8 random characters after). A NUL in a path is refused too.
 inline constexpr std::size_t kMaxAtomicFileName = 255 - 14;

@@ -21,6 +21,7 @@
 #include "cb/grade/run_student.h"
 #include "cb/atomic_file.h"
 #include "cb/bounded_file.h"
+#include "cb/dir_handle.h"
 #include "cb/grade/variant.h"
 #include "class_command.h"
 #include "progress_line.h"
@@ -55,10 +56,20 @@ constexpr std::size_t kMaxRecordBytes = 64 << 20;
 
 // --reports DIR for one submission: its report as text, JSON and HTML beside -o's format (a CI
 // job keeps them as artifacts; the HTML page is the one a student opens).
+// --dir's files, without a run: the folder is opened once, and where it lies in the folder
+// handed in, no link on its way is followed.
+cb::Result<SubmissionDir> open_graded(const Options& o) {
+  auto dir = cb::open_in_or_beside(o.dir, o.submission, false);
+  if (!dir) return dir.error();
+  return SubmissionDir::adopt(std::move(dir).value(), o.dir);
+}
+
 int keep_reports(const Options& o, const Report& report) {
   if (o.reports.empty()) return 0;
-  if (auto made = cb::make_directories(o.reports); !made) return could_not_run(made.error().message);
-  if (auto w = write_reports(o.reports, report); !w) return could_not_run(w.error().message);
+  // Inside the folder handed in, no link on the way is followed (it would be the student's).
+  auto dir = cb::open_in_or_beside(o.reports, o.submission, true);
+  if (!dir) return could_not_run("--reports: " + dir.error().message);
+  if (auto w = write_reports(*dir, report); !w) return could_not_run(w.error().message);
   return 0;
 }
 
@@ -255,10 +266,14 @@ int main(int argc, char** argv) {
     return run_batch(o, grade_options, course_key, std::move(bc), sandbox,
                      std::chrono::duration_cast<std::chrono::milliseconds>(*timeout));
   }
+  // --dir, opened once: where it lies in the folder handed in, no link on its way is followed.
+  std::optional<cb::DirHandle> student_dir;
   if (!o.run.empty() || !o.conformance.empty()) {
     if (!o.run.empty()) {
-      if (auto made = cb::make_directories(o.dir); !made) return could_not_run(made.error().message);
-      if (auto cleared = clear_lab_files(o.dir, spec); !cleared) return could_not_run(cleared.error().message);
+      auto opened = cb::open_in_or_beside(o.dir, o.submission, true);
+      if (!opened) return could_not_run("--dir: " + opened.error().message);
+      student_dir = std::move(opened).value();
+      if (auto cleared = clear_lab_files(*student_dir, spec); !cleared) return could_not_run(cleared.error().message);
     }
     auto made = sandbox.box(o.submission, o.run.empty() ? std::string() : o.dir);
     if (!made) return could_not_run(made.error().message);
@@ -305,7 +320,7 @@ int main(int argc, char** argv) {
   std::string server_used;
   std::string run_output;
   std::optional<ProgramRun> program;
-  std::string graded_dir = o.dir;
+  std::optional<SubmissionDir> graded;  // the files, as the run left them in its box
   if (!o.record_file.empty()) {
     const auto text = cb::read_bounded_file(o.record_file, kMaxRecordBytes, "record");
     if (!text) return could_not_run(text.error().message);
@@ -333,11 +348,13 @@ int main(int argc, char** argv) {
     if (ran->survivors)
       return could_not_run(
           "a process the command started could not be stopped (it forks faster than it dies); not graded");
-    // The files are graded where the program wrote them, in its box, and copied to --dir for
-    // the student to read.
-    graded_dir = box->out_host();
-    if (graded_dir != o.dir)
-      if (auto copied = copy_lab_files(graded_dir, o.dir, spec); !copied) return could_not_run(copied.error().message);
+    // The files are graded where the program wrote them, in its box, read from the descriptors
+    // the box held before it ran (a link it put there is refused, and graded as no files), and
+    // copied to --dir for the student to read.
+    auto out = box->out_handle();
+    graded = out ? SubmissionDir::adopt(std::move(out).value(), o.dir) : SubmissionDir::refused(o.dir, out.error().message);
+    if (box->copied())
+      if (auto copied = copy_lab_files(*graded, *student_dir, spec); !copied) return could_not_run(copied.error().message);
     server_used = ran->server_url;
     run_output = ran->output_tail;
     program = program_run(*ran, std::chrono::duration_cast<std::chrono::milliseconds>(*timeout));
@@ -369,7 +386,7 @@ int main(int argc, char** argv) {
     if (auto w = cb::write_file_atomically(o.save_record, to_json(*record)); !w)
       return could_not_run(w.error().message);
   }
-  auto dir = SubmissionDir::open(graded_dir, o.dir);
+  cb::Result<SubmissionDir> dir = graded ? cb::Result<SubmissionDir>(std::move(*graded)) : open_graded(o);
   if (!dir) {
     // `--step 1` (the server runs) is a question a student asks before writing any file.
     bool reads_files = grade_options.steps.empty();

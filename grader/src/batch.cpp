@@ -13,6 +13,7 @@
 #include "cb/grade/regrade.h"
 #include "cb/grade/variant.h"
 #include "cb/atomic_file.h"
+#include "cb/dir_handle.h"
 #include "parallel.h"
 
 namespace cb::grade {
@@ -58,6 +59,12 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
     return row;
   }
   const std::string files = o.files_dir == "." ? sub : sub + "/" + o.files_dir;
+  // The folder and --batch-files below it, opened without following a link: bob's `cb` that
+  // leads to alice's is refused for bob alone.
+  auto handed_in = DirHandle::open(o.root);
+  if (!handed_in) return fail(handed_in.error().message);
+  auto files_dir = handed_in->below(name + "/" + (o.files_dir == "." ? "" : o.files_dir));
+  if (!files_dir && !o.run_command) return fail(files_dir.error().message);
   std::optional<Record> record;
   GradeInputs inputs;
   inputs.student = row.student;
@@ -93,10 +100,15 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
       inputs.evidence_failure = "the fresh server's record could not be read: " + inputs.no_record_reason;
     }
   }
-  // A run is graded on what it wrote in its box; the submission's own folder is left as it was.
-  const std::string graded = o.run_command ? box->out_host() : files;
-  auto dir = SubmissionDir::open(graded, files);
-  if (!dir) return fail(dir.error().message);
+  // A run is graded on what it wrote in its box (read from the descriptors the box held before
+  // it ran; a link it put there is refused); the submission's own folder is left as it was.
+  std::optional<SubmissionDir> dir;
+  if (o.run_command) {
+    auto out = box->out_handle();
+    dir = out ? SubmissionDir::adopt(std::move(out).value(), files) : SubmissionDir::refused(files, out.error().message);
+  } else {
+    dir = SubmissionDir::adopt(std::move(files_dir).value(), files);
+  }
   Report report = grade_kept(*dir, record, inputs, options);
   std::optional<conformance::AnswerLog> answers;
   if (o.conformance) {
@@ -116,7 +128,7 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
   }
   if (!o.reports_dir.empty()) {
     if (auto kept =
-            keep_grade(o.reports_dir + "/" + name, report, inputs, record, graded, answers ? &*answers : nullptr, spec);
+            keep_grade(o.reports_dir + "/" + name, report, inputs, record, &*dir, answers ? &*answers : nullptr, spec);
         !kept)
       return fail("keeping its reports: " + kept.error().message);
   }

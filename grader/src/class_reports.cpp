@@ -97,19 +97,26 @@ bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0;
 
 }  // namespace
 
-Result<void> write_reports(const std::string& dir, const Report& report) {
+Result<void> write_reports(const DirHandle& dir, const Report& report) {
   for (const auto& [name, format] : {std::pair{"report.json", Format::Json}, std::pair{"report.txt", Format::Text},
                                      std::pair{"report.html", Format::Html}})
-    if (auto w = write_file_atomically(dir + "/" + name, render(report, format, false)); !w) return w.error();
+    if (auto w = dir.write(name, render(report, format, false)); !w) return w.error();
   return {};
 }
 
+Result<void> write_reports(const std::string& dir, const Report& report) {
+  auto held = DirHandle::open(dir);
+  if (!held) return held.error();
+  return write_reports(*held, report);
+}
+
 Result<void> keep_grade(const std::string& dir, const Report& report, const GradeInputs& inputs,
-                        const std::optional<Record>& record, const std::string& files_from,
+                        const std::optional<Record>& record, const SubmissionDir* files_from,
                         const conformance::AnswerLog* answers, const LabSpec& spec) {
-  if (auto made = make_directories(dir + "/files"); !made) return made.error();
-  if (!files_from.empty())
-    if (auto copied = copy_lab_files(files_from, dir + "/files", spec); !copied) return copied.error();
+  auto files = DirHandle::open(dir + "/files", true);
+  if (!files) return files.error();
+  if (files_from != nullptr)
+    if (auto copied = copy_lab_files(*files_from, *files, spec); !copied) return copied.error();
   if (record)
     if (auto w = write_file_atomically(dir + "/record.json", to_json(*record)); !w) return w.error();
   if (answers != nullptr && report.conformance) {

@@ -38,7 +38,8 @@ Result<SubmissionDir> SubmissionDir::open(const std::string& path, std::string s
 }
 
 SubmissionDir::SubmissionDir(SubmissionDir&& other) noexcept
-    : fd_(other.fd_), path_(std::move(other.path_)), memory_(std::move(other.memory_)) {
+    : fd_(other.fd_), path_(std::move(other.path_)), memory_(std::move(other.memory_)),
+      refusal_(std::move(other.refusal_)) {
   other.fd_ = -1;
 }
 
@@ -54,6 +55,7 @@ SubmissionDir& SubmissionDir::operator=(SubmissionDir&& other) noexcept {
     fd_ = other.fd_;
     path_ = std::move(other.path_);
     memory_ = std::move(other.memory_);
+    refusal_ = std::move(other.refusal_);
     other.fd_ = -1;
   }
   return *this;
@@ -83,6 +85,11 @@ FileRead SubmissionDir::read(const std::string& name, std::size_t limit) const {
       out.bytes = it->second.bytes;
       out.mtime_us = it->second.mtime_us;
     }
+    return out;
+  }
+  if (!refusal_.empty()) {
+    out.status = FileRead::Status::Refused;
+    out.reason = name + " was not read: " + refusal_;
     return out;
   }
   if (fd_ < 0) {

@@ -77,13 +77,13 @@ SandboxInfo sandbox_info(const sandbox::Containment& c) {
   return info;
 }
 
-Result<void> clear_lab_files(const std::string& dir, const LabSpec& spec) {
+Result<void> clear_lab_files(const DirHandle& dir, const LabSpec& spec) {
   for (std::string_view file : spec.files.all()) {
-    const std::string path = dir + "/" + std::string(file);
-    // unlink removes a symbolic link itself, never what it points to.
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+    const std::string name(file);
+    // unlinkat removes a symbolic link itself, never what it points to.
+    if (::unlinkat(dir.fd(), name.c_str(), 0) != 0 && errno != ENOENT) {
       if (errno == EISDIR || errno == EPERM) continue;  // a directory of that name is graded as such
-      return Error{path + ": cannot remove before the run: " + std::strerror(errno)};
+      return Error{dir.path() + "/" + name + ": cannot remove before the run: " + std::strerror(errno)};
     }
   }
   return {};
@@ -98,20 +98,20 @@ ProgramRun program_run(const RunOutcome& ran, std::chrono::milliseconds limit) {
                     sandbox::describe(ran.containment.limits, ran.limit_hit, ran.containment.cgroup_version > 0)};
 }
 
-Result<void> copy_lab_files(const std::string& from, const std::string& to, const LabSpec& spec) {
-  auto dir = SubmissionDir::open(from);
-  if (!dir) return dir.error();
+Result<void> copy_lab_files(const SubmissionDir& from, const DirHandle& to, const LabSpec& spec) {
   for (std::string_view file : spec.files.all()) {
     const std::string name(file);
-    const FileRead read = dir->read(name);
+    const FileRead read = from.read(name);
     if (read.status != FileRead::Status::Ok) continue;
-    if (auto w = write_file_atomically(to + "/" + name, read.bytes); !w) return w.error();
+    if (auto w = to.write(name, read.bytes); !w) return w.error();
   }
   return {};
 }
 
 Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, const sandbox::Box& box) {
-  if (auto cleared = clear_lab_files(box.out_host(), o.spec ? *o.spec : lab_spec()); !cleared) return cleared.error();
+  auto out_dir = box.out_handle();
+  if (!out_dir) return out_dir.error();
+  if (auto cleared = clear_lab_files(*out_dir, o.spec ? *o.spec : lab_spec()); !cleared) return cleared.error();
   RunOutcome out;
   out.containment = sandbox.containment(box);
 

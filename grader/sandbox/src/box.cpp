@@ -143,38 +143,29 @@ Result<void> make_owned_dir(const std::string& path, uid_t uid, gid_t gid, bool 
   return {};
 }
 
-// mkdir -p inside the copy, each directory the box's uid's.
+// mkdir -p inside the copy, each directory the box's uid's. Nothing runs in the box yet: the
+// copy holds what the submission held, links as links.
 Result<void> make_owned_dirs(const std::string& root, const std::string& rel, uid_t uid, gid_t gid, bool chown) {
   std::string at = root;
+  std::string shown;
   for (std::size_t i = 0; i < rel.size();) {
     const auto slash = rel.find('/', i);
     const std::string part = rel.substr(i, slash == std::string::npos ? std::string::npos : slash - i);
     i = slash == std::string::npos ? rel.size() : slash + 1;
     if (part.empty()) continue;
     at += "/" + part;
+    shown += (shown.empty() ? "" : "/") + part;
     struct stat st {};
     if (::lstat(at.c_str(), &st) == 0) {
-      if (!S_ISDIR(st.st_mode)) return Error{at + ": is in the way of the output directory (not a directory)"};
+      if (S_ISLNK(st.st_mode))
+        return Error{shown + ": a symbolic link in the submission, where the output directory goes; the grader does "
+                             "not follow links in a folder handed in"};
+      if (!S_ISDIR(st.st_mode)) return Error{shown + ": is in the way of the output directory (not a directory)"};
       continue;
     }
     if (auto made = make_owned_dir(at, uid, gid, chown); !made) return made;
   }
   return {};
-}
-
-// `path` with its links resolved as far as it exists: an output directory not made yet is
-// placed where its existing parent really is, so it can be told inside the submission or not.
-std::string resolved(const std::string& path) {
-  std::string head = absolute_path(path);
-  std::string tail;
-  for (;;) {
-    char buf[PATH_MAX];
-    if (::realpath(head.c_str(), buf) != nullptr) return std::string(buf) == "/" && !tail.empty() ? tail : buf + tail;
-    const auto slash = head.rfind('/');
-    if (slash == std::string::npos || head == "/") return absolute_path(path);
-    tail = head.substr(slash) + tail;
-    head = slash == 0 ? "/" : head.substr(0, slash);
-  }
 }
 
 Result<std::string> real_dir(const std::string& path, const char* what) {
@@ -187,41 +178,25 @@ Result<std::string> real_dir(const std::string& path, const char* what) {
 
 }  // namespace
 
-std::string absolute_path(const std::string& path) {
-  std::string full = path;
-  if (full.empty() || full[0] != '/') {
-    char cwd[PATH_MAX];
-    full = std::string(::getcwd(cwd, sizeof cwd) != nullptr ? cwd : "/") + "/" + path;
-  }
-  std::vector<std::string> parts;
-  for (std::size_t i = 0; i <= full.size();) {
-    const auto slash = std::min(full.find('/', i), full.size());
-    const std::string part = full.substr(i, slash - i);
-    i = slash + 1;
-    if (part.empty() || part == ".") continue;
-    if (part == "..") {
-      if (!parts.empty()) parts.pop_back();
-      continue;
-    }
-    parts.push_back(part);
-  }
-  std::string out;
-  for (const auto& p : parts) out += "/" + p;
-  return out.empty() ? "/" : out;
-}
-
 Result<std::unique_ptr<Box>> Box::make(const BoxOptions& o) {
   std::unique_ptr<Box> box(new Box());
   auto submission = real_dir(o.submission.empty() ? "." : o.submission, "the submission");
   if (!submission) return submission.error();
   box->submission_ = *submission;
   if (!o.out_dir.empty()) {
-    box->out_dir_ = resolved(o.out_dir);
-    box->out_inside_ = box->out_dir_ == box->submission_ ||
-                       box->out_dir_.rfind(box->submission_ == "/" ? "/" : box->submission_ + "/", 0) == 0;
-    // One inside the submission is made in the copy; one outside must be there already.
-    if (!box->out_inside_)
-      if (auto out = real_dir(o.out_dir, "the output directory"); !out) return out.error();
+    // Inside or not is told from the names alone: a link in the submission is the student's, and
+    // resolving it would put the output wherever they pointed. One inside is made in the copy
+    // (where a link on its way is refused); one outside is the grader's, and must be there.
+    const auto rel = inside(o.out_dir, o.submission.empty() ? "." : o.submission);
+    box->out_inside_ = rel.has_value();
+    if (rel) {
+      box->out_rel_ = *rel;
+      box->out_dir_ = box->submission_ + (rel->empty() || box->submission_ == "/" ? "" : "/") + *rel;
+    } else {
+      auto out = real_dir(o.out_dir, "the output directory");
+      if (!out) return out.error();
+      box->out_dir_ = *out;
+    }
   }
   box->uid_ = ::getuid();
   box->gid_ = ::getgid();
@@ -229,8 +204,14 @@ Result<std::unique_ptr<Box>> Box::make(const BoxOptions& o) {
     box->copy_ = box->submission_;
     box->out_host_ = box->out_dir_;
     box->tmp_host_ = "/tmp";
-    if (!box->out_dir_.empty())
-      if (auto made = make_owned_dirs("", box->out_dir_, 0, 0, false); !made) return made.error();
+    auto root = DirHandle::open(box->submission_);
+    if (!root) return root.error();
+    box->copy_root_ = std::move(root).value();
+    if (!box->out_dir_.empty()) {
+      auto out = box->out_inside_ ? box->copy_root_.below(box->out_rel_, true) : DirHandle::open(box->out_dir_);
+      if (!out) return out.error();
+      if (!box->out_inside_) box->out_root_ = std::move(out).value();
+    }
     return box;
   }
   if (o.own_uid) {
@@ -271,17 +252,31 @@ Result<std::unique_ptr<Box>> Box::make(const BoxOptions& o) {
     Copier copier(box->uid_, box->gid_, chown);
     if (auto copied = copier.tree(src.fd, dst.fd, box->submission_, 0); !copied) return copied.error();
     box->skipped_ = copier.skipped();
+    // Held from before any program runs: what they left is read from here, whatever they did
+    // to the names on the way (the fallback's uid may own them).
+    box->copy_root_ = DirHandle::adopt(dst.fd, box->copy_);
+    dst.fd = -1;
   }
   if (box->out_dir_.empty()) return box;
   if (box->out_inside_) {
-    const std::string rel = box->out_dir_.substr(box->submission_.size());
-    if (auto made = make_owned_dirs(box->copy_, rel, box->uid_, box->gid_, chown); !made) return made.error();
-    box->out_host_ = box->copy_ + rel;
+    if (auto made = make_owned_dirs(box->copy_, box->out_rel_, box->uid_, box->gid_, chown); !made) return made.error();
+    box->out_host_ = box->copy_ + (box->out_rel_.empty() ? "" : "/" + box->out_rel_);
   } else {
     box->out_host_ = box->base_ + "/out";
     if (auto made = make_owned_dir(box->out_host_, box->uid_, box->gid_, chown); !made) return made.error();
+    auto out = DirHandle::open(box->out_host_);
+    if (!out) return out.error();
+    box->out_root_ = std::move(out).value();
   }
   return box;
+}
+
+Result<DirHandle> Box::out_handle() const {
+  if (out_dir_.empty()) return Error{"the box has no output directory"};
+  if (!out_inside_) return out_root_.dup();
+  auto out = copy_root_.below(out_rel_);
+  if (!out) return Error{"the output directory " + out_dir_ + ": " + out.error().message};
+  return DirHandle::adopt(out->release(), out_dir_);
 }
 
 Box::~Box() {

@@ -10,9 +10,11 @@
 #include <optional>
 #include <string>
 
+#include "cb/dir_handle.h"
 #include "cb/grade/batch.h"
 #include "cb/grade/conformance_log.h"
 #include "cb/grade/evidence.h"
+#include "cb/grade/files.h"
 #include "cb/grade/grade.h"
 #include "cb/grade/report.h"
 
@@ -49,18 +51,21 @@ struct KeptGrade {
 };
 
 // Writes DIR/NAME/ for one graded submission (each file atomically): the reports of `report`,
-// the record, the files of `files_from` that the lab names, grading.json and, with `answers`,
-// conformance.json. `spec`: the lab it was graded on (which files to keep).
+// the record, the files of `files_from` that the lab names (the files it was graded on, read
+// from the same directory as they were), grading.json and, with `answers`, conformance.json.
+// `spec`: the lab it was graded on (which files to keep).
 [[nodiscard]] Result<void> keep_grade(const std::string& dir, const Report& report, const GradeInputs& inputs,
-                                      const std::optional<Record>& record, const std::string& files_from,
+                                      const std::optional<Record>& record, const SubmissionDir* files_from,
                                       const conformance::AnswerLog* answers, const LabSpec& spec);
 
 // Writes DIR/NAME/grading.json for a submission that was not graded (empty, or an error), so
 // a regrade lists it as the batch did.
 [[nodiscard]] Result<void> keep_ungraded(const std::string& dir, const BatchRow& row);
 
-// Rewrites only the three reports of DIR/NAME (a regrade's new verdict).
+// Rewrites only the three reports of DIR/NAME (a regrade's new verdict), or writes them into a
+// directory already held open (cb-grade --reports).
 [[nodiscard]] Result<void> write_reports(const std::string& dir, const Report& report);
+[[nodiscard]] Result<void> write_reports(const DirHandle& dir, const Report& report);
 
 // Reads DIR/NAME back. Errors name the file and the field.
 [[nodiscard]] Result<KeptGrade> read_kept_grade(const std::string& dir);

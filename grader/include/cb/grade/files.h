@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "cb/dir_handle.h"
 #include "cb/result.h"
 #include "cb/utf8_text.h"
 
@@ -42,6 +43,17 @@ class SubmissionDir {
   // A directory that is not there, for grading steps that read no file (step 1 checks only the
   // server): every read is Missing.
   [[nodiscard]] static SubmissionDir absent(std::string path) { return SubmissionDir(-1, std::move(path)); }
+  // A directory already held open (taken over), named `shown` in every message.
+  [[nodiscard]] static SubmissionDir adopt(DirHandle dir, std::string shown) {
+    return SubmissionDir(dir.release(), std::move(shown));
+  }
+  // A directory the grader would not open (a link where a folder should be): every read is
+  // Refused with `reason`.
+  [[nodiscard]] static SubmissionDir refused(std::string path, std::string reason) {
+    SubmissionDir d(-1, std::move(path));
+    d.refusal_ = std::move(reason);
+    return d;
+  }
   // Files a program handed over as it wrote them (cb-lab run: its runner wrote them, and knows
   // them), named as in `path`; a name it did not write is Missing. No file system is read.
   [[nodiscard]] static SubmissionDir in_memory(std::string path, std::map<std::string, InMemoryFile> files);
@@ -60,6 +72,7 @@ class SubmissionDir {
   int fd_ = -1;
   std::string path_;
   std::optional<std::map<std::string, InMemoryFile>> memory_;
+  std::string refusal_;
 };
 
 // The text helpers the grader's messages and reports use (cb/utf8_text.h), under its names.

@@ -5,7 +5,9 @@
 #include <chrono>
 #include <string>
 
+#include "cb/dir_handle.h"
 #include "cb/grade/evidence.h"
+#include "cb/grade/files.h"
 #include "cb/grade/report.h"
 #include "cb/result.h"
 #include "cb/sandbox/sandbox.h"
@@ -51,13 +53,14 @@ struct RunOutcome {
 // What the programs of a box ran under, as the report carries it.
 [[nodiscard]] SandboxInfo sandbox_info(const sandbox::Containment& containment);
 
-// The four lab files, removed from `dir` so that a run is graded on what it writes itself.
-[[nodiscard]] Result<void> clear_lab_files(const std::string& dir, const LabSpec& spec = lab_spec());
+// The four lab files, removed from `dir` so that a run is graded on what it writes itself (a link
+// of that name is removed, never what it points to).
+[[nodiscard]] Result<void> clear_lab_files(const DirHandle& dir, const LabSpec& spec = lab_spec());
 
 // The lab files a run left in `from` (the box's output directory), copied into `to` (the one
 // the student named), so they can be read there. Only what the grader would read is copied:
 // regular files of one name, within the size a lab file may have, written atomically.
-[[nodiscard]] Result<void> copy_lab_files(const std::string& from, const std::string& to,
+[[nodiscard]] Result<void> copy_lab_files(const SubmissionDir& from, const DirHandle& to,
                                           const LabSpec& spec = lab_spec());
 
 }  // namespace cb::grade

@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 
+#include "cb/dir_handle.h"
 #include "cb/result.h"
 
 namespace cb::sandbox {
@@ -59,6 +60,10 @@ class Box {
   [[nodiscard]] const std::string& base() const noexcept { return base_; }
   [[nodiscard]] bool copied() const noexcept { return !base_.empty(); }
   [[nodiscard]] bool out_inside_submission() const noexcept { return out_inside_; }
+  // The output directory as its programs left it, reached from descriptors the box took before
+  // any of them ran, without following a link: one that replaced it (or a folder on its way) by
+  // a link gets an error naming the link, never what it points to. Shown as out_dir().
+  [[nodiscard]] Result<DirHandle> out_handle() const;
   // The programs' uid and gid as the machine sees them (the grader's own without a lease).
   [[nodiscard]] uid_t uid() const noexcept { return uid_; }
   [[nodiscard]] gid_t gid() const noexcept { return gid_; }
@@ -72,6 +77,8 @@ class Box {
  private:
   Box() = default;
   std::string submission_, out_dir_, copy_, out_host_, tmp_host_, base_;
+  std::string out_rel_;            // out_dir_ below the submission, when inside it
+  DirHandle copy_root_, out_root_;  // the copy (or the folder itself, without one); out_dir_ outside it
   bool out_inside_ = false;
   uid_t uid_ = 0;
   gid_t gid_ = 0;
@@ -80,9 +87,6 @@ class Box {
   std::string no_cgroup_why_;
   std::size_t skipped_ = 0;
 };
-
-// `path` made absolute and lexically clean ("/a/./b/../c" -> "/a/c"), without resolving links.
-[[nodiscard]] std::string absolute_path(const std::string& path);
 
 // Removes `path` and everything under it without following a symbolic link; a directory its
 // programs made unreadable is opened up first. Errors name the entry.

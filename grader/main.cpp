@@ -23,6 +23,7 @@
 #include "cb/bounded_file.h"
 #include "cb/dir_handle.h"
 #include "cb/grade/variant.h"
+#include "cb/sandbox/interrupt.h"
 #include "class_command.h"
 #include "progress_line.h"
 #include "cli_options.h"
@@ -79,6 +80,9 @@ int main(int argc, char** argv) {
   // Not dumpable: no process of the same uid (a graded program in the fallback, where it may
   // share the grader's) can read or write this one's memory through /proc or ptrace.
   ::prctl(PR_SET_DUMPABLE, 0);
+  // Before any thread: Ctrl-C, a cancelled CI job or a closed terminal end the graded programs
+  // and remove their boxes, never leave them behind.
+  cb::sandbox::stop_cleanly_on_signals("cb-grade");
   Options o;
   SandboxFlags sandbox_flags;
   CLI::App app{"cb-grade: grades the circuit-breaker lab, step by step, on the server's evidence", "cb-grade"};

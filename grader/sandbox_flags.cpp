@@ -25,6 +25,12 @@ void add_sandbox_flags(CLI::App& app, SandboxFlags& f) {
       ->check(CLI::Range(16, 1048576));
   app.add_option("--limit-file-size", f.file_size, "Largest file a graded program may write")->capture_default_str();
   app.add_option("--limit-cpu", f.cpu, "CPU time of each process of a graded program")->capture_default_str();
+  app.add_option("--limit-box-size", f.box_size,
+                 "Bytes a submission's box may hold: its copy, its output and its temporary files")
+      ->capture_default_str();
+  app.add_option("--limit-box-files", f.box_files, "Files and folders a submission's box may hold")
+      ->capture_default_str()
+      ->check(CLI::Range(100, 10000000));
   app.add_option("--program-env", f.env,
                  "NAME=VALUE in every graded program's environment (repeatable); the sandbox passes on none of the "
                  "grader's own");
@@ -43,6 +49,11 @@ Result<sandbox::Policy> sandbox_policy(const SandboxFlags& f) {
   if (!cpu || cpu->count() < 1'000'000 || cpu->count() % 1'000'000 != 0)
     return Error{"--limit-cpu: '" + f.cpu +
                  "' is not a whole number of seconds like 30s (the kernel counts whole seconds)"};
+  auto box = sandbox::parse_size(f.box_size);
+  if (!box || *box == sandbox::kUnlimited)
+    return Error{"--limit-box-size: " + (box ? "'unlimited': a box must have a size" : box.error().message)};
+  p.limits.box_bytes = *box;
+  p.limits.box_files = f.box_files;
   p.limits.memory_bytes = *memory;
   p.limits.file_bytes = *file;
   p.limits.processes = f.processes;

@@ -17,6 +17,8 @@ struct SandboxFlags {
   std::uint64_t open_files = 256;
   std::string file_size = "64M";
   std::string cpu = "30s";
+  std::string box_size = "256M";
+  std::uint64_t box_files = 20'000;
   std::vector<std::string> env;
 };
 

@@ -26,6 +26,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// How often a box without a tmpfs of its size is counted while its program runs: a program that
+// writes 1 GB/s is past the limit by at most this much writing when it is stopped.
+constexpr std::chrono::milliseconds kBoxCountEvery{100};
+
 // A secret the grader alone knows, for the fresh server's admin endpoints.
 std::string admin_token() {
   std::string hex;
@@ -73,7 +77,10 @@ SandboxInfo sandbox_info(const sandbox::Containment& c) {
                     {"open_files", l.open_files},
                     {"file_bytes", l.file_bytes},
                     {"cpu_seconds", l.cpu.count()},
-                    {"tmp_bytes", l.tmp_bytes}}}};
+                    {"tmp_bytes", l.tmp_bytes},
+                    {"box_bytes", l.box_bytes},
+                    {"box_files", l.box_files}}},
+                  {"box_bound", c.kind == sandbox::Kind::None ? "none" : c.box_tmpfs ? "tmpfs" : "counted"}};
   return info;
 }
 
@@ -200,15 +207,31 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
   bool open_pipe = true;
   char buf[4096];
   OutputTail tail;
+  // Without a tmpfs of its size, the box is counted while the program runs, and the program
+  // stopped when it is past it.
+  const bool count_box = !box.bounded() && out.containment.kind != sandbox::Kind::None;
+  auto next_count = Clock::now();
+  bool box_over = false;
+  const auto stop = [&] {
+    ::kill(-pid, SIGKILL);
+    ::kill(pid, SIGKILL);  // in a namespace, its process 1: the kernel ends all the rest
+  };
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0 && !out.timed_out) {
+    if (left <= 0 && !out.timed_out && !box_over) {
       out.timed_out = true;
-      ::kill(-pid, SIGKILL);
-      ::kill(pid, SIGKILL);  // in a namespace, its process 1: the kernel ends all the rest
+      stop();
+    }
+    if (count_box && !box_over && !out.timed_out && Clock::now() >= next_count) {
+      next_count = Clock::now() + kBoxCountEvery;
+      if (const auto used = box.usage(); used && used->over) {
+        box_over = true;
+        stop();
+      }
     }
     pollfd p[2] = {{open_pipe ? pipe_fds[0] : -1, POLLIN, 0}, {pidfd, POLLIN, 0}};
-    const int wait_ms = out.timed_out ? 10 : static_cast<int>(std::clamp<long long>(left, 1, pidfd >= 0 ? 60'000 : 10));
+    const long long most = count_box ? kBoxCountEvery.count() : pidfd >= 0 ? 60'000 : 10;
+    const int wait_ms = out.timed_out || box_over ? 10 : static_cast<int>(std::clamp<long long>(left, 1, most));
     if (::poll(p, 2, wait_ms) > 0 && (p[0].revents & (POLLIN | POLLHUP)) != 0) {
       const ssize_t n = ::read(pipe_fds[0], buf, sizeof buf);
       if (n > 0) tail.add(buf, static_cast<std::size_t>(n));
@@ -232,6 +255,8 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
   out.output_tail = tail.take();
   if (!out.timed_out && out.containment.kind != sandbox::Kind::None)
     out.limit_hit = sandbox::limit_hit(sandbox.policy().limits, status, child->cpu_used(), out.output_tail);
+  if (box_over || (box.bounded() && box.full() && out.limit_hit == sandbox::LimitHit::None))
+    out.limit_hit = sandbox::LimitHit::BoxSize;
   // The kernel's word beats what the program said: an out-of-memory kill leaves no message.
   if (box.cgroup() != nullptr && !out.timed_out) {
     const sandbox::CgroupCounts now = box.cgroup()->counts();

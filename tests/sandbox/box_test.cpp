@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "cb/sandbox/sandbox.h"
+#include "skip.h"
 #include "temp_dir.h"
 
 namespace cb::sandbox {
@@ -151,10 +152,7 @@ TEST_CASE("box: a submission too large to copy is refused, saying what to do") {
 }
 
 TEST_CASE("box: as root, every box has a uid of its own, owning its copy") {
-  if (::geteuid() != 0) {
-    MESSAGE("uids of their own need root");
-    return;
-  }
+  if (cb::testing::skip_unless(::geteuid() == 0, "uids of their own need root")) return;
   TempDir sub;
   sub.write("f", "x");
   BoxOptions o;
@@ -170,8 +168,12 @@ TEST_CASE("box: as root, every box has a uid of its own, owning its copy") {
   REQUIRE(::stat(((*a)->copy_dir() + "/f").c_str(), &st) == 0);
   CHECK(st.st_uid == (*a)->uid());
   CHECK((st.st_mode & 077) == 0);  // no other uid reads it
+  // Only the box's uid may pass through to its copy (its group); nobody else may enter.
   REQUIRE(::stat((*a)->base().c_str(), &st) == 0);
-  CHECK((st.st_mode & 0777) == 0711);
+  CHECK((st.st_mode & 0777) == 0710);
+  CHECK(st.st_uid == 0);
+  CHECK(st.st_gid == (*a)->gid());
+  CHECK((*a)->bounded());  // a tmpfs of its size
 }
 
 TEST_CASE("sandbox: a start runs the program in its box, and a set-up step that fails is named") {

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -10,9 +11,13 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <set>
 #include <vector>
 
+#include "box_place.h"
 #include "cb/sandbox/cgroup.h"
+#include "cb/sandbox/limits.h"
 #include "uid_lease.h"
 
 namespace cb::sandbox {
@@ -234,13 +239,14 @@ Result<std::unique_ptr<Box>> Box::make(const BoxOptions& o) {
       box->no_cgroup_why_ = group.error().message;
   }
 
-  const char* tmpdir = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmpdir != nullptr && tmpdir[0] == '/' ? tmpdir : "/tmp") + "/cb-grade-box.XXXXXX";
-  if (::mkdtemp(pattern.data()) == nullptr) return Error{why("making the box in " + pattern)};
-  box->base_ = pattern;
-  // Others may pass through to what is theirs (the fallback's uid reaches its copy by path),
-  // never list what is here.
-  if (::chmod(box->base_.c_str(), 0711) != 0) return Error{why(box->base_)};
+  sweep_left_boxes();
+  auto place = make_place(box->gid_, o.box_bytes, o.box_files);
+  if (!place) return place.error();
+  box->place_ = std::make_unique<BoxPlace>(std::move(place).value());
+  box->base_ = box->place_->path;
+  box->box_bytes_ = o.box_bytes;
+  box->box_files_ = o.box_files;
+  live_boxes::add(box.get());
   box->copy_ = box->base_ + "/sub";
   box->tmp_host_ = box->base_ + "/tmp";
   if (auto made = make_owned_dir(box->copy_, box->uid_, box->gid_, chown); !made) return made.error();
@@ -250,7 +256,12 @@ Result<std::unique_ptr<Box>> Box::make(const BoxOptions& o) {
     Fd dst(::open(box->copy_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (src.fd < 0 || dst.fd < 0) return Error{why("copying " + box->submission_)};
     Copier copier(box->uid_, box->gid_, chown);
-    if (auto copied = copier.tree(src.fd, dst.fd, box->submission_, 0); !copied) return copied.error();
+    if (auto copied = copier.tree(src.fd, dst.fd, box->submission_, 0); !copied) {
+      if (errno == ENOSPC)
+        return Error{"the submission does not fit in its box (" + size_text(o.box_bytes) + " and " +
+                     std::to_string(o.box_files) + " files: --limit-box-size, --limit-box-files)"};
+      return copied.error();
+    }
     box->skipped_ = copier.skipped();
     // Held from before any program runs: what they left is read from here, whatever they did
     // to the names on the way (the fallback's uid may own them).
@@ -279,47 +290,169 @@ Result<DirHandle> Box::out_handle() const {
   return DirHandle::adopt(out->release(), out_dir_);
 }
 
-Box::~Box() {
+Box::~Box() { live_boxes::remove(this); }
+
+void Box::tear_down() noexcept {
   // The fallback's programs have no PID namespace to end them: whatever still runs in the box's
   // group, or as its uid, goes before its files do (the full sandbox's are gone already).
   if (cgroup_) cgroup_->kill_all();
   cgroup_.reset();
   if (lease_) kill_uid(uid_);
-  if (!base_.empty()) (void)remove_tree(base_);
+  copy_root_ = DirHandle();
+  out_root_ = DirHandle();
+  if (place_) (void)remove_place(*place_);
 }
+
+Result<BoxUsage> Box::usage() const {
+  BoxUsage u;
+  if (!place_ || place_->path.empty()) return u;
+  // Counted from the box's own root, never through a link, and no further than just past the
+  // limit: a box of a million files costs a walk of the limit's length.
+  std::vector<int> open{::fcntl(place_->root.fd(), F_DUPFD_CLOEXEC, 0)};
+  if (open.back() < 0) return Error{why(place_->path)};
+  while (!open.empty() && u.files <= box_files_ && u.bytes <= box_bytes_) {
+    const int fd = open.back();
+    open.pop_back();
+    DIR* d = ::fdopendir(fd);
+    if (d == nullptr) {
+      ::close(fd);
+      continue;
+    }
+    ::rewinddir(d);  // a duplicate shares its offset with the root's descriptor: the last walk's end
+    while (const dirent* e = ::readdir(d)) {
+      if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+      struct stat st {};
+      if (::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      ++u.files;
+      u.bytes += static_cast<std::uint64_t>(st.st_blocks) * 512;
+      if (S_ISDIR(st.st_mode)) {
+        const int sub = ::openat(::dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sub >= 0) open.push_back(sub);
+      }
+      if (u.files > box_files_ || u.bytes > box_bytes_) break;
+    }
+    ::closedir(d);
+  }
+  for (int fd : open) ::close(fd);
+  u.over = u.files > box_files_ || u.bytes > box_bytes_;
+  return u;
+}
+
+bool Box::bounded() const noexcept { return place_ && place_->mounted; }
+
+const std::string& Box::unbounded_why() const noexcept {
+  static const std::string none;
+  return place_ ? place_->not_mounted : none;
+}
+
+bool Box::full() const {
+  if (!bounded()) return false;
+  struct statvfs v {};
+  return ::fstatvfs(place_->root.fd(), &v) == 0 && (v.f_bavail == 0 || v.f_favail == 0);
+}
+
+namespace live_boxes {
+namespace {
+std::mutex g_mu;
+std::set<Box*> g_boxes;
+}  // namespace
+
+void add(Box* box) {
+  std::lock_guard lock(g_mu);
+  g_boxes.insert(box);
+}
+
+void remove(Box* box) {
+  // Under the lock: an interrupt that is tearing every box down finishes this one first.
+  std::lock_guard lock(g_mu);
+  if (g_boxes.erase(box) > 0) box->tear_down();
+}
+
+void tear_down_all() {
+  std::lock_guard lock(g_mu);
+  for (Box* box : g_boxes) box->tear_down();
+  g_boxes.clear();
+}
+}  // namespace live_boxes
 
 namespace {
 
-Result<void> remove_under(int dir, const std::string& shown, int depth) {
-  if (depth > 256) return Error{shown + ": too deep to remove"};
-  const int listing = ::dup(dir);
+// Everything under `top` removed, without following a link and without limit of depth: a walk
+// with its own stack of open folders, each listed a batch of names at a time (a folder of
+// 200,000 files costs one pass). A chain deeper than kMaxOpen is cut: its next folder is moved
+// up beside the others at the top (renameat) and removed from there, so the walk never holds more
+// than kMaxOpen descriptors, however deep a program made it.
+constexpr std::size_t kMaxOpen = 64;
+constexpr std::size_t kBatch = 4096;
+
+struct Frame {
+  int fd;
+  std::string name;  // in the folder above; empty for the top
+  std::vector<std::string> pending;
+};
+
+std::vector<std::string> list_some(int fd) {
+  std::vector<std::string> names;
+  const int listing = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
   DIR* d = listing >= 0 ? ::fdopendir(listing) : nullptr;
   if (d == nullptr) {
     if (listing >= 0) ::close(listing);
-    return Error{why(shown)};
+    return names;
   }
-  std::vector<std::string> names;
+  ::rewinddir(d);
   while (const dirent* e = ::readdir(d)) {
-    const std::string name = e->d_name;
-    if (name != "." && name != "..") names.push_back(name);
+    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+    names.emplace_back(e->d_name);
+    if (names.size() == kBatch) break;
   }
   ::closedir(d);
+  return names;
+}
+
+Result<void> remove_under(int top, const std::string& shown) {
+  std::vector<Frame> stack;
+  stack.push_back({::fcntl(top, F_DUPFD_CLOEXEC, 0), "", {}});
+  if (stack.back().fd < 0) return Error{why(shown)};
+  unsigned moved = 0;
   Result<void> out;
-  for (const std::string& name : names) {
-    struct stat st {};
-    if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-    if (S_ISDIR(st.st_mode)) {
-      // A program may have taken its own permissions away from a directory it made.
-      ::fchmodat(dir, name.c_str(), 0700, 0);
-      const int sub = ::openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (sub >= 0) {
-        if (auto r = remove_under(sub, shown + "/" + name, depth + 1); !r && out) out = r;
-        ::close(sub);
+  const auto fail = [&](const std::string& what) {
+    out = Error{why(shown + "/" + what)};
+    for (const Frame& f : stack) ::close(f.fd);
+    return out;
+  };
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    if (f.pending.empty()) {
+      f.pending = list_some(f.fd);
+      if (f.pending.empty()) {  // empty now: it goes from the folder above
+        const std::string name = f.name;
+        ::close(f.fd);
+        stack.pop_back();
+        if (!stack.empty() && ::unlinkat(stack.back().fd, name.c_str(), AT_REMOVEDIR) != 0) return fail(name);
+        continue;
       }
-      if (::unlinkat(dir, name.c_str(), AT_REMOVEDIR) != 0 && out) out = Error{why(shown + "/" + name)};
-    } else if (::unlinkat(dir, name.c_str(), 0) != 0 && out) {
-      out = Error{why(shown + "/" + name)};
     }
+    const std::string name = std::move(f.pending.back());
+    f.pending.pop_back();
+    struct stat st {};
+    if (::fstatat(f.fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone already
+    if (!S_ISDIR(st.st_mode)) {
+      if (::unlinkat(f.fd, name.c_str(), 0) != 0 && errno != ENOENT) return fail(name);
+      continue;
+    }
+    // A program may have taken its own permissions away from a folder it made.
+    ::fchmodat(f.fd, name.c_str(), 0700, 0);
+    if (stack.size() >= kMaxOpen) {
+      std::string up;
+      do up = ".cb-up-" + std::to_string(moved++);
+      while (::faccessat(top, up.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) == 0);
+      if (::renameat(f.fd, name.c_str(), top, up.c_str()) != 0) return fail(name);
+      stack.front().pending.push_back(up);
+      continue;
+    }
+    const int sub = ::openat(f.fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (sub < 0) return fail(name);
+    stack.push_back({sub, name, {}});
   }
   return out;
 }
@@ -333,7 +466,7 @@ Result<void> remove_tree(const std::string& path) {
   ::chmod(path.c_str(), 0700);
   const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return Error{why(path)};
-  auto r = remove_under(fd, path, 0);
+  auto r = remove_under(fd, path);
   ::close(fd);
   if (::rmdir(path.c_str()) != 0 && r) r = Error{why(path)};
   return r;

@@ -68,6 +68,20 @@ bool kill_orphans() {
 namespace children {
 std::unique_lock<std::mutex> lock() { return std::unique_lock<std::mutex>(g_mu); }
 void add(pid_t pid) { g_running.insert(pid); }
+void end_all() noexcept {
+  std::vector<pid_t> running;
+  {
+    std::lock_guard lock(g_mu);
+    running.assign(g_running.begin(), g_running.end());
+    g_running.clear();
+  }
+  for (pid_t p : running) {
+    ::kill(-p, SIGKILL);
+    ::kill(p, SIGKILL);
+  }
+  for (pid_t p : running) ::waitpid(p, nullptr, 0);
+  (void)kill_orphans();
+}
 }  // namespace children
 
 int Child::exit_code() const noexcept { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }

@@ -11,5 +11,8 @@ namespace cb::sandbox::children {
 
 [[nodiscard]] std::unique_lock<std::mutex> lock();
 void add(pid_t pid);  // with the lock held
+// Every program running now, with its process group and whatever it left with this grader (a
+// child subreaper), killed and reaped: the grader is stopping.
+void end_all() noexcept;
 
 }  // namespace cb::sandbox::children

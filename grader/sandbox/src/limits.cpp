@@ -18,6 +18,7 @@ std::string_view to_string(LimitHit hit) noexcept {
     case LimitHit::Memory: return "memory";
     case LimitHit::Processes: return "processes";
     case LimitHit::OpenFiles: return "open_files";
+    case LimitHit::BoxSize: return "box_size";
   }
   return "none";
 }
@@ -92,6 +93,7 @@ LimitHit limit_hit(const Limits& limits, int status, std::chrono::microseconds c
   if (sig == SIGXFSZ) return LimitHit::FileSize;
   // Python ignores SIGXFSZ and reports the write's EFBIG itself.
   if (says(output_tail, {"File too large"})) return LimitHit::FileSize;
+  if (says(output_tail, {"No space left on device"})) return LimitHit::BoxSize;
   if (says(output_tail, {"MemoryError", "std::bad_alloc", "Cannot allocate memory", "out of memory", "Out of memory"}))
     return LimitHit::Memory;
   if (says(output_tail, {"Too many open files"})) return LimitHit::OpenFiles;
@@ -112,6 +114,9 @@ std::string describe(const Limits& limits, LimitHit hit, bool box_wide) {
     case LimitHit::Processes:
       return "the process limit (" + std::to_string(limits.processes) + (box_wide ? " in the box at once)" : " at once)");
     case LimitHit::OpenFiles: return "the open-file limit (" + std::to_string(limits.open_files) + " a process)";
+    case LimitHit::BoxSize:
+      return "the box's size limit (" + size_text(limits.box_bytes) + " and " + std::to_string(limits.box_files) +
+             " files)";
   }
   return "";
 }

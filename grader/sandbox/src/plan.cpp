@@ -106,7 +106,8 @@ std::vector<jail::MountOp> root_of(const Box& box, const Limits& limits) {
   ops.push_back({Op::Kind::Tmpfs, "", "/newroot/dev/shm", "mode=1777,size=64m", false, false, false});
   ops.push_back({Op::Kind::Dir, "", "/newroot/tmp", "", false, false, false});
   ops.push_back(
-      {Op::Kind::Tmpfs, "", "/newroot/tmp", "mode=1777,size=" + std::to_string(limits.tmp_bytes), false, false, false});
+      {Op::Kind::Tmpfs, "", "/newroot/tmp", "mode=1777,size=" + std::to_string(limits.tmp_bytes) + ",nr_inodes=" + std::to_string(limits.box_files),
+       false, false, false});
   // The box's copy where the submission was, and the output directory where it was, so every
   // path a program or a message names is the one the student knows.
   add_dirs(ops, box.submission());

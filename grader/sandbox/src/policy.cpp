@@ -58,7 +58,8 @@ std::string Containment::describe() const {
     s += " of data a process (RLIMIT_DATA; no cgroup: " + no_cgroup_why + ")";
   else
     s += " memory";
-  s += ", " + std::to_string(limits.processes) + " processes, " + std::to_string(limits.open_files) + " open files, files up to " + size_text(limits.file_bytes) +
+  s += ", " + std::to_string(limits.processes) + " processes, a box of " + size_text(limits.box_bytes) + " and " +
+       std::to_string(limits.box_files) + " files (" + (box_tmpfs ? "a tmpfs" : "counted: " + box_unbounded_why) + "), " + std::to_string(limits.open_files) + " open files, files up to " + size_text(limits.file_bytes) +
        ", " + std::to_string(limits.cpu.count()) + " s of CPU)";
   return s;
 }

@@ -82,6 +82,8 @@ Result<std::unique_ptr<Box>> Sandbox::box(const std::string& submission, const s
   o.cgroup = o.copy;
   o.memory_bytes = policy_.limits.memory_bytes;
   o.processes = policy_.limits.processes;
+  o.box_bytes = policy_.limits.box_bytes;
+  o.box_files = policy_.limits.box_files;
   return Box::make(o);
 }
 
@@ -97,6 +99,8 @@ Containment Sandbox::containment(const Box& box) {
   if (c.kind == Kind::None) return c;
   c.cgroup_version = box.cgroup() != nullptr ? box.cgroup()->version() : 0;
   c.no_cgroup_why = box.no_cgroup_why();
+  c.box_tmpfs = box.bounded();
+  c.box_unbounded_why = box.unbounded_why();
   c.seccomp = syscall_filter().ok();
   if (c.kind == Kind::Namespaces) {
     c.user_namespace = ::geteuid() != 0;

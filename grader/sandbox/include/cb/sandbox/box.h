@@ -3,12 +3,16 @@
 // (the lab run and each conformance trace). It holds a copy of the submission, the directory the
 // lab's files are written to, a private temporary directory, and the uid the programs run as.
 // Programs write only here; the submission itself is never written, so grading it twice starts
-// from the same files. The box is removed, links never followed, when it is destroyed.
+// from the same files. The box is removed, links never followed, when it is destroyed, when the
+// grader is interrupted (interrupt.h), or by the next grader when this one was killed.
 //
-//   BASE/            0711, the grader's: others may pass through, not list
+//   $TMPDIR/cb-grade-box.NAME/   root: a tmpfs of the box's size, 0710, group the box's gid
+//                                (only the box's uid may pass through); a user: 0700, its size
+//                                counted while a program runs (usage())
 //     sub/           the copy, owned by the box's uid, 0700
 //     out/           the output directory, when it is not inside the submission
 //     tmp/           TMPDIR and HOME (the fallback; the full sandbox has a tmpfs)
+//   $TMPDIR/cb-grade-box.NAME.lock   held (flock) by the grader while the box lives
 
 #include <sys/types.h>
 
@@ -28,6 +32,14 @@ inline constexpr std::size_t kMaxCopyEntries = 20'000;
 
 class UidLease;
 class BoxCgroup;
+struct BoxPlace;
+
+// What a box holds now, counted up to just past its limits.
+struct BoxUsage {
+  std::uint64_t bytes = 0;
+  std::uint64_t files = 0;
+  bool over = false;  // past --limit-box-size or --limit-box-files
+};
 
 struct BoxOptions {
   std::string submission;  // what the programs may see of the file system; copied
@@ -41,6 +53,9 @@ struct BoxOptions {
   bool cgroup = false;
   std::uint64_t memory_bytes = 0;
   std::uint64_t processes = 0;
+  // Its size: a tmpfs of these where the grader may mount one, else counted (usage()).
+  std::uint64_t box_bytes = 256ULL << 20;
+  std::uint64_t box_files = 20'000;
 };
 
 class Box {
@@ -71,6 +86,15 @@ class Box {
   // Its control group, or null with why not (the sandbox then bounds memory per process).
   [[nodiscard]] const BoxCgroup* cgroup() const noexcept { return cgroup_.get(); }
   [[nodiscard]] const std::string& no_cgroup_why() const noexcept { return no_cgroup_why_; }
+  // A tmpfs of its size holds it (the kernel refuses past it), or why not: its size is then
+  // counted while its programs run (usage()), and a program past it is stopped.
+  [[nodiscard]] bool bounded() const noexcept;
+  [[nodiscard]] const std::string& unbounded_why() const noexcept;
+  [[nodiscard]] Result<BoxUsage> usage() const;
+  // Its tmpfs has no byte or no file left (a program ran into the size).
+  [[nodiscard]] bool full() const;
+  // Ends what still runs in it and removes it; once (destruction or an interrupt).
+  void tear_down() noexcept;
   // How many files the copy skipped (FIFOs, sockets, devices: nothing a program needs).
   [[nodiscard]] std::size_t skipped() const noexcept { return skipped_; }
 
@@ -85,8 +109,17 @@ class Box {
   std::unique_ptr<UidLease> lease_;
   std::unique_ptr<BoxCgroup> cgroup_;
   std::string no_cgroup_why_;
+  std::unique_ptr<BoxPlace> place_;
+  std::uint64_t box_bytes_ = 0, box_files_ = 0;
   std::size_t skipped_ = 0;
 };
+
+// Every box this process holds, for an interrupt to tear down (interrupt.h).
+namespace live_boxes {
+void add(Box* box);
+void remove(Box* box);  // tears it down
+void tear_down_all();
+}  // namespace live_boxes
 
 // Removes `path` and everything under it without following a symbolic link; a directory its
 // programs made unreadable is opened up first. Errors name the entry.

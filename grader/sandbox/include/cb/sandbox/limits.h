@@ -28,13 +28,18 @@ struct Limits {
   std::chrono::seconds cpu{30};
   // The private /tmp of the full sandbox (a tmpfs: memory, so it is bounded too).
   std::uint64_t tmp_bytes = 256ULL << 20;
+  // The box: the copy of the submission, its output and the fallback's temporary files, all its
+  // programs together. A tmpfs of this size where the grader may mount one (root), else counted
+  // while the program runs. The copy itself is at most 256 MiB and 20,000 files.
+  std::uint64_t box_bytes = 256ULL << 20;
+  std::uint64_t box_files = 20'000;
 };
 
 // Which limit a program ran into, when the kernel says so (a signal only a limit sends, or a CPU
 // time at the limit), or when its own output says it (the kernel refuses memory, processes and
 // files without stopping the program, so a program that stops there says why itself).
-enum class LimitHit { None, Cpu, FileSize, Memory, Processes, OpenFiles };
-[[nodiscard]] std::string_view to_string(LimitHit hit) noexcept;  // "cpu", "file_size", ...
+enum class LimitHit { None, Cpu, FileSize, Memory, Processes, OpenFiles, BoxSize };
+[[nodiscard]] std::string_view to_string(LimitHit hit) noexcept;  // "cpu", "file_size", ..., "box_size"
 
 // No limit: for programs built with a sanitizer, which reserve terabytes of address space for
 // their shadow memory before they run a line.

@@ -58,6 +58,10 @@ struct Containment {
   // the kernel counts it), else RLIMIT_DATA on each process, and why no group could be had.
   int cgroup_version = 0;
   std::string no_cgroup_why;
+  // What held the box's size: a tmpfs of it (the kernel refuses past it), else the grader's count
+  // while the program ran (and why no tmpfs).
+  bool box_tmpfs = false;
+  std::string box_unbounded_why;
   // "cgroup v2", "cgroup v1", "RLIMIT_DATA" or "none": the report's name for it.
   [[nodiscard]] std::string memory_bound() const;
   [[nodiscard]] bool trusted() const noexcept { return kind != Kind::None; }

@@ -1,0 +1,17 @@
+#pragma once
+// A grader stopped by SIGINT, SIGTERM or SIGHUP (Ctrl-C, a CI job cancelled, a closed terminal)
+// ends every program it started and removes every box it holds before it exits, as it would
+// had it finished: nothing of a submission is left running or on disk.
+
+namespace cb::sandbox {
+
+// Call first in main, before any thread starts: the three signals are blocked in this thread
+// (and so in every thread started after it) and a thread of their own waits for them. On one,
+// `program: interrupted: ...` on standard error, the programs are ended, the boxes removed, and
+// the process exits with 128 + the signal. The sandbox's children start with no signal blocked.
+void stop_cleanly_on_signals(const char* program);
+
+// What that thread does, for a caller that has its own way of hearing a stop.
+void end_everything() noexcept;
+
+}  // namespace cb::sandbox

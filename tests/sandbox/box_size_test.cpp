@@ -1,0 +1,175 @@
+// The box has a size and a life: a program cannot fill the machine's disk or its inodes through
+// it, a folder chain of any depth is removed with it, and a grader stopped by a signal, or
+// killed outright, leaves no box and no program behind (the next grader removes a dead one's).
+// Each grader here has a $TMPDIR of its own, so what is left there is what it left.
+#include <dirent.h>
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "grading.h"
+#include "process.h"
+#include "temp_dir.h"
+
+namespace cb::testing {
+namespace {
+
+using namespace grading;  // NOLINT(google-build-using-namespace): the harness of every case here
+
+struct Scratch {
+  TempDir dir;
+  explicit Scratch(const Setup& s) { hand_over(dir.path(), s, true); }
+  [[nodiscard]] std::vector<std::string> env() const { return {"TMPDIR=" + dir.path()}; }
+  // The boxes (and their locks) still in it.
+  [[nodiscard]] std::vector<std::string> boxes() const {
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(dir.path()))
+      if (e.path().filename().string().rfind("cb-grade-box.", 0) == 0) out.push_back(e.path().filename());
+    return out;
+  }
+};
+
+std::vector<std::string> grade_argv(const Setup& s, const Submission& sub, const TempDir& out,
+                                    const std::string& command) {
+  return as(s, {grader_for(s), "--run", command, "--submission", sub.dir.path(), "--dir", out.path(), "--sandbox",
+                s.mode, "--format", "json"});
+}
+
+Graded graded(const Ran& ran) {
+  Graded g{ran, json::parse(ran.out, nullptr, false), nullptr};
+  if (g.report.is_discarded()) g.report = nullptr;
+  if (g.report.is_object() && g.report.value("run_output", json()).is_string()) g.attack = attack_line(g.report["run_output"]);
+  return g;
+}
+
+// The pid of the process whose command line is exactly `argv`, if one runs.
+std::optional<pid_t> running(const std::vector<std::string>& argv) {
+  std::string want;
+  for (const auto& a : argv) want += a + '\0';
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename();
+    if (name.empty() || name[0] < '1' || name[0] > '9') continue;
+    std::ifstream f(e.path() / "cmdline");
+    const std::string cmd((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    if (cmd == want) return static_cast<pid_t>(std::stoi(name));
+  }
+  return std::nullopt;
+}
+
+// Until the graded program is running (a bound: the grader starts it in well under a second).
+bool program_started() {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds{30};
+  while (std::chrono::steady_clock::now() < until) {
+    if (running({"sleep", "7332"}) && running({"sleep", "7331"})) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds{5});
+  }
+  return false;
+}
+
+TEST_CASE("box size: a program cannot fill the disk or its inodes through its box") {
+  for (const Setup& s : setups()) {
+    SUBCASE((s.name() + ": 2.4 GB of files").c_str()) {
+      Scratch tmp(s);
+      Submission sub(s, {"disk_fill.py"});
+      TempDir out;
+      hand_over(out.path(), s, true);
+      const Graded g = graded(run(grade_argv(s, sub, out, "python3 disk_fill.py"), "", tmp.env()));
+      INFO(g.ran.out, g.ran.err);
+      check_containment(s, g);
+      CHECK(g.report["program"]["limit_hit"] == "box_size");
+      CHECK(g.report["program"]["limit_text"] == "the box's size limit (256 MiB and 20000 files)");
+      CHECK(g.report["program"]["sandbox"].value("box_bound", "") == (s.root ? "tmpfs" : "counted"));
+      // It never got near 2.4 GB: refused at the tmpfs's size, or stopped soon after the count.
+      if (g.attack.is_object()) CHECK(g.attack["written"].get<std::uint64_t>() <= (512ULL << 20));
+      CHECK(g.report["run_output"].get<std::string>().find("written 2400 MiB") == std::string::npos);
+      CHECK(tmp.boxes().empty());
+    }
+    SUBCASE((s.name() + ": 200,000 empty files").c_str()) {
+      Scratch tmp(s);
+      Submission sub(s, {"many_files.py"});
+      TempDir out;
+      hand_over(out.path(), s, true);
+      const Graded g = graded(run(grade_argv(s, sub, out, "python3 many_files.py"), "", tmp.env()));
+      INFO(g.ran.out, g.ran.err);
+      check_containment(s, g);
+      CHECK(g.report["program"]["limit_hit"] == "box_size");
+      if (g.attack.is_object()) CHECK(g.attack["made"].get<int>() < 200000);
+      CHECK(tmp.boxes().empty());
+    }
+    SUBCASE((s.name() + ": a chain of 1,000 folders").c_str()) {
+      Scratch tmp(s);
+      Submission sub(s, {"deep_chain.sh"});
+      TempDir out;
+      hand_over(out.path(), s, true);
+      const Graded g = graded(run(grade_argv(s, sub, out, "sh deep_chain.sh"), "", tmp.env()));
+      INFO(g.ran.out, g.ran.err);
+      check_containment(s, g);
+      REQUIRE(g.attack.is_object());
+      CHECK(g.attack["depth"] == 1000);
+      CHECK(tmp.boxes().empty());  // removed, however deep
+    }
+  }
+}
+
+TEST_CASE("box life: a grader stopped by a signal ends its programs and removes its box first") {
+  for (const Setup& s : setups()) {
+    for (const int sig : {SIGINT, SIGTERM}) {
+      SUBCASE((s.name() + ": " + ::strsignal(sig)).c_str()) {
+        Scratch tmp(s);
+        Submission sub(s, {"linger.sh"});
+        TempDir out;
+        hand_over(out.path(), s, true);
+        Process grader(grade_argv(s, sub, out, "sh linger.sh"), tmp.env());
+        REQUIRE(program_started());
+        // While it lives, its box is nobody's but the grader's and the box's uid's.
+        REQUIRE(tmp.boxes().size() == 2);
+        struct stat st {};
+        for (const auto& name : tmp.boxes())
+          if (name.find(".lock") == std::string::npos) REQUIRE(::stat((tmp.dir / name).c_str(), &st) == 0);
+        CHECK((st.st_mode & 07777) == (s.root ? 0710U : 0700U));
+        grader.signal(sig);
+        const auto code = grader.wait(std::chrono::seconds{30});
+        CHECK(code == 128 + sig);
+        CHECK(grader.read_all_stderr().find("cb-grade: interrupted") == 0);
+        CHECK_FALSE(running({"sleep", "7331"}));  // its own session did not save it
+        CHECK_FALSE(running({"sleep", "7332"}));
+        CHECK(tmp.boxes().empty());
+      }
+    }
+  }
+}
+
+TEST_CASE("box life: the box of a grader that was killed is removed by the next grader") {
+  for (const Setup& s : setups()) {
+    SUBCASE(s.name().c_str()) {
+      Scratch tmp(s);
+      Submission sub(s, {"linger.sh"});
+      TempDir out;
+      hand_over(out.path(), s, true);
+      {
+        Process grader(grade_argv(s, sub, out, "sh linger.sh"), tmp.env());
+        REQUIRE(program_started());
+        grader.signal(SIGKILL);
+        CHECK(grader.wait(std::chrono::seconds{30}) == 128 + SIGKILL);
+      }
+      CHECK(tmp.boxes().size() == 2);  // left behind: nothing could run to remove it
+      // Its programs: the full sandbox's die with their namespace; the fallback's with the next
+      // lease of their uid, or not at all where they share the grader's.
+      for (const char* n : {"7331", "7332"})
+        if (const auto pid = running({"sleep", n})) ::kill(*pid, SIGKILL);
+      Submission quiet(s, {});
+      const Graded next = graded(run(grade_argv(s, quiet, out, "true"), "", tmp.env()));
+      INFO(next.ran.out, next.ran.err);
+      CHECK(tmp.boxes().empty());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cb::testing

@@ -39,13 +39,20 @@ Result<SubmissionDir> SubmissionDir::open(const std::string& path, std::string s
 
 SubmissionDir::SubmissionDir(SubmissionDir&& other) noexcept
     : fd_(other.fd_), path_(std::move(other.path_)), memory_(std::move(other.memory_)),
-      refusal_(std::move(other.refusal_)) {
+      refusal_(std::move(other.refusal_)), taken_(std::move(other.taken_)) {
   other.fd_ = -1;
 }
 
 SubmissionDir SubmissionDir::in_memory(std::string path, std::map<std::string, InMemoryFile> files) {
   SubmissionDir d(-1, std::move(path));
   d.memory_ = std::move(files);
+  return d;
+}
+
+SubmissionDir SubmissionDir::snapshot(const SubmissionDir& from, const std::vector<std::string>& names) {
+  SubmissionDir d(-1, from.path_);
+  d.taken_.emplace();
+  for (const std::string& name : names) (*d.taken_)[name] = from.read(name);
   return d;
 }
 
@@ -56,6 +63,7 @@ SubmissionDir& SubmissionDir::operator=(SubmissionDir&& other) noexcept {
     path_ = std::move(other.path_);
     memory_ = std::move(other.memory_);
     refusal_ = std::move(other.refusal_);
+    taken_ = std::move(other.taken_);
     other.fd_ = -1;
   }
   return *this;
@@ -84,6 +92,21 @@ FileRead SubmissionDir::read(const std::string& name, std::size_t limit) const {
       out.status = FileRead::Status::Ok;
       out.bytes = it->second.bytes;
       out.mtime_us = it->second.mtime_us;
+    }
+    return out;
+  }
+  if (taken_) {
+    const auto it = taken_->find(name);
+    if (it == taken_->end()) {
+      out.reason = name + " is missing";
+      return out;
+    }
+    out = it->second;
+    if (out.status == FileRead::Status::Ok && out.bytes.size() > limit) {
+      out.status = FileRead::Status::Refused;
+      out.reason = name + " is " + std::to_string(out.bytes.size()) + " bytes, more than the " + std::to_string(limit) +
+                   " a lab file can be; it was not read";
+      out.bytes.clear();
     }
     return out;
   }

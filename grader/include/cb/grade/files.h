@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cb/dir_handle.h"
 #include "cb/result.h"
@@ -47,6 +48,10 @@ class SubmissionDir {
   [[nodiscard]] static SubmissionDir adopt(DirHandle dir, std::string shown) {
     return SubmissionDir(dir.release(), std::move(shown));
   }
+  // What `from` holds of `names` now, each read once and kept as read (a file refused stays
+  // refused, with its reason): what the lab run left, taken before any other program of the
+  // submission runs in the same box and could rewrite it.
+  [[nodiscard]] static SubmissionDir snapshot(const SubmissionDir& from, const std::vector<std::string>& names);
   // A directory the grader would not open (a link where a folder should be): every read is
   // Refused with `reason`.
   [[nodiscard]] static SubmissionDir refused(std::string path, std::string reason) {
@@ -73,6 +78,7 @@ class SubmissionDir {
   std::string path_;
   std::optional<std::map<std::string, InMemoryFile>> memory_;
   std::string refusal_;
+  std::optional<std::map<std::string, FileRead>> taken_;
 };
 
 // The text helpers the grader's messages and reports use (cb/utf8_text.h), under its names.

@@ -258,6 +258,18 @@ int main(int argc, char** argv) {
   cb::sandbox::Sandbox sandbox(*policy);
   std::unique_ptr<cb::sandbox::Box> box;
   if (!o.batch.empty()) {
+    // An ordinary user's fallback cannot give each student a uid of their own: every program of
+    // the batch would run as the grader's uid, able to reach its classmates' processes and files.
+    // Only when the instructor says so.
+    if (!o.run.empty() || !o.conformance.empty()) {
+      auto kind = sandbox.kind();
+      if (!kind) return could_not_run(kind.error().message);
+      if (*kind == cb::sandbox::Kind::Fallback && ::geteuid() != 0 && policy->mode != cb::sandbox::Mode::Fallback)
+        return could_not_run(
+            "--batch: no full sandbox here, and the fallback of an ordinary user runs every student's program as "
+            "the grader's own uid, where one can reach another's; run the grader as root, or say --sandbox "
+            "fallback to grade the class so anyway");
+    }
     std::optional<BatchConformance> bc;
     if (!o.conformance.empty()) {
       bc.emplace();

@@ -233,7 +233,8 @@ Result<jail::Plan> make_plan(const Policy& policy, Kind kind, const Box& box, co
     // Without a group, memory the kernel would charge to nobody's process (memfd, System V
     // shared memory) is refused: RLIMIT_DATA cannot see it.
     const bool per_process = group == nullptr && l.memory_bytes != kUnlimited;
-    if (auto filter = syscall_filter(per_process ? Filter::NoSharedMemory : Filter::Standard); filter)
+    const unsigned additions = (per_process ? kNoSharedMemory : 0U) | (kind == Kind::Fallback ? kTcpOnly : 0U);
+    if (auto filter = syscall_filter(additions); filter)
       plan.seccomp = *filter;
     else
       return filter.error();

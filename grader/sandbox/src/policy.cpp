@@ -43,7 +43,7 @@ std::string Containment::describe() const {
   if (kind == Kind::Fallback) s += why + "; ";
   s += "uid " + std::to_string(uid);
   if (user_namespace) s += ", " + std::to_string(uid_inside) + " inside its user namespace";
-  s += own_uid ? ", its own" : ", the grader's";
+  s += own_uid ? ", its own" : user_namespace ? ", the grader's" : ", the grader's, shared with every program it grades";
   if (kind == Kind::Namespaces)
     s += "; its own mount, PID, network (loopback only), UTS and IPC namespaces";
   else

@@ -87,6 +87,12 @@ Result<std::unique_ptr<Box>> Sandbox::box(const std::string& submission, const s
   return Box::make(o);
 }
 
+Result<Kind> Sandbox::kind() {
+  auto decision = decide();
+  if (!decision) return decision.error();
+  return decision->kind;
+}
+
 Containment Sandbox::containment(const Box& box) {
   Containment c;
   auto decision = decide();

@@ -10,13 +10,18 @@
 
 namespace cb::sandbox {
 
-// Standard: what every box gets. NoSharedMemory: also memfd_create and System V shared memory
-// (shmget), for a box without a control group, where RLIMIT_DATA is the memory limit and cannot
-// see pages that belong to a file or a segment rather than a process.
-enum class Filter { Standard, NoSharedMemory };
+// What every box gets, and two additions, as bits:
+// - kNoSharedMemory: memfd_create and System V shared memory (shmget), for a box without a
+//   control group, where RLIMIT_DATA is the memory limit and cannot see pages that belong to a
+//   file or a segment rather than a process;
+// - kTcpOnly: socket() for AF_UNIX and for datagrams, for the fallback, which shares the
+//   machine's network: Landlock bounds TCP only, and a unix socket reaches any listener on the
+//   machine by its path (socketpair stays: runtimes talk to their own children through it).
+inline constexpr unsigned kNoSharedMemory = 1;
+inline constexpr unsigned kTcpOnly = 2;
 
 // Built once each with libseccomp, then shared by every start (the child only hands it to the
 // kernel).
-[[nodiscard]] Result<const sock_fprog*> syscall_filter(Filter filter = Filter::Standard);
+[[nodiscard]] Result<const sock_fprog*> syscall_filter(unsigned additions = 0);
 
 }  // namespace cb::sandbox

@@ -31,6 +31,10 @@ class Sandbox {
   // under `strict`, no full sandbox.
   [[nodiscard]] Result<std::unique_ptr<Box>> box(const std::string& submission, const std::string& out_dir);
 
+  // What every program of this sandbox runs in (the probe's decision, made once). Errors: under
+  // `strict`, no full sandbox.
+  [[nodiscard]] Result<Kind> kind();
+
   // What the box's programs run under, for the report.
   [[nodiscard]] Containment containment(const Box& box);
 

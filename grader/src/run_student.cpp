@@ -160,13 +160,18 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
     // A peer the kernel cannot name (it closed before it was accepted) gets no answer it could
     // read either way, so it is let in: what it sent is the program's as far as anyone can tell.
     if (out.containment.own_uid) {
-      // Where the kernel cannot be asked at all (no socket diagnostics), every connection is let
-      // in and the record is not called the program's alone.
       server_options.admit = [uid = out.containment.uid, peers](int fd) {
         const auto owner = sandbox::peer_uid(fd);
         if (!owner) {
-          peers->unknowable.store(true, std::memory_order_relaxed);
-          return true;
+          // The kernel cannot be asked at all: let in, and the record is not called the
+          // program's alone. A lookup that failed for this connection only (its peer reset it
+          // before it was accepted) is refused: whoever it was, they get no answer.
+          if (!sandbox::peer_diagnostics_available()) {
+            peers->unknowable.store(true, std::memory_order_relaxed);
+            return true;
+          }
+          peers->foreign.fetch_add(1, std::memory_order_relaxed);
+          return false;
         }
         if (!*owner || **owner == uid) return true;
         peers->foreign.fetch_add(1, std::memory_order_relaxed);

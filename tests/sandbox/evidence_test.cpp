@@ -45,5 +45,26 @@ TEST_CASE("evidence: the conformance programs cannot rewrite the lab's files tha
   }
 }
 
+TEST_CASE("evidence: connections reset before they are accepted cannot make a double run ungradable") {
+  // Where the program has a uid of its own (root) its connections are told from any other's; an
+  // ordinary user's fallback cannot tell, and says so.
+  for (const Setup& s : setups()) {
+    if (!s.root) continue;
+    SUBCASE(s.name().c_str()) {
+      Submission sub(s, {"reset_storm.py"}, true);
+      TempDir out;
+      const Graded g = grade(s, sub, out, "python3 reset_storm.py");
+      INFO(g.ran.out, g.ran.err);
+      check_containment(s, g);
+      CHECK(g.ran.exit_code == 1);  // graded, and failed: not "NOT graded" (2)
+      REQUIRE(g.attack.is_object());
+      CHECK(g.attack["reset"].get<int>() > 0);
+      const json& step1 = g.report["steps"][0];
+      for (const auto& check : step1["checks"])
+        if (check["id"] == "s1.once") CHECK(check["status"] == "fail");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace cb::testing

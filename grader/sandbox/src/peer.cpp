@@ -33,6 +33,15 @@ __be16 port_of(const sockaddr_storage& a) {
 
 }  // namespace
 
+bool peer_diagnostics_available() {
+  static const bool available = [] {
+    const int nl = ::socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+    if (nl >= 0) ::close(nl);
+    return nl >= 0;
+  }();
+  return available;
+}
+
 Result<std::optional<uid_t>> peer_uid(int fd) {
   sockaddr_storage local{}, peer{};
   socklen_t local_len = sizeof local, peer_len = sizeof peer;

@@ -18,4 +18,8 @@ namespace cb::sandbox {
 // descriptor is not a TCP socket, or the diagnostics cannot be asked.
 [[nodiscard]] Result<std::optional<uid_t>> peer_uid(int connected_fd);
 
+// Whether this kernel answers socket diagnostics at all (asked once). Where it does, a lookup
+// that fails is about that one connection (reset before it was accepted, say), not the kernel.
+[[nodiscard]] bool peer_diagnostics_available();
+
 }  // namespace cb::sandbox

@@ -41,6 +41,8 @@ struct Options {
   int traces = 200;
   std::uint64_t seed = 0;
   std::string trace_timeout = "5s";
+  std::string conformance_timeout = "120s";
+  std::string refuse_prebuilt;  // empty: the rubric's
   std::string warm_up = "20s";
   std::string submission = ".";
   std::string spec;

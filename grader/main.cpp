@@ -17,6 +17,7 @@
 #include "cb/grade/format.h"
 #include "cb/grade/grade.h"
 #include "cb/grade/lab_spec.h"
+#include "cb/grade/prebuilt.h"
 #include "cb/grade/provenance.h"
 #include "cb/grade/run_student.h"
 #include "cb/atomic_file.h"
@@ -153,6 +154,12 @@ int main(int argc, char** argv) {
   app.add_option("--trace-timeout", o.trace_timeout,
                  "--conformance: time limit of one trace, start to exit (--timeout sets it too, without --run)")
       ->capture_default_str();
+  app.add_option("--conformance-timeout", o.conformance_timeout,
+                 "--conformance: time limit of all the traces of one submission; past it the part fails as too slow")
+      ->capture_default_str();
+  app.add_option("--refuse-prebuilt", o.refuse_prebuilt,
+                 "--conformance: what a submission may not hand in ready-made: harness (a copy of cb-lab or cb-grade; "
+                 "the default, or the rubric's), all (any executable), none");
   app.add_option("--warm-up", o.warm_up,
                  "--conformance: extra time for the traces that start before the first has finished (a program "
                  "that builds itself on its first start)")
@@ -177,6 +184,10 @@ int main(int argc, char** argv) {
   auto trace_limit = cb::parse_duration(conformance_only && app.count("--timeout") > 0 ? o.timeout : o.trace_timeout);
   if (!trace_limit || trace_limit->count() <= 0)
     return could_not_run("--trace-timeout: '" + o.trace_timeout + "' is not a positive duration like 5s");
+  const auto conformance_limit = cb::parse_duration(o.conformance_timeout);
+  if (!conformance_limit || conformance_limit->count() <= 0)
+    return could_not_run("--conformance-timeout: '" + o.conformance_timeout +
+                         "' is not a positive duration like 120s");
   const auto warm_up = cb::parse_duration(o.warm_up);
   if (!warm_up || warm_up->count() < 0)
     return could_not_run("--warm-up: '" + o.warm_up + "' is not a duration like 20s");
@@ -239,6 +250,11 @@ int main(int argc, char** argv) {
     grade_options.rubric = *rubric;
   }
 
+  if (!o.refuse_prebuilt.empty()) {
+    auto rule = parse_prebuilt(o.refuse_prebuilt);
+    if (!rule) return could_not_run("--refuse-prebuilt: " + rule.error().message);
+    grade_options.rubric.prebuilt = *rule;
+  }
   if (max_score) {
     std::cout << grade_options.rubric.max_score(!o.conformance.empty()) << '\n';
     return 0;
@@ -278,6 +294,7 @@ int main(int argc, char** argv) {
       bc->seed = seed;
       bc->trace_limit = std::chrono::duration_cast<std::chrono::milliseconds>(*trace_limit);
       bc->warm_up = std::chrono::duration_cast<std::chrono::milliseconds>(*warm_up);
+      bc->time_limit = std::chrono::duration_cast<std::chrono::milliseconds>(*conformance_limit);
     }
     return run_batch(o, grade_options, course_key, std::move(bc), sandbox,
                      std::chrono::duration_cast<std::chrono::milliseconds>(*timeout));
@@ -304,6 +321,7 @@ int main(int argc, char** argv) {
     co.points = grade_options.rubric.conformance;
     co.visibility = grade_options.rubric.conformance_visibility;
     co.jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+    co.time_limit = std::chrono::duration_cast<std::chrono::milliseconds>(*conformance_limit);
     conformance::ProcessOptions po;
     po.command = o.conformance;
     po.trace_limit = std::chrono::duration_cast<std::chrono::milliseconds>(*trace_limit);
@@ -312,7 +330,12 @@ int main(int argc, char** argv) {
     po.box = box.get();
     ProgressLine progress;
     co.progress = [&progress](std::size_t done, std::size_t total) { progress(done, total); };
-    conformance = check_conformance(co, conformance::process_programs(po));
+    const Prebuilt rule = grade_options.rubric.prebuilt;
+    // What it handed in, looked at before any of its programs runs (a build in the box is its own).
+    if (const auto found = prebuilt_in(box->copy_root(), rule))
+      conformance = conformance_refused(co, "prebuilt", prebuilt_reason(*found, rule));
+    else
+      conformance = check_conformance(co, conformance::process_programs(po));
   }
   const auto finish = [&](Report& report) {
     if (conformance) add_conformance(report, std::move(*conformance));

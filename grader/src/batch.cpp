@@ -10,6 +10,7 @@
 #include "cb/grade/class_reports.h"
 #include "cb/grade/conformance_check.h"
 #include "cb/grade/conformance_process.h"
+#include "cb/grade/prebuilt.h"
 #include "cb/grade/regrade.h"
 #include "cb/grade/variant.h"
 #include "cb/atomic_file.h"
@@ -76,6 +77,9 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
     if (!made) return fail(made.error().message);
     box = std::move(made).value();
   }
+  // What it handed in, looked at before any of its programs runs (a build in the box is its own).
+  const std::optional<std::string> prebuilt =
+      o.conformance ? prebuilt_in(box->copy_root(), options.rubric.prebuilt) : std::nullopt;
   if (o.run_command) {
     RunOptions run;
     run.spec = &spec;
@@ -128,8 +132,17 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
     inputs.conformance_traces = o.conformance->traces;
     inputs.conformance_seed = o.conformance->seed;
     if (!inputs.sandbox) inputs.sandbox = report.sandbox = sandbox_info(o.sandbox->containment(*box));
-    add_conformance(report,
-                    conformance_part(inputs, options.rubric, answers->recording(conformance::process_programs(po))));
+    ConformancePart part;
+    if (prebuilt) {
+      inputs.conformance_refused = {"prebuilt", prebuilt_reason(*prebuilt, options.rubric.prebuilt)};
+      part = conformance_part(inputs, options.rubric, answers->recording(conformance::process_programs(po)));
+    } else {
+      part = conformance_part(inputs, options.rubric, answers->recording(conformance::process_programs(po)),
+                              o.conformance->time_limit);
+      // Cut for time: kept as such, so a regrade (which replays, and is fast) says the same.
+      if (part.rule == "too_slow") inputs.conformance_refused = {part.rule, part.message};
+    }
+    add_conformance(report, std::move(part));
   }
   if (!o.reports_dir.empty()) {
     if (auto kept =

@@ -44,8 +44,13 @@ nlohmann::json inputs_json(const GradeInputs& in) {
                     {"description", in.sandbox->description},
                     {"details", in.sandbox->details}};
   if (!in.conformance_command.empty())
-    j["conformance"] = {
-        {"command", in.conformance_command}, {"traces", in.conformance_traces}, {"seed", in.conformance_seed}};
+    j["conformance"] = {{"command", in.conformance_command},
+                        {"traces", in.conformance_traces},
+                        {"seed", in.conformance_seed},
+                        {"refused", in.conformance_refused.first.empty()
+                                        ? nlohmann::json(nullptr)
+                                        : nlohmann::json{{"rule", in.conformance_refused.first},
+                                                         {"message", in.conformance_refused.second}}}};
   return j;
 }
 
@@ -75,6 +80,8 @@ Result<GradeInputs> inputs_of(const nlohmann::json& j, const std::string& name) 
       in.conformance_command = c->at("command").get<std::string>();
       in.conformance_traces = c->at("traces").get<int>();
       in.conformance_seed = c->at("seed").get<std::uint64_t>();
+      if (const auto r = c->find("refused"); r != c->end() && r->is_object())
+        in.conformance_refused = {r->at("rule").get<std::string>(), r->at("message").get<std::string>()};
     }
   } catch (const nlohmann::json::exception& e) {
     // at(): "[json.exception.out_of_range.403] key 'seconds' not found"; get(): a type error.

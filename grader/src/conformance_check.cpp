@@ -267,7 +267,12 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Programs& p
   std::vector<Failure> failures;
   const int jobs = std::max(1, o.jobs);
   bool silent = false;
-  for (int i = 0; i < o.traces && !silent; i += jobs) {
+  bool too_slow = false;
+  for (int i = 0; i < o.traces && !silent && !too_slow; i += jobs) {
+    if (o.time_limit.count() > 0 && std::chrono::steady_clock::now() - started > o.time_limit) {
+      too_slow = true;
+      break;
+    }
     // A round of traces at once, judged in order, so what is found does not depend on `jobs`.
     std::vector<Trace> round;
     for (int j = i; j < std::min(o.traces, i + jobs); ++j) round.push_back(generate(o.seed, j));
@@ -305,12 +310,33 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Programs& p
     for (const ConformanceRule& r : part.rules) part.shrunk_fully = part.shrunk_fully && r.shrunk_fully;
     part.shrink_runs = judge.runs();
     part.shrink_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - shrink_started).count();
+  } else if (too_slow) {
+    part.status = Status::Fail;
+    part.rule = "too_slow";
+    part.message = "answered " + std::to_string(part.judged) + " of " + std::to_string(o.traces) +
+                   " traces rightly, then ran out of the " +
+                   std::to_string(std::chrono::duration_cast<std::chrono::seconds>(o.time_limit).count()) +
+                   " s a submission's conformance may take (--conformance-timeout): a breaker answers a trace in "
+                   "milliseconds";
   } else {
     part.status = Status::Pass;
   }
   if (programs.processes) part.processes = programs.processes();
   part.score = part.status == Status::Pass ? o.points : 0;
   part.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return part;
+}
+
+ConformancePart conformance_refused(const ConformanceOptions& o, std::string rule, std::string message) {
+  ConformancePart part;
+  part.command = o.command;
+  part.seed = o.seed;
+  part.traces = o.traces;
+  part.max_score = o.points;
+  part.visibility = o.visibility;
+  part.status = Status::Fail;
+  part.rule = std::move(rule);
+  part.message = std::move(message);
   return part;
 }
 

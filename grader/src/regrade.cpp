@@ -93,7 +93,8 @@ Report grade_kept(const SubmissionDir& files, const std::optional<Record>& recor
   return report;
 }
 
-ConformancePart conformance_part(const GradeInputs& in, const Rubric& rubric, const conformance::Programs& programs) {
+ConformancePart conformance_part(const GradeInputs& in, const Rubric& rubric, const conformance::Programs& programs,
+                                 std::chrono::milliseconds time_limit) {
   ConformanceOptions co;
   co.command = in.conformance_command;
   co.traces = in.conformance_traces;
@@ -101,6 +102,9 @@ ConformancePart conformance_part(const GradeInputs& in, const Rubric& rubric, co
   co.points = rubric.conformance;
   co.visibility = rubric.conformance_visibility;
   co.jobs = 1;  // a class runs side by side already
+  co.time_limit = time_limit;
+  if (!in.conformance_refused.first.empty())
+    return conformance_refused(co, in.conformance_refused.first, in.conformance_refused.second);
   return check_conformance(co, programs);
 }
 

@@ -45,9 +45,10 @@ Result<Rubric> Rubric::parse(std::string_view text) {
   if (!j->is_object()) return Error{"rubric: expected {\"points\": {\"1\": <points>, ...}, ...}"};
   for (const auto& [key, value] : j->items()) {
     (void)value;
-    if (key != "points" && key != "visibility" && key != "stdout_visibility" && key != "seed" && key != "traces")
+    if (key != "points" && key != "visibility" && key != "stdout_visibility" && key != "seed" && key != "traces" &&
+        key != "refuse_prebuilt")
       return Error{"rubric: \"" + key.substr(0, 20) +
-                   "\": the fields are points, visibility, stdout_visibility, seed and traces"};
+                   "\": the fields are points, visibility, stdout_visibility, seed, traces and refuse_prebuilt"};
   }
   Rubric r = equal();
   if (j->contains("points")) {
@@ -97,6 +98,12 @@ Result<Rubric> Rubric::parse(std::string_view text) {
     if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > 100000)
       return Error{"rubric: traces: expected a whole number from 1 to 100000"};
     r.traces = v.get<int>();
+  }
+  if (j->contains("refuse_prebuilt")) {
+    const auto& v = (*j)["refuse_prebuilt"];
+    auto rule = v.is_string() ? parse_prebuilt(v.get<std::string>()) : Result<Prebuilt>(Error{"not a string"});
+    if (!rule) return Error{"rubric: refuse_prebuilt: expected \"harness\" (the default), \"all\" or \"none\""};
+    r.prebuilt = *rule;
   }
   return r;
 }

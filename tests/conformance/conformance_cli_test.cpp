@@ -46,8 +46,11 @@ const std::string kBentHere = "./cb_bent_breaker";
 const std::string kLabHere = "./cb-lab";
 
 // A grader's command line, with what the project's own programs need in a sanitizer build.
+// The project's own cb-lab stands in for a breaker here: nothing handed in is refused as
+// prebuilt (the grader would refuse that copy of the harness otherwise).
 std::vector<std::string> graded(std::vector<std::string> argv) {
   for (const std::string& f : sanitized_program_flags()) argv.push_back(f);
+  argv.insert(argv.end(), {"--refuse-prebuilt", "none"});
   return argv;
 }
 
@@ -261,7 +264,7 @@ TEST_CASE("conformance: its part in every format, and its points in the rubric")
 TEST_CASE("conformance: a progress line on a terminal, and none in a pipe") {
   // script(1) gives the grader a terminal; the traces counted there are the traces run.
   std::string line = "'" + kGrade + "' --conformance '" + kLabHere + " conform' --submission '" + programs() +
-                     "' --seed 3 --traces 6 --format json -o /proc/self/fd/2";
+                     "' --seed 3 --traces 6 --format json -o /proc/self/fd/2 --refuse-prebuilt none";
   for (const std::string& f : sanitized_program_flags()) line += " '" + f + "'";
   const Ran tty = run({"/usr/bin/script", "-qec", line, "/dev/null"});
   INFO(tty.out);
@@ -430,6 +433,18 @@ TEST_CASE("conformance: the summary of every departure, in every format") {
   std::ifstream in(page);
   const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(html.find("every departure, over all") != std::string::npos);
+}
+
+TEST_CASE("conformance: a breaker that answers rightly but slowly fails as too slow at --conformance-timeout") {
+  // A right breaker, a process per trace, each 0.3 s late to start: 20 traces would take 6 s.
+  const json j = conformance("sleep 0.3; exec " + kBentHere + " --one-trace",
+                             {"--traces", "20", "--conformance-timeout", "1s", "-j", "1"}, 1)["conformance"];
+  CHECK(j["status"] == "fail");
+  CHECK(j["rule"] == "too_slow");
+  CHECK(j["judged"].get<int>() < 20);
+  CHECK(j["judged"] == j["agreed"]);  // every trace it answered, it answered rightly
+  CHECK(j["message"].get<std::string>().find("then ran out of the 1 s a submission's conformance may take") !=
+        std::string::npos);
 }
 
 }  // namespace

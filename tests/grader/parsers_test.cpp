@@ -208,7 +208,7 @@ TEST_CASE("rubric: points per step") {
   CHECK(error_of(Rubric::parse(R"({"points": {"1": -5}})")) ==
         "rubric: points.\"1\": expected a number of points, 0 or more");
   CHECK(error_of(Rubric::parse(R"({"weights": {}})")) ==
-        "rubric: \"weights\": the fields are points, visibility, stdout_visibility, seed and traces");
+        "rubric: \"weights\": the fields are points, visibility, stdout_visibility, seed, traces and refuse_prebuilt");
   CHECK(r->max_score(false) == 5 + 6 + 20);
   CHECK(r->max_score(true) == 5 + 6 + 20 + 1);
 }

@@ -23,6 +23,7 @@ struct BatchConformance {
   std::uint64_t seed = 0;  // one for the class, reported in every row
   std::chrono::milliseconds trace_limit{std::chrono::seconds{5}};
   std::chrono::milliseconds warm_up{std::chrono::seconds{20}};
+  std::chrono::milliseconds time_limit{std::chrono::seconds{120}};  // all traces of one submission
 };
 
 struct BatchOptions {

@@ -38,6 +38,9 @@ struct GradeInputs {
   std::string conformance_command;
   int conformance_traces = 0;
   std::uint64_t conformance_seed = 0;
+  // The part failed before its traces were all judged (rule "prebuilt" or "too_slow", and why):
+  // kept, so a regrade, which replays answers and runs nothing, says the same.
+  std::pair<std::string, std::string> conformance_refused;
 };
 
 struct KeptGrade {

@@ -23,6 +23,9 @@ struct ConformanceOptions {
   // Called after each trace is judged, in order (never two at once).
   std::function<void(std::size_t done, std::size_t total)> progress;
   int jobs = 1;  // traces run at once (each its own process); the verdict does not depend on it
+  // All the traces of one submission (--conformance-timeout; zero: none). A breaker that answers
+  // right but slowly holds a class's grading up: past this it fails as too slow ("too_slow").
+  std::chrono::milliseconds time_limit{0};
 };
 
 // Runs traces 0..traces-1 of the seed through `programs` and judges every one. A trace answered
@@ -35,6 +38,11 @@ struct ConformanceOptions {
                                                 const conformance::Programs& programs);
 // A program that answers every trace alone.
 [[nodiscard]] ConformancePart check_conformance(const ConformanceOptions& options, const conformance::Program& program);
+
+// The part failed without running a trace (or after the ones that ran), for `rule` ("prebuilt",
+// "too_slow") and why: a copy of the harness in the submission, say.
+[[nodiscard]] ConformancePart conformance_refused(const ConformanceOptions& options, std::string rule,
+                                                  std::string message);
 
 // A seed nobody chose: from the kernel's random source, small enough to read out and retype.
 [[nodiscard]] std::uint64_t random_seed();

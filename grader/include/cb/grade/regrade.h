@@ -18,9 +18,12 @@ namespace cb::grade {
 [[nodiscard]] Report grade_kept(const SubmissionDir& files, const std::optional<Record>& record,
                                 const GradeInputs& inputs, GradeOptions options);
 
-// The conformance part on `inputs`' command, traces and seed, worth the rubric's points.
+// The conformance part on `inputs`' command, traces and seed, worth the rubric's points; failed
+// as `inputs.conformance_refused` says, without a trace, when it says so. `time_limit`: all the
+// traces' (zero: none; a regrade replays, and takes none).
 [[nodiscard]] ConformancePart conformance_part(const GradeInputs& inputs, const Rubric& rubric,
-                                               const conformance::Programs& programs);
+                                               const conformance::Programs& programs,
+                                               std::chrono::milliseconds time_limit = {});
 
 struct RegradeOptions {
   std::string dir;     // what --batch --reports kept

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "cb/grade/lab_spec.h"
+#include "cb/grade/prebuilt.h"
 #include "cb/result.h"
 
 namespace cb::grade {
@@ -15,7 +16,8 @@ namespace cb::grade {
 //   {"points":     {"1": 5, "2": 10, ..., "conformance": 20},   parts left out keep one point
 //    "visibility": {"default": "visible", "conformance": "after_due_date", "8": "hidden"},
 //    "stdout_visibility": "hidden",
-//    "seed": 12345, "traces": 200}                               the conformance traces, fixed
+//    "seed": 12345, "traces": 200,                               the conformance traces, fixed
+//    "refuse_prebuilt": "all"}                                   no executable handed in (below)
 // Visibilities are Gradescope's: visible, hidden, after_due_date, after_published.
 struct Rubric {
   std::array<double, kGradedSteps + 1> points{};         // [1..kGradedSteps]
@@ -27,6 +29,9 @@ struct Rubric {
   // a resubmission meets the same traces. Unset: --seed / --traces (or a random seed).
   std::optional<std::uint64_t> seed;
   std::optional<int> traces;
+  // What a submission may not hand in ready-made: by default a copy of the project's own programs;
+  // "all": any executable; "none": nothing looked for (prebuilt.h).
+  Prebuilt prebuilt = Prebuilt::HarnessRefused;
   [[nodiscard]] static Rubric equal();
   [[nodiscard]] static Result<Rubric> parse(std::string_view json);
   // The points of every step, and of the conformance part when it is graded.

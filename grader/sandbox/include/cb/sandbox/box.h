@@ -79,6 +79,8 @@ class Box {
   // any of them ran, without following a link: one that replaced it (or a folder on its way) by
   // a link gets an error naming the link, never what it points to. Shown as out_dir().
   [[nodiscard]] Result<DirHandle> out_handle() const;
+  // The copy (or the folder itself, without one), held since before any program ran.
+  [[nodiscard]] const DirHandle& copy_root() const noexcept { return copy_root_; }
   // The programs' uid and gid as the machine sees them (the grader's own without a lease).
   [[nodiscard]] uid_t uid() const noexcept { return uid_; }
   [[nodiscard]] gid_t gid() const noexcept { return gid_; }

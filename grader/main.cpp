@@ -272,6 +272,11 @@ int main(int argc, char** argv) {
   if (!policy) return could_not_run(policy.error().message);
   // Every program this grader starts runs in the sandbox, in a box of the submission's own.
   cb::sandbox::Sandbox sandbox(*policy);
+  // The key makes every student's numbers: a program that could read it could give itself any.
+  if (!o.course_key.empty() && (!o.run.empty() || !o.conformance.empty()))
+    if (const auto why = sandbox.readable_by_programs(o.course_key, o.batch.empty() ? o.submission : o.batch))
+      return could_not_run("--course-key: " + o.course_key + " could be read by the programs it grades: " + *why +
+                           "; keep it where only the grader's user may read it, outside the folders handed in");
   std::unique_ptr<cb::sandbox::Box> box;
   if (!o.batch.empty()) {
     // An ordinary user's fallback cannot give each student a uid of their own: every program of

@@ -29,9 +29,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
-// A connection's output beyond this stops the parsing of its pipelined requests until the
-// client reads: a client that sends without reading cannot grow the server's memory.
-constexpr std::size_t kMaxPendingOutput = 1 << 20;
 constexpr std::size_t kReadChunk = 16384;
 constexpr int kListenTimer = -1;
 // A page of the record is written by the loop that serves it, and the other connections of that
@@ -153,7 +150,7 @@ struct HttpServer::Loop {
     // EPOLLRDHUP is level-triggered: once the client's FIN has been read it is not watched
     // again, or it would be reported forever. A reset (EPOLLHUP, EPOLLERR) is always reported.
     std::uint32_t e = !closing && !c.peer_done && !input_full(c) ? std::uint32_t{EPOLLRDHUP} : 0U;
-    if (!waiting && !closing && !c.peer_done && c.out.size() - c.out_done < kMaxPendingOutput) e |= EPOLLIN;
+    if (!waiting && !closing && !c.peer_done && c.out.size() - c.out_done < options().max_pending_output) e |= EPOLLIN;
     if (c.out_done < c.out.size()) e |= EPOLLOUT;
     watch(c, e);
   }
@@ -352,7 +349,7 @@ struct HttpServer::Loop {
   void drive(Conn& c) {
     const HeadLimits limits{options().max_request_bytes, 8 * 1024};
     while ((c.phase == Conn::Phase::Idle || c.phase == Conn::Phase::Head) && !c.in.empty()) {
-      if (c.out.size() - c.out_done >= kMaxPendingOutput) break;
+      if (c.out.size() - c.out_done >= options().max_pending_output) break;
       if (c.phase == Conn::Phase::Idle) {
         // The first byte of a request starts its clock: a slow sender is closed, not served forever.
         c.phase = Conn::Phase::Head;
@@ -442,7 +439,7 @@ struct HttpServer::Loop {
     if (!flush(c)) return;
     // Output that was backed up has drained: the requests already read may go on.
     if ((c.phase == Conn::Phase::Idle || c.phase == Conn::Phase::Head) && !c.in.empty() &&
-        c.out.size() - c.out_done < kMaxPendingOutput) {
+        c.out.size() - c.out_done < options().max_pending_output) {
       drive(c);
       flush(c);
     }

@@ -30,6 +30,9 @@ using Clock = std::chrono::steady_clock;
 // writes 1 GB/s is past the limit by at most this much writing when it is stopped.
 constexpr std::chrono::milliseconds kBoxCountEvery{100};
 
+// Connections a graded program may hold open to its server at once.
+constexpr int kMaxProgramConnections = 256;
+
 // A secret the grader alone knows, for the fresh server's admin endpoints.
 std::string admin_token() {
   std::string hex;
@@ -127,6 +130,10 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
   server_options.port = o.port;
   server_options.threads = o.server_threads;
   server_options.admin_token = admin_token();
+  // A lab program holds a handful of connections and reads its answers: the grader's memory is
+  // bounded however many it opens and never reads (256 x (64 KiB out + 64 KiB in), 32 MiB).
+  server_options.max_connections = kMaxProgramConnections;
+  server_options.max_pending_output = 64 << 10;
   std::unique_ptr<flaky::FlakyServer> server;
   struct Peers {
     std::atomic<std::size_t> foreign{0};

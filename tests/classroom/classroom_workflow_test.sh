@@ -49,8 +49,10 @@ chmod +x "$tmp/bin/sudo" "$tmp/bin/apt-get"
 step() {  # step REPO SCRIPT [VAR=VALUE...]: one of the workflow's scripts, as GitHub runs it
   local repo=$1 script=$2
   shift 2
-  (cd "$repo" && env -u CB_WARNINGS_AS_ERRORS CI=true GITHUB_ACTIONS=true PATH="$tmp/bin:$PATH" GITHUB_OUTPUT="$repo/github_output" "$@" \
-    bash --noprofile --norc -e -o pipefail "$tmp/$script")
+  # Each repository's runner has a home of its own (where the cache puts the grader).
+  mkdir -p "$repo.home"
+  (cd "$repo" && env -u CB_WARNINGS_AS_ERRORS CI=true GITHUB_ACTIONS=true PATH="$tmp/bin:$PATH" HOME="$repo.home" \
+    GITHUB_OUTPUT="$repo/github_output" "$@" bash --noprofile --norc -e -o pipefail "$tmp/$script")
 }
 result() {  # result REPO: what the reporter would read, decoded
   sed -n 's/^result=//p' "$1/github_output" | tail -1 | base64 -d
@@ -79,8 +81,10 @@ grep -q "pin it to a release tag" "$tmp/refused.txt"
 
 # The build, under CI=true, with the compiler of this Debian.
 step "$tmp/ada" build.sh CB_LAB_REF="$ref" >"$tmp/build.log" 2>&1 || { tail -40 "$tmp/build.log" >&2; exit 1; }
-[ -x "$tmp/ada/.cb-lab-bin/cb-grade" ]
-if ldd "$tmp/ada/.cb-lab-bin/cb-grade" >/dev/null 2>&1; then echo "the cached cb-grade is not static" >&2; exit 1; fi
+[ -x "$tmp/ada.home/.cb-lab-bin/cb-grade" ]
+if ldd "$tmp/ada.home/.cb-lab-bin/cb-grade" >/dev/null 2>&1; then echo "the cached cb-grade is not static" >&2; exit 1; fi
+# Nothing of the harness is left in the folder graded.
+[ ! -e "$tmp/ada/.cb-lab" ] && [ ! -e "$tmp/ada/.cb-lab-bin" ]
 
 check() {  # check REPO PYTHON-EXPRESSION-ON-r
   result "$1" | /usr/bin/python3 -c "import json,sys; r=json.load(sys.stdin); assert $2, r"
@@ -90,10 +94,12 @@ step "$tmp/ada" grade.sh >"$tmp/ada.log" 2>&1 || { cat "$tmp/ada.log" >&2; exit 
 check "$tmp/ada" "r['version'] == 1 and r['status'] == 'pass' and r['max_score'] == 11 and sum(t['score'] for t in r['tests']) == 11 and len(r['tests']) == 9"
 for f in report.html report.txt report.json classroom.json; do [ -s "$tmp/ada/cb-lab-report/$f" ]; done
 
-# The next push of another student: the cached grader, no build (the cache restores .cb-lab-bin
-# and skips the checkout and the build), a classic mistake: step 3 and conformance lost.
+# The next push of another student: the cached grader, no build (the cache restores
+# ~/.cb-lab-bin and skips the checkout and the build), a classic mistake: step 3 and conformance
+# lost.
 student "$tmp/bob" "sum(self.window) \* 100 >= " "sum(self.window) * 100 > "
-cp -r "$tmp/ada/.cb-lab-bin" "$tmp/bob/"
+mkdir -p "$tmp/bob.home"
+cp -r "$tmp/ada.home/.cb-lab-bin" "$tmp/bob.home/"
 step "$tmp/bob" grade.sh >"$tmp/bob.log" 2>&1 || { cat "$tmp/bob.log" >&2; exit 1; }
 check "$tmp/bob" "r['status'] == 'fail' and r['max_score'] == 11 and sum(t['score'] for t in r['tests']) == 7 and [t['status'] for t in r['tests']][2] == 'fail'"
 

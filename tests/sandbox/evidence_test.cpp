@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <thread>
 
 #include "grading.h"
 #include "process.h"
@@ -62,6 +64,51 @@ TEST_CASE("evidence: connections reset before they are accepted cannot make a do
       const json& step1 = g.report["steps"][0];
       for (const auto& check : step1["checks"])
         if (check["id"] == "s1.once") CHECK(check["status"] == "fail");
+    }
+  }
+}
+
+// The most memory `pid` has had (VmHWM, KiB), sampled until it has exited (a zombie, not yet
+// waited for, shows none) or two minutes pass; 0 if it could never be read.
+long peak_kib(pid_t pid) {
+  long peak = 0;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::minutes{2};
+  while (std::chrono::steady_clock::now() < until) {
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    bool read = false;
+    while (std::getline(status, line))
+      if (line.rfind("VmHWM:", 0) == 0) {
+        peak = std::max(peak, std::stol(line.substr(6)));
+        read = true;
+      }
+    if (!read) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds{20});
+  }
+  return peak;
+}
+
+TEST_CASE("evidence: a flood of connections that never read their answers cannot grow the grader") {
+  for (const Setup& s : setups()) {
+    SUBCASE(s.name().c_str()) {
+      Submission sub(s, {"flood.py"});
+      TempDir out;
+      hand_over(out.path(), s, true);
+      Process grader(as(s, {grader_for(s), "--run", "python3 flood.py", "--submission", sub.dir.path(), "--dir",
+                            out.path(), "--sandbox", s.mode, "--format", "json"}));
+      const long kib = peak_kib(grader.pid());
+      const std::string out_text = grader.read_rest_of_stdout();
+      grader.wait();
+      INFO(out_text);
+      const json report = json::parse(out_text, nullptr, false);
+      REQUIRE(report.is_object());
+      REQUIRE(attack_line(report["run_output"]).is_object());
+      CHECK(attack_line(report["run_output"])["held"].get<int>() > 1000);
+      MESSAGE("cb-grade peak: " << kib << " KiB");
+      CHECK(kib > 0);
+      // A sanitizer's shadow and quarantine are memory of their own: the bound is the release's
+      // and the debug build's.
+      if (CB_SANITIZED == 0) CHECK(kib < 64 * 1024);
     }
   }
 }

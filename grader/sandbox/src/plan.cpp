@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <climits>
 #include <fstream>
 
 #include "cb/sandbox/cgroup.h"
@@ -207,6 +208,16 @@ Result<void> address_of(const Program::Listen& l, jail::Plan& plan) {
 }
 
 }  // namespace
+
+bool in_system_dirs(const std::string& real) {
+  for (const char* dir : kSystemDirs) {
+    char resolved[PATH_MAX];
+    if (::realpath(dir, resolved) == nullptr) continue;
+    const std::string base = resolved;
+    if (real == base || real.rfind(base + "/", 0) == 0) return true;
+  }
+  return false;
+}
 
 int landlock_version() {
   static const int abi = [] {

@@ -14,6 +14,9 @@ namespace cb::sandbox {
 // The uid and gid a program sees in a user namespace (the grader not root).
 inline constexpr unsigned kInsideId = 1000;
 
+// `real` (a path with its links resolved) lies in the system's folders every program sees.
+[[nodiscard]] bool in_system_dirs(const std::string& real);
+
 // Landlock's ABI on this kernel (0: none), asked once.
 [[nodiscard]] int landlock_version();
 

@@ -1,8 +1,10 @@
 #include "cb/sandbox/sandbox.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -85,6 +87,43 @@ Result<std::unique_ptr<Box>> Sandbox::box(const std::string& submission, const s
   o.box_bytes = policy_.limits.box_bytes;
   o.box_files = policy_.limits.box_files;
   return Box::make(o);
+}
+
+namespace {
+
+// Every other user may read the file: it, and every folder on its way, lets others in.
+bool others_may_read(const std::string& real) {
+  struct stat st {};
+  if (::stat(real.c_str(), &st) != 0 || (st.st_mode & S_IROTH) == 0) return false;
+  for (auto slash = real.rfind('/'); slash != std::string::npos && slash > 0; slash = real.rfind('/', slash - 1)) {
+    if (::stat(real.substr(0, slash).c_str(), &st) != 0 || (st.st_mode & S_IXOTH) == 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::string> Sandbox::readable_by_programs(const std::string& path, const std::string& submission) {
+  char buf[PATH_MAX];
+  if (::realpath(path.c_str(), buf) == nullptr) return std::nullopt;  // not there: reading it fails elsewhere
+  const std::string real = buf;
+  const auto decision = decide();
+  if (!decision) return std::nullopt;
+  if (decision->kind == Kind::None) return std::string("--sandbox none runs the programs as the grader itself");
+  std::string sub = submission.empty() ? "." : submission;
+  if (::realpath(sub.c_str(), buf) != nullptr) sub = buf;
+  if (real == sub || real.rfind(sub + "/", 0) == 0)
+    return "it is in the folder handed in (" + sub + "), which the programs get a copy of";
+  const bool root = ::geteuid() == 0;
+  const bool whole_machine = decision->kind == Kind::Fallback && landlock_version() == 0;
+  const bool shown = whole_machine || in_system_dirs(real);
+  if (!shown) return std::nullopt;
+  if (!root)
+    return whole_machine ? std::string("the programs run as the grader's own uid, and without Landlock they may read "
+                                       "all it may")
+                         : "it is in a folder the programs see (" + real + "), and they run as the grader's own uid";
+  if (others_may_read(real)) return "every user may read it, the programs' uid too (" + real + ")";
+  return std::nullopt;
 }
 
 Result<Kind> Sandbox::kind() {

@@ -32,6 +32,10 @@ struct ServerOptions {
   int threads = 1;
   // Open connections at most (each is a file descriptor); one more is answered 503 and closed.
   int max_connections = 10'000;
+  // A connection's answers not yet read by its client, beyond which the server stops reading its
+  // pipelined requests until the client reads: one that sends without reading cannot grow the
+  // server's memory past this, times max_connections.
+  std::size_t max_pending_output = 1 << 20;
   bool access_log = false;  // one line per request on stderr
   // Non-empty: /admin/* answers only requests carrying "X-CB-Admin: <token>"; any other is
   // refused with 403 and kept in the record. cb-grade --run sets a secret one, so the program

@@ -35,6 +35,12 @@ class Sandbox {
   // `strict`, no full sandbox.
   [[nodiscard]] Result<Kind> kind();
 
+  // Why a program graded from `submission` could read the file at `path` (a secret of the
+  // grader's, such as a course key), or nothing when none could: the programs' view (the
+  // system's folders and their box, a copy of the submission), their uid (the grader's in the
+  // user modes) and the file's permissions.
+  [[nodiscard]] std::optional<std::string> readable_by_programs(const std::string& path, const std::string& submission);
+
   // What the box's programs run under, for the report.
   [[nodiscard]] Containment containment(const Box& box);
 

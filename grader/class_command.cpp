@@ -30,7 +30,8 @@ std::string flags_not_for_a_class(const CLI::App& app, const Options& o) {
   if (!o.regrade.empty()) {
     // A regrade runs nothing and works out no numbers: it reads what --reports kept.
     for (const char* flag : {"--batch", "--run", "--conformance", "--timeout", "--traces", "--seed", "--trace-timeout",
-                             "--conformance-timeout", "--refuse-prebuilt", "--warm-up", "--course-key", "--roster", "--batch-files", "--reports", "--sandbox"})
+                             "--conformance-timeout", "--refuse-prebuilt", "--warm-up", "--course-key", "--roster",
+                             "--batch-files", "--reports", "--sandbox"})
       if (app.count(flag) > 0) refused.emplace_back(flag);
   }
   if (app.count("--format") > 0 && o.format != "json" && o.format != "csv")

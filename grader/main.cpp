@@ -186,8 +186,7 @@ int main(int argc, char** argv) {
     return could_not_run("--trace-timeout: '" + o.trace_timeout + "' is not a positive duration like 5s");
   const auto conformance_limit = cb::parse_duration(o.conformance_timeout);
   if (!conformance_limit || conformance_limit->count() <= 0)
-    return could_not_run("--conformance-timeout: '" + o.conformance_timeout +
-                         "' is not a positive duration like 120s");
+    return could_not_run("--conformance-timeout: '" + o.conformance_timeout + "' is not a positive duration like 120s");
   const auto warm_up = cb::parse_duration(o.warm_up);
   if (!warm_up || warm_up->count() < 0)
     return could_not_run("--warm-up: '" + o.warm_up + "' is not a duration like 20s");
@@ -396,9 +395,11 @@ int main(int argc, char** argv) {
     // the box held before it ran (a link it put there is refused, and graded as no files), and
     // copied to --dir for the student to read.
     auto out = box->out_handle();
-    graded = out ? SubmissionDir::adopt(std::move(out).value(), o.dir) : SubmissionDir::refused(o.dir, out.error().message);
+    graded =
+        out ? SubmissionDir::adopt(std::move(out).value(), o.dir) : SubmissionDir::refused(o.dir, out.error().message);
     if (box->copied())
-      if (auto copied = copy_lab_files(*graded, *student_dir, spec); !copied) return could_not_run(copied.error().message);
+      if (auto copied = copy_lab_files(*graded, *student_dir, spec); !copied)
+        return could_not_run(copied.error().message);
     server_used = ran->server_url;
     run_output = ran->output_tail;
     program = program_run(*ran, std::chrono::duration_cast<std::chrono::milliseconds>(*timeout));

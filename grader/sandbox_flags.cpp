@@ -13,9 +13,10 @@ void add_sandbox_flags(CLI::App& app, SandboxFlags& f) {
                  "saying why), strict (the full sandbox or no grade), fallback (forced), none (no containment: for "
                  "debugging; the report says not to trust it)")
       ->capture_default_str();
-  app.add_option("--limit-memory", f.memory,
-                 "Memory of a graded program: of its whole box where the box has a control group, else of each process's "
-                 "data (unlimited: for a program built with a sanitizer where the box has no group)")
+  app.add_option(
+         "--limit-memory", f.memory,
+         "Memory of a graded program: of its whole box where the box has a control group, else of each process's "
+         "data (unlimited: for a program built with a sanitizer where the box has no group)")
       ->capture_default_str();
   app.add_option("--limit-processes", f.processes, "Processes a graded program may have at once")
       ->capture_default_str()

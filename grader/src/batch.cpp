@@ -109,7 +109,8 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
   std::optional<SubmissionDir> dir;
   if (o.run_command) {
     auto out = box->out_handle();
-    dir = out ? SubmissionDir::adopt(std::move(out).value(), files) : SubmissionDir::refused(files, out.error().message);
+    dir =
+        out ? SubmissionDir::adopt(std::move(out).value(), files) : SubmissionDir::refused(files, out.error().message);
     // Taken now, before the conformance programs run in the same box: what is graded and what
     // is kept (and regraded) is what the lab run left.
     std::vector<std::string> names;

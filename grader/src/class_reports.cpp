@@ -44,13 +44,13 @@ nlohmann::json inputs_json(const GradeInputs& in) {
                     {"description", in.sandbox->description},
                     {"details", in.sandbox->details}};
   if (!in.conformance_command.empty())
-    j["conformance"] = {{"command", in.conformance_command},
-                        {"traces", in.conformance_traces},
-                        {"seed", in.conformance_seed},
-                        {"refused", in.conformance_refused.first.empty()
-                                        ? nlohmann::json(nullptr)
-                                        : nlohmann::json{{"rule", in.conformance_refused.first},
-                                                         {"message", in.conformance_refused.second}}}};
+    j["conformance"] = {
+        {"command", in.conformance_command},
+        {"traces", in.conformance_traces},
+        {"seed", in.conformance_seed},
+        {"refused", in.conformance_refused.first.empty() ? nlohmann::json(nullptr)
+                                                         : nlohmann::json{{"rule", in.conformance_refused.first},
+                                                                          {"message", in.conformance_refused.second}}}};
   return j;
 }
 

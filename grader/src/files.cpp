@@ -38,8 +38,11 @@ Result<SubmissionDir> SubmissionDir::open(const std::string& path, std::string s
 }
 
 SubmissionDir::SubmissionDir(SubmissionDir&& other) noexcept
-    : fd_(other.fd_), path_(std::move(other.path_)), memory_(std::move(other.memory_)),
-      refusal_(std::move(other.refusal_)), taken_(std::move(other.taken_)) {
+    : fd_(other.fd_),
+      path_(std::move(other.path_)),
+      memory_(std::move(other.memory_)),
+      refusal_(std::move(other.refusal_)),
+      taken_(std::move(other.taken_)) {
   other.fd_ = -1;
 }
 

@@ -23,7 +23,11 @@ bool holds(int fd, Prebuilt rule) {
     const ssize_t n = ::read(fd, buf.data() + kept, buf.size() - kept);
     if (n <= 0) return false;
     const std::size_t have = kept + static_cast<std::size_t>(n);
-    if (first && rule == Prebuilt::AllRefused && have >= 4 && std::memcmp(buf.data(), "\x7f" "ELF", 4) == 0)
+    if (first && rule == Prebuilt::AllRefused && have >= 4 &&
+        std::memcmp(buf.data(),
+                    "\x7f"
+                    "ELF",
+                    4) == 0)
       return true;
     first = false;
     if (::memmem(buf.data(), have, kHarnessMark, kMarkLength) != nullptr) return true;
@@ -81,10 +85,12 @@ std::optional<std::string> prebuilt_in(const DirHandle& root, Prebuilt rule) {
 
 std::string prebuilt_reason(const std::string& path, Prebuilt rule) {
   if (rule == Prebuilt::AllRefused)
-    return path + " is a prebuilt program, and this assignment grades only programs built from their sources in "
-                  "the box (refuse_prebuilt: all)";
-  return path + " is a copy of this project's cb-lab or cb-grade: the conformance part grades the student's own "
-                "breaker, not the harness's";
+    return path +
+           " is a prebuilt program, and this assignment grades only programs built from their sources in "
+           "the box (refuse_prebuilt: all)";
+  return path +
+         " is a copy of this project's cb-lab or cb-grade: the conformance part grades the student's own "
+         "breaker, not the harness's";
 }
 
 }  // namespace cb::grade

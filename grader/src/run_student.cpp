@@ -63,27 +63,30 @@ SandboxInfo sandbox_info(const sandbox::Containment& c) {
   info.trusted = c.trusted();
   info.description = c.describe();
   const sandbox::Limits& l = c.limits;
-  info.details = {{"uid", c.uid},
-                  {"uid_inside", c.uid_inside},
-                  {"own_uid", c.own_uid},
-                  {"user_namespace", c.user_namespace},
-                  {"own_network", c.own_network},
-                  {"seccomp", c.seccomp},
-                  {"landlock_abi", c.landlock_abi},
-                  {"memory_bound", c.memory_bound()},
-                  {"no_cgroup_why", c.no_cgroup_why.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.no_cgroup_why)},
-                  {"why", c.why.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.why)},
-                  {"limits",
-                   {{"memory_bytes",
-                     l.memory_bytes == sandbox::kUnlimited ? nlohmann::json(nullptr) : nlohmann::json(l.memory_bytes)},
-                    {"processes", l.processes},
-                    {"open_files", l.open_files},
-                    {"file_bytes", l.file_bytes},
-                    {"cpu_seconds", l.cpu.count()},
-                    {"tmp_bytes", l.tmp_bytes},
-                    {"box_bytes", l.box_bytes},
-                    {"box_files", l.box_files}}},
-                  {"box_bound", c.kind == sandbox::Kind::None ? "none" : c.box_tmpfs ? "tmpfs" : "counted"}};
+  info.details = {
+      {"uid", c.uid},
+      {"uid_inside", c.uid_inside},
+      {"own_uid", c.own_uid},
+      {"user_namespace", c.user_namespace},
+      {"own_network", c.own_network},
+      {"seccomp", c.seccomp},
+      {"landlock_abi", c.landlock_abi},
+      {"memory_bound", c.memory_bound()},
+      {"no_cgroup_why", c.no_cgroup_why.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.no_cgroup_why)},
+      {"why", c.why.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.why)},
+      {"limits",
+       {{"memory_bytes",
+         l.memory_bytes == sandbox::kUnlimited ? nlohmann::json(nullptr) : nlohmann::json(l.memory_bytes)},
+        {"processes", l.processes},
+        {"open_files", l.open_files},
+        {"file_bytes", l.file_bytes},
+        {"cpu_seconds", l.cpu.count()},
+        {"tmp_bytes", l.tmp_bytes},
+        {"box_bytes", l.box_bytes},
+        {"box_files", l.box_files}}},
+      {"box_bound", c.kind == sandbox::Kind::None ? "none"
+                    : c.box_tmpfs                 ? "tmpfs"
+                                                  : "counted"}};
   return info;
 }
 
@@ -202,7 +205,8 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
   program.env = {"CB_SERVER=" + out.server_url, "CB_DIR=" + sandbox.visible_out(box)};
 
   // The box's group is shared by all its programs: what this run cost is the difference.
-  const sandbox::CgroupCounts counted_before = box.cgroup() != nullptr ? box.cgroup()->counts() : sandbox::CgroupCounts{};
+  const sandbox::CgroupCounts counted_before =
+      box.cgroup() != nullptr ? box.cgroup()->counts() : sandbox::CgroupCounts{};
   const auto started = Clock::now();
   auto child = sandbox.start(box, program);
   ::close(pipe_fds[1]);

@@ -44,7 +44,8 @@ std::vector<std::string> grade_argv(const Setup& s, const Submission& sub, const
 Graded graded(const Ran& ran) {
   Graded g{ran, json::parse(ran.out, nullptr, false), nullptr};
   if (g.report.is_discarded()) g.report = nullptr;
-  if (g.report.is_object() && g.report.value("run_output", json()).is_string()) g.attack = attack_line(g.report["run_output"]);
+  if (g.report.is_object() && g.report.value("run_output", json()).is_string())
+    g.attack = attack_line(g.report["run_output"]);
   return g;
 }
 

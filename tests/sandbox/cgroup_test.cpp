@@ -28,7 +28,8 @@ constexpr const char* kHybridMounts =
     "31 25 0:29 / /sys/fs/cgroup/pids rw,nosuid shared:10 - cgroup cgroup rw,pids\n";
 constexpr const char* kHybridSelf = "8:pids:/user.slice\n4:memory:/job/42\n0::/user.slice/session-1.scope\n";
 
-constexpr const char* kV2Mounts = "29 23 0:26 / /sys/fs/cgroup rw,nosuid,nodev shared:4 - cgroup2 cgroup2 rw,nsdelegate\n";
+constexpr const char* kV2Mounts =
+    "29 23 0:26 / /sys/fs/cgroup rw,nosuid,nodev shared:4 - cgroup2 cgroup2 rw,nsdelegate\n";
 constexpr const char* kV2Self = "0::/user.slice/user-1000.slice/user@1000.service/app.slice/grade.service\n";
 
 TEST_CASE("cgroup layout: v1 memory and pids under the grader's own groups, as root only") {

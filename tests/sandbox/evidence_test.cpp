@@ -27,8 +27,8 @@ TEST_CASE("evidence: the conformance programs cannot rewrite the lab's files tha
       TempDir reports;
       hand_over(reports.path(), s, true);
       const Ran batch = run(as(s, {grader_for(s), "--batch", root.path(), "--batch-files", "out", "--run", "sh run.sh",
-                                   "--conformance", "sh replay.sh", "--traces", "5", "--sandbox", s.mode,
-                                   "--reports", reports.path(), "--format", "json"}),
+                                   "--conformance", "sh replay.sh", "--traces", "5", "--sandbox", s.mode, "--reports",
+                                   reports.path(), "--format", "json"}),
                             "", {}, std::chrono::seconds{120});
       INFO(batch.out, batch.err);
       const json book = json::parse(batch.out, nullptr, false);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <fstream>
 
 #include "grading.h"
 #include "process.h"
@@ -58,9 +59,9 @@ TEST_CASE("fallback: a program sends no datagram and reaches no unix socket of t
 
       Submission sub(s, {"datagrams.py"});
       TempDir out;
-      const Graded g = grade(s, sub, out, "python3 datagrams.py",
-                             {"--program-env", "UDP_PORT=" + std::to_string(ntohs(at.sin_port)), "--program-env",
-                              "UNIX_PATH=" + path});
+      const Graded g = grade(
+          s, sub, out, "python3 datagrams.py",
+          {"--program-env", "UDP_PORT=" + std::to_string(ntohs(at.sin_port)), "--program-env", "UNIX_PATH=" + path});
       INFO(g.ran.out, g.ran.err);
       check_containment(s, g);
       REQUIRE(g.attack.is_object());
@@ -73,6 +74,36 @@ TEST_CASE("fallback: a program sends no datagram and reaches no unix socket of t
       }
       ::close(udp);
       ::close(unix_fd);
+    }
+  }
+}
+
+// How many processes of `name` (their comm) run now.
+int running_named(const std::string& name) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    std::ifstream comm(e.path() / "comm");
+    std::string c;
+    if (std::getline(comm, c) && c == name) ++n;
+  }
+  return n;
+}
+
+TEST_CASE("fallback: a program that forks and walks away leaves nothing running when the grader returns") {
+  TempDir build;
+  const Ran cc = run({"/usr/bin/gcc", "-O2", "-o", build / "cbwalker", kAttacks + "/fork_walker.c"});
+  REQUIRE_MESSAGE(cc.exit_code == 0, cc.err);
+  for (const Setup& s : setups()) {
+    SUBCASE(s.name().c_str()) {
+      Submission sub(s, {});
+      fs::copy_file(build / "cbwalker", sub.dir / "cbwalker");
+      hand_over(sub.dir.path(), s, false);
+      ::chmod((sub.dir / "cbwalker").c_str(), 0755);
+      TempDir out;
+      const Graded g = grade(s, sub, out, "./cbwalker");
+      INFO(g.ran.out, g.ran.err);
+      check_containment(s, g);  // graded: everything it left was ended
+      CHECK(running_named("cbwalker") == 0);
     }
   }
 }

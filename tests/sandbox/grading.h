@@ -104,7 +104,8 @@ inline json attack_line(const std::string& output) {
 
 // cb-grade --run COMMAND on the submission, as the setup says, in JSON.
 inline Graded grade(const Setup& s, const Submission& sub, const TempDir& out, const std::string& command,
-             const std::vector<std::string>& extra = {}, std::chrono::milliseconds limit = std::chrono::seconds{90}) {
+                    const std::vector<std::string>& extra = {},
+                    std::chrono::milliseconds limit = std::chrono::seconds{90}) {
   hand_over(out.path(), s, true);
   std::vector<std::string> argv{grader_for(s), "--run",     command, "--submission", sub.dir.path(), "--dir",
                                 out.path(),    "--sandbox", s.mode,  "--format",     "json"};

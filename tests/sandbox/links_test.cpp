@@ -40,8 +40,8 @@ struct Victim {
 
 std::vector<std::string> grade_argv(const Setup& s, const Submission& sub, const std::string& command,
                                     std::vector<std::string> extra) {
-  std::vector<std::string> argv{grader_for(s), "--run",   command, "--submission", sub.dir.path(),
-                                "--sandbox",   s.mode,    "--format", "json"};
+  std::vector<std::string> argv{grader_for(s), "--run", command,    "--submission", sub.dir.path(),
+                                "--sandbox",   s.mode,  "--format", "json"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   return as(s, argv);
 }
@@ -79,8 +79,8 @@ TEST_CASE("links: a link the submission ships where the grader writes is refused
       std::filesystem::create_directory_symlink(victim.dir.path(), sub.dir / "out");
       TempDir out;
       hand_over(out.path(), s, true);
-      const Ran r = run(
-          grade_argv(s, sub, "python3 breaker.py", {"--dir", out.path(), "-o", sub.dir / "out/state.json"}));
+      const Ran r =
+          run(grade_argv(s, sub, "python3 breaker.py", {"--dir", out.path(), "-o", sub.dir / "out/state.json"}));
       INFO(r.out, r.err);
       CHECK(r.exit_code == 2);
       CHECK(r.err.find("cb-grade: -o: ") == 0);
@@ -120,7 +120,8 @@ TEST_CASE("links: in a batch, a folder that links to a classmate's is refused fo
       TempDir root;
       std::filesystem::create_directories(root / "alice/cb");
       for (const char* f : {"state.json", "fastfail.txt", "ignore4xx.json", "transitions.log"})
-        std::filesystem::copy_file(std::string(CB_FIXTURES) + "/submissions/good/" + f, root / (std::string("alice/cb/") + f));
+        std::filesystem::copy_file(std::string(CB_FIXTURES) + "/submissions/good/" + f,
+                                   root / (std::string("alice/cb/") + f));
       std::filesystem::create_directories(root / "bob");
       std::filesystem::create_directory_symlink("../alice/cb", root / "bob/cb");
       hand_over(root.path(), s, false);

@@ -22,9 +22,7 @@ using namespace grading;  // NOLINT(google-build-using-namespace): the harness o
 // The box has a control group when the grader is root on this machine (cgroup v1 or v2).
 bool box_wide(const Setup& s) { return s.root; }
 
-std::string memory_bound(const Graded& g) {
-  return g.report["program"]["sandbox"].value("memory_bound", "");
-}
+std::string memory_bound(const Graded& g) { return g.report["program"]["sandbox"].value("memory_bound", ""); }
 
 void check_bound(const Setup& s, const Graded& g) {
   INFO(g.report["program"]["sandbox"].dump());

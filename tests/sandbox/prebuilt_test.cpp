@@ -40,8 +40,9 @@ TEST_CASE("prebuilt: a copy of cb-lab handed in as the breaker fails the conform
       const json c = conformance_of(s, sub);
       CHECK(c["status"] == "fail");
       CHECK(c["rule"] == "prebuilt");
-      CHECK(c["message"] == "bin/helper is a copy of this project's cb-lab or cb-grade: the conformance part grades "
-                            "the student's own breaker, not the harness's");
+      CHECK(c["message"] ==
+            "bin/helper is a copy of this project's cb-lab or cb-grade: the conformance part grades "
+            "the student's own breaker, not the harness's");
       CHECK(c["score"] == 0);
     }
   }

@@ -163,8 +163,9 @@ Result<void> make_owned_dirs(const std::string& root, const std::string& rel, ui
     struct stat st {};
     if (::lstat(at.c_str(), &st) == 0) {
       if (S_ISLNK(st.st_mode))
-        return Error{shown + ": a symbolic link in the submission, where the output directory goes; the grader does "
-                             "not follow links in a folder handed in"};
+        return Error{shown +
+                     ": a symbolic link in the submission, where the output directory goes; the grader does "
+                     "not follow links in a folder handed in"};
       if (!S_ISDIR(st.st_mode)) return Error{shown + ": is in the way of the output directory (not a directory)"};
       continue;
     }

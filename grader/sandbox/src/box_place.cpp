@@ -40,8 +40,8 @@ int locked_file(const std::string& dir, const std::string& name) {
   const std::string path = dir + "/" + name;
   int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
   if (fd >= 0) {
-    if (::flock(fd, LOCK_EX | LOCK_NB) != 0 ||
-        ::linkat(AT_FDCWD, ("/proc/self/fd/" + std::to_string(fd)).c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0 || ::linkat(AT_FDCWD, ("/proc/self/fd/" + std::to_string(fd)).c_str(),
+                                                        AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) != 0) {
       ::close(fd);
       return -1;
     }
@@ -58,7 +58,8 @@ int locked_file(const std::string& dir, const std::string& name) {
 
 // A mount point's device differs from its parent's.
 bool is_mount_point(const std::string& path) {
-  struct stat self {}, parent {};
+  struct stat self {
+  }, parent{};
   return ::lstat(path.c_str(), &self) == 0 && ::stat((path + "/..").c_str(), &parent) == 0 &&
          self.st_dev != parent.st_dev;
 }
@@ -81,7 +82,6 @@ Result<BoxPlace> make_place(gid_t gid, std::uint64_t bytes, std::uint64_t files)
     place.lock = lock;
   }
   if (place.path.empty()) return Error{why("making a box in " + dir)};
-  const std::string& pattern = place.path;
   const bool root = ::geteuid() == 0;
   if (root) {
     const std::string options = "size=" + std::to_string(bytes) + ",nr_inodes=" + std::to_string(files) +
@@ -94,19 +94,18 @@ Result<BoxPlace> make_place(gid_t gid, std::uint64_t bytes, std::uint64_t files)
     place.not_mounted = "a tmpfs needs root";
   }
   // Without a tmpfs: root's, and only the box's group may pass through (0710); a user's, 0700.
-  if (!place.mounted && ((root && ::chown(place.path.c_str(), 0, gid) != 0) ||
-                         ::chmod(place.path.c_str(), root ? 0710 : 0700) != 0)) {
+  if (!place.mounted &&
+      ((root && ::chown(place.path.c_str(), 0, gid) != 0) || ::chmod(place.path.c_str(), root ? 0710 : 0700) != 0)) {
     const auto e = why(place.path);
     ::rmdir(place.path.c_str());
     return Error{e};
   }
   auto held = DirHandle::open(place.path);
   if (!held) {
-    const Error e = held.error();
+    const Error& e = held.error();
     (void)remove_place(place);
     return e;
   }
-  (void)pattern;
   place.root = std::move(held).value();
   return place;
 }

@@ -22,9 +22,9 @@ namespace cb::sandbox {
 
 struct BoxPlace {
   std::string path;
-  DirHandle root;          // its root (the tmpfs's)
-  int lock = -1;           // NAME.lock, flock'd while the box lives
-  bool mounted = false;    // a tmpfs of the box's size
+  DirHandle root;           // its root (the tmpfs's)
+  int lock = -1;            // NAME.lock, flock'd while the box lives
+  bool mounted = false;     // a tmpfs of the box's size
   std::string not_mounted;  // why not (the size is then counted while programs run)
 };
 

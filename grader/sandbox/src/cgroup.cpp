@@ -67,7 +67,8 @@ std::string read_small(const std::string& path) {
   const ssize_t n = ::write(fd, text.data(), text.size());
   const int saved = errno;
   ::close(fd);
-  if (n != static_cast<ssize_t>(text.size())) return Error{"writing '" + text + "' to " + path + ": " + std::strerror(saved)};
+  if (n != static_cast<ssize_t>(text.size()))
+    return Error{"writing '" + text + "' to " + path + ": " + std::strerror(saved)};
   return {};
 }
 
@@ -234,7 +235,7 @@ const CgroupLayout& machine_cgroups() {
 }
 
 Result<std::unique_ptr<BoxCgroup>> BoxCgroup::make(const std::string& name, std::uint64_t memory_bytes,
-                                                    std::uint64_t processes) {
+                                                   std::uint64_t processes) {
   const CgroupLayout& layout = machine_cgroups();
   if (layout.version == 0) return Error{layout.why_none};
   std::unique_ptr<BoxCgroup> g(new BoxCgroup());

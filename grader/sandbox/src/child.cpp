@@ -21,9 +21,26 @@ using Clock = std::chrono::steady_clock;
 std::mutex g_mu;
 std::set<pid_t> g_running;
 
-// The processes whose parent is this one, read from /proc.
+// The processes whose parent is this one, from the lists the kernel keeps of each thread's
+// children (/proc/self/task/TID/children): a handful of reads, where a scan of every process's
+// /proc/PID/stat takes milliseconds, in which a program that forks and exits in a loop (each
+// successor reparented here) stays ahead of the killing. The scan where the lists are missing
+// (a kernel without CONFIG_PROC_CHILDREN).
 std::vector<pid_t> children_of_self() {
   std::vector<pid_t> out;
+  DIR* tasks = ::opendir("/proc/self/task");
+  bool listed = false;
+  if (tasks != nullptr) {
+    while (const dirent* t = ::readdir(tasks)) {
+      if (t->d_name[0] < '1' || t->d_name[0] > '9') continue;
+      std::ifstream children(std::string("/proc/self/task/") + t->d_name + "/children");
+      if (!children) continue;
+      listed = true;
+      for (long pid = 0; children >> pid;) out.push_back(static_cast<pid_t>(pid));
+    }
+    ::closedir(tasks);
+  }
+  if (listed) return out;
   const pid_t self = ::getpid();
   DIR* proc = ::opendir("/proc");
   if (proc == nullptr) return out;
@@ -45,10 +62,14 @@ std::vector<pid_t> children_of_self() {
 }
 
 // Without a PID namespace: what the command left behind was reparented to us (we are a child
-// subreaper); kill it, and what it starts meanwhile, until nothing is left. Bounded: a process
-// that forks faster than it is killed is given up on after two seconds, and the caller says so.
+// subreaper); end it, and what it starts meanwhile, until nothing is left. Each one found is
+// stopped first, and only when a round finds nothing new are they all killed: a killed process
+// frees a slot of the process limit that a walker (fork, exit, fork ...) fills again at once,
+// while a stopped one holds its slot and starts nothing. Bounded: given up on after two seconds,
+// and the caller says so.
 bool kill_orphans() {
   const auto until = Clock::now() + std::chrono::seconds{2};
+  std::set<pid_t> stopped;
   while (Clock::now() < until) {
     std::vector<pid_t> orphans;
     {
@@ -57,8 +78,16 @@ bool kill_orphans() {
         if (g_running.count(p) == 0) orphans.push_back(p);
     }
     if (orphans.empty()) return true;
+    bool fresh = false;
+    for (pid_t p : orphans)
+      if (stopped.insert(p).second) {
+        ::kill(p, SIGSTOP);
+        fresh = true;
+      }
+    if (fresh) continue;
     for (pid_t p : orphans) ::kill(p, SIGKILL);
     for (pid_t p : orphans) ::waitpid(p, nullptr, 0);
+    stopped.clear();
   }
   return false;
 }

@@ -112,7 +112,8 @@ std::string describe(const Limits& limits, LimitHit hit, bool box_wide) {
       return "the memory limit (" + size_text(limits.memory_bytes) +
              (box_wide ? " for the whole box, as the kernel counts it)" : " of data a process)");
     case LimitHit::Processes:
-      return "the process limit (" + std::to_string(limits.processes) + (box_wide ? " in the box at once)" : " at once)");
+      return "the process limit (" + std::to_string(limits.processes) +
+             (box_wide ? " in the box at once)" : " at once)");
     case LimitHit::OpenFiles: return "the open-file limit (" + std::to_string(limits.open_files) + " a process)";
     case LimitHit::BoxSize:
       return "the box's size limit (" + size_text(limits.box_bytes) + " and " + std::to_string(limits.box_files) +

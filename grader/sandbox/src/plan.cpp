@@ -107,8 +107,9 @@ std::vector<jail::MountOp> root_of(const Box& box, const Limits& limits) {
   ops.push_back({Op::Kind::Tmpfs, "", "/newroot/dev/shm", "mode=1777,size=64m", false, false, false});
   ops.push_back({Op::Kind::Dir, "", "/newroot/tmp", "", false, false, false});
   ops.push_back(
-      {Op::Kind::Tmpfs, "", "/newroot/tmp", "mode=1777,size=" + std::to_string(limits.tmp_bytes) + ",nr_inodes=" + std::to_string(limits.box_files),
-       false, false, false});
+      {Op::Kind::Tmpfs, "", "/newroot/tmp",
+       "mode=1777,size=" + std::to_string(limits.tmp_bytes) + ",nr_inodes=" + std::to_string(limits.box_files), false,
+       false, false});
   // The box's copy where the submission was, and the output directory where it was, so every
   // path a program or a message names is the one the student knows.
   add_dirs(ops, box.submission());
@@ -257,12 +258,13 @@ Result<jail::Plan> make_plan(const Policy& policy, Kind kind, const Box& box, co
     // Memory is the group's to count; without one, each process's data (never its address
     // space: a JVM or Node reserves gigabytes it never touches).
     if (per_process) plan.limits.push_back({RLIMIT_DATA, capped(l.memory_bytes, l.memory_bytes, RLIMIT_DATA)});
-    plan.limits.insert(plan.limits.end(), {{RLIMIT_NPROC, capped(nproc, nproc, RLIMIT_NPROC)},
-                   {RLIMIT_NOFILE, capped(l.open_files, l.open_files, RLIMIT_NOFILE)},
-                   {RLIMIT_FSIZE, capped(l.file_bytes, l.file_bytes, RLIMIT_FSIZE)},
-                   // SIGXCPU at the limit, SIGKILL a second later for a program that ignores it.
-                   {RLIMIT_CPU, capped(cpu, cpu + 1, RLIMIT_CPU)},
-                   {RLIMIT_CORE, rlimit{0, 0}}});
+    plan.limits.insert(plan.limits.end(),
+                       {{RLIMIT_NPROC, capped(nproc, nproc, RLIMIT_NPROC)},
+                        {RLIMIT_NOFILE, capped(l.open_files, l.open_files, RLIMIT_NOFILE)},
+                        {RLIMIT_FSIZE, capped(l.file_bytes, l.file_bytes, RLIMIT_FSIZE)},
+                        // SIGXCPU at the limit, SIGKILL a second later for a program that ignores it.
+                        {RLIMIT_CPU, capped(cpu, cpu + 1, RLIMIT_CPU)},
+                        {RLIMIT_CORE, rlimit{0, 0}}});
     plan.last_capability = last_capability();
     plan.drop_bounding = root || kind == Kind::Namespaces;
     plan.change_ids = root && box.own_uid();

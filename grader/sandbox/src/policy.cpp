@@ -43,7 +43,9 @@ std::string Containment::describe() const {
   if (kind == Kind::Fallback) s += why + "; ";
   s += "uid " + std::to_string(uid);
   if (user_namespace) s += ", " + std::to_string(uid_inside) + " inside its user namespace";
-  s += own_uid ? ", its own" : user_namespace ? ", the grader's" : ", the grader's, shared with every program it grades";
+  s += own_uid          ? ", its own"
+       : user_namespace ? ", the grader's"
+                        : ", the grader's, shared with every program it grades";
   if (kind == Kind::Namespaces)
     s += "; its own mount, PID, network (loopback only), UTS and IPC namespaces";
   else
@@ -59,8 +61,9 @@ std::string Containment::describe() const {
   else
     s += " memory";
   s += ", " + std::to_string(limits.processes) + " processes, a box of " + size_text(limits.box_bytes) + " and " +
-       std::to_string(limits.box_files) + " files (" + (box_tmpfs ? "a tmpfs" : "counted: " + box_unbounded_why) + "), " + std::to_string(limits.open_files) + " open files, files up to " + size_text(limits.file_bytes) +
-       ", " + std::to_string(limits.cpu.count()) + " s of CPU)";
+       std::to_string(limits.box_files) + " files (" + (box_tmpfs ? "a tmpfs" : "counted: " + box_unbounded_why) +
+       "), " + std::to_string(limits.open_files) + " open files, files up to " + size_text(limits.file_bytes) + ", " +
+       std::to_string(limits.cpu.count()) + " s of CPU)";
   return s;
 }
 

@@ -119,8 +119,9 @@ std::optional<std::string> Sandbox::readable_by_programs(const std::string& path
   const bool shown = whole_machine || in_system_dirs(real);
   if (!shown) return std::nullopt;
   if (!root)
-    return whole_machine ? std::string("the programs run as the grader's own uid, and without Landlock they may read "
-                                       "all it may")
+    return whole_machine ? std::string(
+                               "the programs run as the grader's own uid, and without Landlock they may read "
+                               "all it may")
                          : "it is in a folder the programs see (" + real + "), and they run as the grader's own uid";
   if (others_may_read(real)) return "every user may read it, the programs' uid too (" + real + ")";
   return std::nullopt;

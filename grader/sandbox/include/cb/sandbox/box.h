@@ -103,7 +103,7 @@ class Box {
  private:
   Box() = default;
   std::string submission_, out_dir_, copy_, out_host_, tmp_host_, base_;
-  std::string out_rel_;            // out_dir_ below the submission, when inside it
+  std::string out_rel_;             // out_dir_ below the submission, when inside it
   DirHandle copy_root_, out_root_;  // the copy (or the folder itself, without one); out_dir_ outside it
   bool out_inside_ = false;
   uid_t uid_ = 0;

@@ -27,11 +27,11 @@ namespace cb::sandbox {
 
 // Where the box groups go: found from /proc/self/mountinfo and /proc/self/cgroup.
 struct CgroupLayout {
-  int version = 0;           // 1 or 2; 0: none usable
-  std::string memory_dir;    // the grader's own group in the memory hierarchy (v2: the only one)
-  std::string pids_dir;      // v1: in the pids hierarchy; v2: the same as memory_dir
-  bool delegated = false;    // v2, not root: the grader's own group is its user's to divide
-  std::string why_none;      // version 0: why
+  int version = 0;         // 1 or 2; 0: none usable
+  std::string memory_dir;  // the grader's own group in the memory hierarchy (v2: the only one)
+  std::string pids_dir;    // v1: in the pids hierarchy; v2: the same as memory_dir
+  bool delegated = false;  // v2, not root: the grader's own group is its user's to divide
+  std::string why_none;    // version 0: why
 };
 
 // The layout from the two files' text (pure: tests give it other machines' files). `root`: the
@@ -50,7 +50,7 @@ class BoxCgroup {
   // A group named `name` for one box, with its limits (kUnlimited memory: none). A group of that
   // name left by a grader that died is emptied and replaced. Errors say why none can be had.
   [[nodiscard]] static Result<std::unique_ptr<BoxCgroup>> make(const std::string& name, std::uint64_t memory_bytes,
-                                                              std::uint64_t processes);
+                                                               std::uint64_t processes);
   // Ends everything still in it and removes it.
   ~BoxCgroup();
   BoxCgroup(const BoxCgroup&) = delete;

@@ -251,18 +251,28 @@ std::uint64_t random_seed() {
   return seed;
 }
 
-ConformancePart check_conformance(const ConformanceOptions& o, const Program& program) {
-  return check_conformance(o, Programs{program, {}, {}});
-}
+namespace {
 
-ConformancePart check_conformance(const ConformanceOptions& o, const Programs& programs) {
-  const auto started = std::chrono::steady_clock::now();
+// The part as asked for, before anything is judged: what ran, on which traces, for how much.
+ConformancePart asked(const ConformanceOptions& o) {
   ConformancePart part;
   part.command = o.command;
   part.seed = o.seed;
   part.traces = o.traces;
   part.max_score = o.points;
   part.visibility = o.visibility;
+  return part;
+}
+
+}  // namespace
+
+ConformancePart check_conformance(const ConformanceOptions& o, const Program& program) {
+  return check_conformance(o, Programs{program, {}, {}});
+}
+
+ConformancePart check_conformance(const ConformanceOptions& o, const Programs& programs) {
+  const auto started = std::chrono::steady_clock::now();
+  ConformancePart part = asked(o);
   Judge judge(o, programs);
   std::vector<Failure> failures;
   const int jobs = std::max(1, o.jobs);
@@ -328,12 +338,7 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Programs& p
 }
 
 ConformancePart conformance_refused(const ConformanceOptions& o, std::string rule, std::string message) {
-  ConformancePart part;
-  part.command = o.command;
-  part.seed = o.seed;
-  part.traces = o.traces;
-  part.max_score = o.points;
-  part.visibility = o.visibility;
+  ConformancePart part = asked(o);
   part.status = Status::Fail;
   part.rule = std::move(rule);
   part.message = std::move(message);

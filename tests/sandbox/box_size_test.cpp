@@ -35,10 +35,14 @@ struct Scratch {
   }
 };
 
+// The two sleeps linger.sh leaves: numbers of this test process's own, so that tests running
+// side by side never take each other's for theirs.
+std::string lingering(int which) { return std::to_string(100000 + ::getpid() * 2 + which); }
+
 std::vector<std::string> grade_argv(const Setup& s, const Submission& sub, const TempDir& out,
                                     const std::string& command) {
   return as(s, {grader_for(s), "--run", command, "--submission", sub.dir.path(), "--dir", out.path(), "--sandbox",
-                s.mode, "--format", "json"});
+                s.mode, "--format", "json", "--program-env", "LINGER=" + lingering(0)});
 }
 
 Graded graded(const Ran& ran) {
@@ -67,7 +71,7 @@ std::optional<pid_t> running(const std::vector<std::string>& argv) {
 bool program_started() {
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds{30};
   while (std::chrono::steady_clock::now() < until) {
-    if (running({"sleep", "7332"}) && running({"sleep", "7331"})) return true;
+    if (running({"sleep", lingering(0)}) && running({"sleep", lingering(1)})) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds{5});
   }
   return false;
@@ -136,10 +140,10 @@ TEST_CASE("box life: a grader stopped by a signal ends its programs and removes 
         CHECK((st.st_mode & 07777) == (s.root ? 0710U : 0700U));
         grader.signal(sig);
         const auto code = grader.wait(std::chrono::seconds{30});
-        CHECK(code == 128 + sig);
+        CHECK(code.value_or(-1) == 128 + sig);
         CHECK(grader.read_all_stderr().find("cb-grade: interrupted") == 0);
-        CHECK_FALSE(running({"sleep", "7331"}));  // its own session did not save it
-        CHECK_FALSE(running({"sleep", "7332"}));
+        CHECK_FALSE(running({"sleep", lingering(0)}));  // its own session did not save it
+        CHECK_FALSE(running({"sleep", lingering(1)}));
         CHECK(tmp.boxes().empty());
       }
     }
@@ -157,13 +161,13 @@ TEST_CASE("box life: the box of a grader that was killed is removed by the next 
         Process grader(grade_argv(s, sub, out, "sh linger.sh"), tmp.env());
         REQUIRE(program_started());
         grader.signal(SIGKILL);
-        CHECK(grader.wait(std::chrono::seconds{30}) == 128 + SIGKILL);
+        CHECK(grader.wait(std::chrono::seconds{30}).value_or(-1) == 128 + SIGKILL);
       }
       CHECK(tmp.boxes().size() == 2);  // left behind: nothing could run to remove it
       // Its programs: the full sandbox's die with their namespace; the fallback's with the next
       // lease of their uid, or not at all where they share the grader's.
-      for (const char* n : {"7331", "7332"})
-        if (const auto pid = running({"sleep", n})) ::kill(*pid, SIGKILL);
+      for (const int n : {0, 1})
+        if (const auto pid = running({"sleep", lingering(n)})) ::kill(*pid, SIGKILL);
       Submission quiet(s, {});
       const Graded next = graded(run(grade_argv(s, quiet, out, "true"), "", tmp.env()));
       INFO(next.ran.out, next.ran.err);

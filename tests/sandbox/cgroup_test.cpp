@@ -114,15 +114,25 @@ TEST_CASE("box cgroup: one left by a dead grader, a process still in it, is empt
       cb::testing::skip_unless(machine_cgroups().version > 0, machine_cgroups().why_none))
     return;
   const std::string name = "box-test-left-" + std::to_string(::getpid());
-  auto first = BoxCgroup::make(name, kUnlimited, 16);
-  REQUIRE(first.ok());
-  const pid_t left = joined(**first);
-  // The dead grader's object is never destroyed: its descriptors go, its group stays.
-  BoxCgroup* leaked = std::move(first).value().release();
-  (void)leaked;
+  // A process of ours, put into the group by a grader that then dies without tearing it down.
+  const pid_t left = ::fork();
+  if (left == 0)
+    for (;;) ::pause();
+  const pid_t grader = ::fork();
+  if (grader == 0) {
+    auto g = BoxCgroup::make(name, kUnlimited, 16);
+    if (!g) ::_exit(1);
+    const std::string pid = std::to_string(left);
+    for (int fd : (*g)->join_fds())
+      if (::write(fd, pid.data(), pid.size()) != static_cast<ssize_t>(pid.size())) ::_exit(2);
+    ::_exit(0);  // dead: nothing of it runs to remove the group
+  }
+  int status = 0;
+  REQUIRE(::waitpid(grader, &status, 0) == grader);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
   auto second = BoxCgroup::make(name, kUnlimited, 16);
   REQUIRE_MESSAGE(second.ok(), second.error().message);
-  int status = 0;
   CHECK(::waitpid(left, &status, 0) == left);  // killed when its group was taken again
   CHECK(WIFSIGNALED(status));
 }

@@ -60,12 +60,16 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
     return row;
   }
   const std::string files = o.files_dir == "." ? sub : sub + "/" + o.files_dir;
-  // The folder and --batch-files below it, opened without following a link: bob's `cb` that
-  // leads to alice's is refused for bob alone.
-  auto handed_in = DirHandle::open(o.root);
-  if (!handed_in) return fail(handed_in.error().message);
-  auto files_dir = handed_in->below(name + "/" + (o.files_dir == "." ? "" : o.files_dir));
-  if (!files_dir && !o.run_command) return fail(files_dir.error().message);
+  // Files alone: the folder and --batch-files below it, opened without following a link (bob's
+  // `cb` that leads to alice's is refused for bob alone). A run's files are its box's.
+  std::optional<DirHandle> files_dir;
+  if (!o.run_command) {
+    auto handed_in = DirHandle::open(o.root);
+    if (!handed_in) return fail(handed_in.error().message);
+    auto below = handed_in->below(name + "/" + (o.files_dir == "." ? "" : o.files_dir));
+    if (!below) return fail(below.error().message);
+    files_dir = std::move(below).value();
+  }
   std::optional<Record> record;
   GradeInputs inputs;
   inputs.student = row.student;
@@ -117,7 +121,7 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
     for (std::string_view f : spec.files.all()) names.emplace_back(f);
     dir = SubmissionDir::snapshot(*dir, names);
   } else {
-    dir = SubmissionDir::adopt(std::move(files_dir).value(), files);
+    dir = SubmissionDir::adopt(std::move(*files_dir), files);
   }
   Report report = grade_kept(*dir, record, inputs, options);
   std::optional<conformance::AnswerLog> answers;
@@ -133,16 +137,11 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
     inputs.conformance_traces = o.conformance->traces;
     inputs.conformance_seed = o.conformance->seed;
     if (!inputs.sandbox) inputs.sandbox = report.sandbox = sandbox_info(o.sandbox->containment(*box));
-    ConformancePart part;
-    if (prebuilt) {
-      inputs.conformance_refused = {"prebuilt", prebuilt_reason(*prebuilt, options.rubric.prebuilt)};
-      part = conformance_part(inputs, options.rubric, answers->recording(conformance::process_programs(po)));
-    } else {
-      part = conformance_part(inputs, options.rubric, answers->recording(conformance::process_programs(po)),
-                              o.conformance->time_limit);
-      // Cut for time: kept as such, so a regrade (which replays, and is fast) says the same.
-      if (part.rule == "too_slow") inputs.conformance_refused = {part.rule, part.message};
-    }
+    // A refusal is kept with the inputs, which conformance_part (and so a regrade) answers with.
+    if (prebuilt) inputs.conformance_refused = {"prebuilt", prebuilt_reason(*prebuilt, options.rubric.prebuilt)};
+    ConformancePart part = conformance_part(
+        inputs, options.rubric, answers->recording(conformance::process_programs(po)), o.conformance->time_limit);
+    if (part.rule == "too_slow") inputs.conformance_refused = {part.rule, part.message};
     add_conformance(report, std::move(part));
   }
   if (!o.reports_dir.empty()) {

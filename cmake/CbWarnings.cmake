@@ -15,3 +15,9 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_L
   target_compile_options(cb_warnings INTERFACE
     $<$<NOT:$<CONFIG:Debug>>:-Wno-restrict -Wno-maybe-uninitialized -Wno-null-dereference>)
 endif()
+# Clang checks which lock guards what (cb/thread_safety.h's annotations); the thread-safety
+# preset makes a finding an error, and CI builds the engine and the fleet with it.
+if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+  target_compile_options(cb_warnings INTERFACE -Wthread-safety
+    $<$<BOOL:${CB_THREAD_SAFETY_AS_ERRORS}>:-Werror=thread-safety>)
+endif()

@@ -25,15 +25,18 @@ std::optional<double> judged_rate(std::uint32_t count, std::uint32_t calls, int 
 
 }  // namespace
 
-StateMachine::StateMachine(const ValidOptions& options, RandomSource* random, TimePoint created,
+StateMachine::StateMachine(const ValidOptions& options, RandomSource* random, TimePoint created, Mutex& mu,
                            std::vector<Transition>& sink)
-    : uses_window_(options->trip.failure_rate_percent.has_value() || options->trip.slow_call_rate_percent.has_value()),
+    : mu_(mu),
+      uses_window_(options->trip.failure_rate_percent.has_value() || options->trip.slow_call_rate_percent.has_value()),
       window_(options->trip.window),
       since_(created),
       o_(options.get()),
       cooldown_policy_(o_.cooldown),
       random_(random),
       sink_(sink) {
+  // Nobody else can hold the lock yet; taking it lets the compiler check publish() as everywhere.
+  MutexLock lock(mu_);
   publish();
 }
 
@@ -219,15 +222,7 @@ void StateMachine::begin(State to, TimePoint at, Reason why) {
 }
 
 // ---- What the lock-free paths read ----------------------------------------------------------
-// Published at the end of every locked operation, so a path without the lock always acts on the
-// state some completed operation left, and is ordered just before the next one:
-// - refuse_before_: while OPEN, the instant the cool-down ends (forever when forced open). A call
-//   before it is refused; only a locked operation can leave OPEN, and until one has, "before"
-//   stays true.
-// - closed_word_: while CLOSED in Mode::Normal, the generation, so a call is admitted with
-//   nothing to reserve (a trip meanwhile makes its result late, as for any call that started
-//   before a transition). Plus kQuiet when a plain success would change nothing but the count of
-//   successes (quiet()): then its record needs no lock either.
+// What the two atomics mean, and why acting on them is safe, is at the top of state_machine.h.
 // Stores happen only on change: a store to a line every thread reads would evict it from
 // their caches even when the value is the same.
 void StateMachine::publish() noexcept {

@@ -1,8 +1,28 @@
 #pragma once
-// Internal: the rules of the breaker. Every transition and every judgement runs under
-// CircuitBreaker's lock; the common calls (a permit in CLOSED, its plain success, a refusal in
-// OPEN) take the `*_without_lock` paths, which read what the last locked operation published
-// (atomics) and fall back to the lock whenever they cannot be sure.
+// Internal: the rules of the breaker.
+//
+// How it is shared between threads, in one place:
+// - Every rule's state (the fields marked CB_GUARDED_BY below) is read and written only under
+//   the breaker's lock, `mu_`; every transition and every judgement runs under it. The compiler
+//   checks this (cb/thread_safety.h, scripts/thread-safety): a method that touches those fields
+//   says CB_REQUIRES(mu_).
+// - The three common calls (a permit in CLOSED, its plain success, a refusal in OPEN) take the
+//   `*_without_lock` paths. They carry no annotation, so the compiler proves they touch no
+//   guarded field: they read the two atomics below and the configuration, which is written
+//   once, before the machine is shared. Whenever they cannot be sure, they answer "take the
+//   lock".
+// - publish(), at the end of every locked operation (and only there), writes the two atomics
+//   with release stores; the paths read them with acquire loads. So a path always acts on the
+//   state some completed operation left, and is ordered just before the next one:
+//   - refuse_before_: while OPEN, the instant the cool-down ends (forever when forced open). A
+//     call before it is refused. Only a locked operation can leave OPEN, and until one has,
+//     "before" stays true: the refusal is one the locked path would have made.
+//   - closed_word_: while CLOSED in Mode::Normal, the generation, so a call is admitted with
+//     nothing to reserve (a trip meanwhile makes its result late, as for any call that started
+//     before a transition); 0 otherwise. Plus kQuiet when a plain success would change nothing
+//     but the count of successes (quiet()): then its record needs no lock either, provided the
+//     generation still matches the ticket's.
+// - What the paths count goes to striped atomics (fast_counts_), added up under the lock.
 
 #include <atomic>
 #include <limits>
@@ -11,6 +31,7 @@
 
 #include "cb/breaker/breaker.h"
 #include "cb/breaker/window.h"
+#include "cb/thread_safety.h"
 #include "striped_counters.h"
 
 namespace cb {
@@ -34,11 +55,16 @@ class LazyNow {
 
 class alignas(64) StateMachine {
  public:
-  // Transitions are appended to `sink` as they happen.
-  StateMachine(const ValidOptions& options, RandomSource* random, TimePoint created, std::vector<Transition>& sink);
+  // `mu` is the breaker's lock, which guards this machine; transitions are appended to `sink`
+  // (guarded by the same lock) as they happen.
+  StateMachine(const ValidOptions& options, RandomSource* random, TimePoint created, Mutex& mu,
+               std::vector<Transition>& sink);
 
-  Admission admit(LazyNow& now);
-  RecordEffect record(const Ticket& ticket, const CallResult& result, LazyNow& now);
+  // The lock that guards the machine (the breaker's own, given at construction).
+  [[nodiscard]] Mutex& mutex() const noexcept CB_RETURN_CAPABILITY(mu_) { return mu_; }
+
+  Admission admit(LazyNow& now) CB_REQUIRES(mu_);
+  RecordEffect record(const Ticket& ticket, const CallResult& result, LazyNow& now) CB_REQUIRES(mu_);
 
   // ---- Without the caller's lock -------------------------------------------------------------
   // The three common calls, on what the last locked operation published (see publish() in
@@ -74,64 +100,68 @@ class alignas(64) StateMachine {
     return before == kRefuseForever ? Decision::RefusedForcedOpen : Decision::RefusedOpen;
   }
   // Called at the end of every locked operation: makes the paths above see its result.
-  void publish() noexcept;
+  void publish() noexcept CB_REQUIRES(mu_);
 
-  void release(const Ticket& ticket);
+  void release(const Ticket& ticket) CB_REQUIRES(mu_);
   // Applies the time rules, for status queries.
-  void observe(LazyNow& now);
-  [[nodiscard]] State state() const noexcept { return state_; }
-  [[nodiscard]] Status status(LazyNow& now);
-  [[nodiscard]] Snapshot snapshot() const;
-  [[nodiscard]] Result<void> restore(const Snapshot& s, LazyNow& now);
+  void observe(LazyNow& now) CB_REQUIRES(mu_);
+  [[nodiscard]] State state() const noexcept CB_REQUIRES(mu_) { return state_; }
+  [[nodiscard]] Status status(LazyNow& now) CB_REQUIRES(mu_);
+  [[nodiscard]] Snapshot snapshot() const CB_REQUIRES(mu_);
+  [[nodiscard]] Result<void> restore(const Snapshot& s, LazyNow& now) CB_REQUIRES(mu_);
   // Mode::Normal is reset(): CLOSED, fresh counts.
-  void set_mode(Mode mode, LazyNow& now);
+  void set_mode(Mode mode, LazyNow& now) CB_REQUIRES(mu_);
 
+  // The configuration: written once, before the machine is shared, so read without the lock.
   [[nodiscard]] const BreakerOptions& options() const noexcept { return o_; }
 
  private:
-  void advance_time(LazyNow& now);
-  void record_closed(bool failure, bool slow, LazyNow& now);
-  void record_half_open(bool failure, bool slow, LazyNow& now);
-  void trip(TimePoint at, Reason why, bool after_failed_trial);
-  void begin(State to, TimePoint at, Reason why);
-  void clear_counts();
-  [[nodiscard]] bool quiet() const noexcept;
+  void advance_time(LazyNow& now) CB_REQUIRES(mu_);
+  void record_closed(bool failure, bool slow, LazyNow& now) CB_REQUIRES(mu_);
+  void record_half_open(bool failure, bool slow, LazyNow& now) CB_REQUIRES(mu_);
+  void trip(TimePoint at, Reason why, bool after_failed_trial) CB_REQUIRES(mu_);
+  void begin(State to, TimePoint at, Reason why) CB_REQUIRES(mu_);
+  void clear_counts() CB_REQUIRES(mu_);
+  [[nodiscard]] bool quiet() const noexcept CB_REQUIRES(mu_);
   [[nodiscard]] bool is_slow(Duration elapsed) const noexcept {
     return o_.trip.slow_call_duration > Duration::zero() && elapsed > o_.trip.slow_call_duration;
   }
-  [[nodiscard]] Counters counters() const noexcept;
+  [[nodiscard]] Counters counters() const noexcept CB_REQUIRES(mu_);
 
   static constexpr auto kNoRefusal = std::numeric_limits<Duration::rep>::min();
   static constexpr auto kRefuseForever = std::numeric_limits<Duration::rep>::max();
   static constexpr std::uint64_t kQuiet = std::uint64_t{1} << 63;
   static constexpr std::uint64_t kGenerationBits = kQuiet - 1;
-  [[nodiscard]] int outstanding_trials() const noexcept {
+  [[nodiscard]] int outstanding_trials() const noexcept CB_REQUIRES(mu_) {
     return trials_admitted_ - trial_successes_ - trial_failures_;
   }
 
+  Mutex& mu_;
+
   // Hot fields first, so a call touches as few cache lines as it can; the configuration, read
   // but never written, after them.
-  State state_ = State::Closed;
-  Mode mode_ = Mode::Normal;
-  bool uses_window_;  // whether any rate rule reads the window (consecutive-only ones do not)
-  int consecutive_failures_ = 0;
+  State state_ CB_GUARDED_BY(mu_) = State::Closed;
+  Mode mode_ CB_GUARDED_BY(mu_) = Mode::Normal;
+  const bool uses_window_;  // whether any rate rule reads the window (consecutive-only ones do not)
+  int consecutive_failures_ CB_GUARDED_BY(mu_) = 0;
   // Starts at 1 so that a default Ticket (generation 0) never matches.
-  std::uint64_t generation_ = 1;
-  Counters counters_;
-  SlidingWindow window_;
-  int trials_admitted_ = 0;
-  int trial_successes_ = 0;
-  int trial_failures_ = 0;
-  int trial_slow_ = 0;
-  int failed_trials_ = 0;
-  TimePoint since_;
-  Duration cooldown_{0};
-  std::optional<TimePoint> first_trial_at_;  // when the current run of outstanding trials began
+  std::uint64_t generation_ CB_GUARDED_BY(mu_) = 1;
+  Counters counters_ CB_GUARDED_BY(mu_);
+  SlidingWindow window_ CB_GUARDED_BY(mu_);
+  int trials_admitted_ CB_GUARDED_BY(mu_) = 0;
+  int trial_successes_ CB_GUARDED_BY(mu_) = 0;
+  int trial_failures_ CB_GUARDED_BY(mu_) = 0;
+  int trial_slow_ CB_GUARDED_BY(mu_) = 0;
+  int failed_trials_ CB_GUARDED_BY(mu_) = 0;
+  TimePoint since_ CB_GUARDED_BY(mu_);
+  Duration cooldown_ CB_GUARDED_BY(mu_){0};
+  // When the current run of outstanding trials began.
+  std::optional<TimePoint> first_trial_at_ CB_GUARDED_BY(mu_);
 
-  BreakerOptions o_;
-  CooldownPolicy cooldown_policy_;
-  RandomSource* random_;
-  std::vector<Transition>& sink_;
+  const BreakerOptions o_;
+  const CooldownPolicy cooldown_policy_;
+  RandomSource* const random_ CB_PT_GUARDED_BY(mu_);  // not thread-safe itself: drawn from under the lock
+  std::vector<Transition>& sink_;                     // the breaker's, under the same lock
 
   // Read by every thread on every call; written only when a locked operation changes them, so
   // the line stays shared between the cores while nothing changes.

@@ -8,12 +8,12 @@
 #include <condition_variable>
 #include <deque>
 #include <cstdio>
-#include <mutex>
 #include <random>
 #include <stop_token>
 #include <thread>
 
 #include "cb/striped_counters.h"
+#include "cb/thread_safety.h"
 #include "fleet_library.h"
 #include "name_chars.h"
 #include "redis_link.h"
@@ -209,7 +209,7 @@ class SharedBreaker::Impl {
       return RecordEffect::Ignored;
     }
     {
-      std::lock_guard lock(trial_mu_);
+      MutexLock lock(trial_mu_);
       if (trial_gen_ != gen) return RecordEffect::Late;
       const bool failed = result.verdict == Verdict::Failure || (slow && slow_counts_);
       ++(failed ? trial_bad_ : trial_ok_);
@@ -228,8 +228,8 @@ class SharedBreaker::Impl {
   }
 
   // ---- The reporter ---------------------------------------------------------------------------
-  bool sync() {
-    std::lock_guard lock(sync_mu_);
+  bool sync() CB_EXCLUDES(sync_mu_) {
+    MutexLock lock(sync_mu_);
     const TimePoint now = clock_.now();
     const std::uint64_t w = word_.load(std::memory_order_acquire);
     const std::uint64_t gen = w & kGenerationMask;
@@ -239,7 +239,7 @@ class SharedBreaker::Impl {
     int bad = 0;
     std::uint64_t settle_gen = 0;
     {
-      std::lock_guard t(trial_mu_);
+      MutexLock t(trial_mu_);
       settle_gen = trial_gen_;
       ok = trial_ok_;
       bad = trial_bad_;
@@ -262,7 +262,7 @@ class SharedBreaker::Impl {
     if (!answer) {
       failures_.fetch_add(1, std::memory_order_relaxed);
       {
-        std::lock_guard s(status_mu_);
+        MutexLock s(status_mu_);
         last_error_ = answer.error().message;
       }
       if (want) want_permit_.store(true, std::memory_order_release);
@@ -285,7 +285,7 @@ class SharedBreaker::Impl {
     s.trials = trials_.load(std::memory_order_relaxed);
     const std::uint64_t p = held_.load(std::memory_order_acquire);
     s.permits_held = (p >> 16U) == s.generation ? static_cast<int>(p & 0xffffU) : 0;
-    std::lock_guard lock(status_mu_);
+    MutexLock lock(status_mu_);
     s.members = members_count_;
     s.last_error = last_error_;
     return s;
@@ -294,8 +294,8 @@ class SharedBreaker::Impl {
   const std::string& instance() const noexcept { return fleet_.instance; }
 
  private:
-  std::string want_members() const {
-    std::lock_guard lock(status_mu_);
+  std::string want_members() const CB_EXCLUDES(status_mu_) {
+    MutexLock lock(status_mu_);
     return want_members_ ? "1" : "0";
   }
 
@@ -320,21 +320,19 @@ class SharedBreaker::Impl {
     if (!want_permit_.exchange(true, std::memory_order_acq_rel)) wake();
   }
 
-  void wake() {
+  void wake() CB_EXCLUDES(wake_mu_) {
     {
-      std::lock_guard lock(wake_mu_);
+      MutexLock lock(wake_mu_);
       woken_ = true;
     }
     wake_cv_.notify_one();
   }
 
-  void run(const std::stop_token& stop) {
-    std::unique_lock lock(wake_mu_);
+  void run(const std::stop_token& stop) CB_EXCLUDES(wake_mu_) {
     while (!stop.stop_requested()) {
-      lock.unlock();
       (void)sync();
-      lock.lock();
-      wake_cv_.wait_for(lock, stop, fleet_.report_every, [this] { return woken_; });
+      MutexLock lock(wake_mu_);
+      wake_cv_.wait_for(lock, stop, fleet_.report_every, [this]() CB_REQUIRES(wake_mu_) { return woken_; });
       woken_ = false;
     }
   }
@@ -342,7 +340,7 @@ class SharedBreaker::Impl {
   // The counts since the last batch, for the CLOSED generation they were made in. Kept until
   // Redis answers (merged then, none lost); a batch older than the window could count for
   // nothing there, so it is not kept.
-  void take_batch(TimePoint now) {
+  void take_batch(TimePoint now) CB_REQUIRES(sync_mu_) {
     const std::size_t p = counts_gen_ & 1U;
     Batch b{now, {}};
     bool any = false;
@@ -362,7 +360,7 @@ class SharedBreaker::Impl {
   // One FCALL. The library is loaded first at this process's first round trip (REPLACE: this
   // build's over whatever an older one left), and again on "Function not found" (a restarted
   // or failed-over Redis without it), and the call made once more.
-  Result<Answer> call(const std::vector<std::string>& argv) {
+  Result<Answer> call(const std::vector<std::string>& argv) CB_REQUIRES(sync_mu_) {
     if (fleet_.load_functions && !loaded_) {
       if (auto loaded = load_library(); !loaded) return loaded.error();
     }
@@ -382,7 +380,7 @@ class SharedBreaker::Impl {
     return Error{"redis: cb_fleet_v1_sync not found after FUNCTION LOAD"};
   }
 
-  Result<void> load_library() {
+  Result<void> load_library() CB_REQUIRES(sync_mu_) {
     Result<RedisReply> loaded = link_.command({"FUNCTION", "LOAD", "REPLACE", std::string(kFleetLibrary)});
     if (!loaded) return loaded.error();
     if (loaded->kind == RedisReply::Kind::Error) return Error{"redis: FUNCTION LOAD: " + loaded->text};
@@ -390,7 +388,7 @@ class SharedBreaker::Impl {
     return {};
   }
 
-  void apply(const Answer& a, TimePoint now, bool asked) {
+  void apply(const Answer& a, TimePoint now, bool asked) CB_REQUIRES(sync_mu_) CB_EXCLUDES(trial_mu_, status_mu_) {
     syncs_.fetch_add(1, std::memory_order_relaxed);
     last_answer_ = now;
     const std::uint64_t w = word_.load(std::memory_order_acquire);
@@ -400,7 +398,7 @@ class SharedBreaker::Impl {
       const std::size_t p = counts_gen_ & 1U;
       for (std::size_t i = 0; i < kCounts; ++i) sent_[p][i] = counts_[p].sum(i);
       {
-        std::lock_guard t(trial_mu_);
+        MutexLock t(trial_mu_);
         trial_gen_ = a.generation;
         trial_ok_ = 0;
         trial_bad_ = 0;
@@ -418,7 +416,7 @@ class SharedBreaker::Impl {
                       std::memory_order_release);
     last_cooldown_ms_ = a.cooldown_ms;
     word_.store(pack(a.state, a.generation), std::memory_order_release);
-    std::lock_guard s(status_mu_);
+    MutexLock s(status_mu_);
     redis_ms_ = a.redis_ms;
     redis_ms_at_ = now;
     members_count_ = a.members;
@@ -428,7 +426,7 @@ class SharedBreaker::Impl {
 
   // Redis has not answered for degrade_after: the local breaker takes over, starting from what
   // the fleet last said.
-  void go_local(TimePoint now) {
+  void go_local(TimePoint now) CB_REQUIRES(sync_mu_) {
     const std::uint64_t w = word_.load(std::memory_order_acquire);
     Snapshot s;
     s.generation = local_->status().generation + 1;
@@ -460,7 +458,7 @@ class SharedBreaker::Impl {
     if (a.ticket.admitted_in == State::HalfOpen) {
       bool first = true;
       {
-        std::lock_guard lock(status_mu_);
+        MutexLock lock(status_mu_);
         // Whose turn it is depends on which cool-down-long slot of Redis's time this is, as
         // each instance reckons it: Redis's last TIME plus its own clock since. So instances
         // that went to local rules at different moments, or made different transitions since,
@@ -503,39 +501,40 @@ class SharedBreaker::Impl {
   std::atomic<std::uint64_t> trials_{0};
   std::array<StripedCounts<kCounts>, 2> counts_{};  // by the parity of the generation they count for
 
-  std::mutex trial_mu_;
-  std::uint64_t trial_gen_ = 1;  // guarded by trial_mu_
-  int trial_ok_ = 0;             // guarded by trial_mu_
-  int trial_bad_ = 0;            // guarded by trial_mu_
+  Mutex trial_mu_;
+  std::uint64_t trial_gen_ CB_GUARDED_BY(trial_mu_) = 1;
+  int trial_ok_ CB_GUARDED_BY(trial_mu_) = 0;
+  int trial_bad_ CB_GUARDED_BY(trial_mu_) = 0;
 
-  // The reporter's, under sync_mu_.
-  std::mutex sync_mu_;
-  RedisLink link_;
-  std::deque<Batch> pending_;
-  std::array<std::array<std::uint64_t, kCounts>, 2> sent_{};
-  std::uint64_t counts_gen_ = 1;
-  std::uint64_t batch_seq_ = 0;
-  bool loaded_ = false;  // this process has loaded its library (once, at its first round trip)
-  std::string token_;
-  std::uint64_t exhausted_gen_ = 0;
-  TimePoint last_answer_;
-  long long last_cooldown_ms_ = 0;
+  // The reporter's (one round trip at a time, whoever makes it).
+  Mutex sync_mu_;
+  RedisLink link_ CB_GUARDED_BY(sync_mu_);
+  std::deque<Batch> pending_ CB_GUARDED_BY(sync_mu_);
+  std::array<std::array<std::uint64_t, kCounts>, 2> sent_ CB_GUARDED_BY(sync_mu_){};
+  std::uint64_t counts_gen_ CB_GUARDED_BY(sync_mu_) = 1;
+  std::uint64_t batch_seq_ CB_GUARDED_BY(sync_mu_) = 0;
+  // This process has loaded its library (once, at its first round trip).
+  bool loaded_ CB_GUARDED_BY(sync_mu_) = false;
+  std::string token_ CB_GUARDED_BY(sync_mu_);
+  std::uint64_t exhausted_gen_ CB_GUARDED_BY(sync_mu_) = 0;
+  TimePoint last_answer_ CB_GUARDED_BY(sync_mu_);
+  long long last_cooldown_ms_ CB_GUARDED_BY(sync_mu_) = 0;
   std::atomic<std::uint64_t> syncs_{0};
   std::atomic<std::uint64_t> failures_{0};
 
-  mutable std::mutex status_mu_;
-  int members_count_ = 0;             // guarded by status_mu_
-  std::vector<std::string> members_;  // guarded by status_mu_
-  bool want_members_ = true;          // guarded by status_mu_
-  std::string last_error_;            // guarded by status_mu_
-  long long redis_ms_ = 0;            // guarded by status_mu_: Redis's TIME at the last answer
-  TimePoint redis_ms_at_{};           // guarded by status_mu_: when it came, on clock_
+  mutable Mutex status_mu_;
+  int members_count_ CB_GUARDED_BY(status_mu_) = 0;
+  std::vector<std::string> members_ CB_GUARDED_BY(status_mu_);
+  bool want_members_ CB_GUARDED_BY(status_mu_) = true;
+  std::string last_error_ CB_GUARDED_BY(status_mu_);
+  long long redis_ms_ CB_GUARDED_BY(status_mu_) = 0;   // Redis's TIME at the last answer
+  TimePoint redis_ms_at_ CB_GUARDED_BY(status_mu_){};  // when it came, on clock_
 
   std::unique_ptr<CircuitBreaker> local_;
 
-  std::mutex wake_mu_;
+  Mutex wake_mu_;
   std::condition_variable_any wake_cv_;
-  bool woken_ = false;  // guarded by wake_mu_
+  bool woken_ CB_GUARDED_BY(wake_mu_) = false;
   std::jthread reporter_;
 };
 

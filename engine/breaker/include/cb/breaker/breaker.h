@@ -12,10 +12,10 @@
 // or all of that in one call with a typed fallback: cb::call (call.h).
 //
 // The rules themselves (when to trip, when to half-open, how trials decide) are all in
-// state_machine.cpp. This class adds the lock, the clock and the listeners.
+// state_machine.cpp, and how the machine is shared between threads is told, once, at the top of
+// state_machine.h. This class adds the lock, the clock and the listeners.
 
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -27,6 +27,7 @@
 #include "cb/breaker/state.h"
 #include "cb/breaker/time.h"
 #include "cb/breaker/transition.h"
+#include "cb/thread_safety.h"
 
 namespace cb {
 
@@ -108,17 +109,18 @@ class CircuitBreaker {
 
  private:
   CircuitBreaker(const ValidOptions& options, const Clock& clock, RandomSource* random);
-  template <class F>
-  auto locked(F&& f, std::optional<TimePoint> known_now = std::nullopt);
-  void deliver_pending();
+  class Operation;  // one locked operation on the machine (breaker.cpp)
+  void set_mode(Mode mode);
+  void deliver_pending() CB_EXCLUDES(mu_);
 
   const Clock& clock_;
   const Duration coarse_lag_;  // clock_.coarse_lag(), read once
-  std::mutex mu_;
-  std::unique_ptr<StateMachine> machine_;                             // guarded by mu_
-  std::vector<Transition> undelivered_;                               // guarded by mu_
-  bool delivering_ = false;                                           // guarded by mu_
-  std::shared_ptr<const std::vector<TransitionListener>> listeners_;  // guarded by mu_
+  Mutex mu_;
+  std::vector<Transition> undelivered_ CB_GUARDED_BY(mu_);
+  bool delivering_ CB_GUARDED_BY(mu_) = false;
+  std::shared_ptr<const std::vector<TransitionListener>> listeners_ CB_GUARDED_BY(mu_);
+  // Guarded field by field by mu_, which it is made with; the pointer itself never changes.
+  const std::unique_ptr<StateMachine> machine_;
 };
 
 }  // namespace cb

@@ -14,7 +14,7 @@ project=$(cd "$here/../.." && pwd)
 cb_lab=$(realpath "$1")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-[ "$(id -u)" -eq 0 ] || { echo "classroom workflow test: skipped (the workflow grades as root)"; exit 0; }
+[ "$(id -u)" -eq 0 ] || { echo "classroom workflow test: skipped (the workflow grades as root)"; exit 77; }
 
 # The steps, from the workflow itself.
 /usr/bin/python3 - "$project/grader/github-classroom/classroom.yml" "$tmp" <<'PY'

@@ -1,7 +1,9 @@
 // The grader's own model of the lab's rules: each rule at its boundary, with the lab's settings.
 #include <doctest/doctest.h>
 
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cb/grade/conformance_model.h"
@@ -98,10 +100,31 @@ TEST_CASE("conformance model: OPEN, the wait, and the trials") {
   }
 }
 
-TEST_CASE("conformance model: every rule is described for a person") {
-  for (Rule r : {Rule::NotJudgedYet, Rule::BelowThreshold, Rule::Tripped, Rule::NotCounted, Rule::RejectedInWait,
-                 Rule::FirstTrial, Rule::TrialCounted, Rule::ClosedAfterTrials, Rule::ReopenedAfterTrials})
-    CHECK_FALSE(describe(r).empty());
+TEST_CASE("conformance model: every rule is described for a person, by what the breaker did wrong") {
+  // Each description names the rule's own mistake (a student reads it beside the failing trace),
+  // and no two rules share one, nor an id.
+  const std::vector<std::pair<Rule, std::vector<std::string>>> said{
+      {Rule::NotJudgedYet, {"before the window held the minimum number of calls"}},
+      {Rule::BelowThreshold, {"opened under the threshold", "4xx"}},
+      {Rule::Tripped, {"did not open", "reached the threshold", ">="}},
+      {Rule::NotCounted, {"counted a 4xx", "failure"}},
+      {Rule::RejectedInWait, {"let a call through", "wait in OPEN"}},
+      {Rule::FirstTrial, {"first call at or after the end of the wait", "trial"}},
+      {Rule::TrialCounted, {"before all the permitted ones"}},
+      {Rule::ClosedAfterTrials, {"did not close", "trials succeeded"}},
+      {Rule::ReopenedAfterTrials, {"did not reopen", "trials' failure rate"}},
+  };
+  std::set<std::string_view> descriptions;
+  std::set<std::string_view> ids;
+  for (const auto& [rule, words] : said) {
+    const std::string_view d = describe(rule);
+    CAPTURE(d);
+    for (const std::string& w : words) CHECK(d.find(w) != std::string_view::npos);
+    descriptions.insert(d);
+    ids.insert(id(rule));
+  }
+  CHECK(descriptions.size() == said.size());
+  CHECK(ids.size() == said.size());
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "grading.h"
 #include "process.h"
 #include "temp_dir.h"
+#include "skip.h"
 
 namespace cb::testing {
 namespace {
@@ -331,10 +332,7 @@ TEST_CASE("sandbox: a program gets what --program-env sets, and none of the grad
 }
 
 TEST_CASE("sandbox: where the kernel refuses namespaces, auto falls back and says why, and strict refuses") {
-  if (!am_root()) {
-    MESSAGE("the namespace-refusing wrapper is tested as root");
-    return;
-  }
+  if (cb::testing::skip_unless(am_root(), "the namespace-refusing wrapper is tested as root")) return;
   Submission sub({true, "auto"}, {"probe.py"}, true);
   TempDir out;
   SUBCASE("auto") {

@@ -11,6 +11,7 @@
 #include "cb/flaky/server.h"
 #include "cb/sandbox/peer.h"
 #include "raw_socket.h"
+#include "skip.h"
 
 namespace cb::sandbox {
 namespace {
@@ -69,7 +70,7 @@ TEST_CASE("peer_uid: what is not a TCP connection is an error, not a uid") {
 
 TEST_CASE(
     "the flaky server admits only the uid it is told to: another's connection is closed unanswered and unrecorded") {
-  if (::geteuid() != 0) return;  // another uid to connect from needs root
+  if (cb::testing::skip_unless(::geteuid() == 0, "another uid to connect from needs root")) return;
   flaky::ServerOptions o;
   o.port = 0;
   o.admit = [](int fd) {

@@ -8,6 +8,7 @@
 
 #include "cb/atomic_file.h"
 #include "temp_dir.h"
+#include "skip.h"
 
 namespace cb {
 namespace {
@@ -48,7 +49,7 @@ TEST_CASE("atomic file: a link at the target is replaced, and what it points to 
 TEST_CASE("atomic file: a device is written to in place, never replaced (-o /dev/null)") {
   // A null device of our own, in a temporary directory: if this ever regressed it would replace
   // that node, not the machine's /dev/null (which a grader run with -o /dev/null once did).
-  if (::geteuid() != 0) return;  // mknod needs root
+  if (cb::testing::skip_unless(::geteuid() == 0, "mknod needs root")) return;
   TempDir dir;
   REQUIRE(::mknod((dir / "null").c_str(), S_IFCHR | 0666, ::makedev(1, 3)) == 0);
   REQUIRE(write_file_atomically(dir / "null", "a report nobody keeps\n").ok());

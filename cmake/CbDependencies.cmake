@@ -27,7 +27,7 @@ if(NOT CB_FLEET STREQUAL "OFF")
   endif()
 endif()
 
-# The grader's system-call filter for the programs it runs (grader/sandbox).
+# The grader's system-call filter for the programs it runs (sandbox/).
 pkg_check_modules(SECCOMP IMPORTED_TARGET libseccomp)
 if(NOT SECCOMP_FOUND)
   message(FATAL_ERROR "libseccomp not found through pkg-config: install libseccomp-dev (scripts/install-deps does it)")

@@ -11,7 +11,7 @@ install(TARGETS cb_breaker cb_result EXPORT cbbreakerTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/engine/breaker/include/cb/breaker DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cb)
-install(FILES ${PROJECT_SOURCE_DIR}/engine/support/include/cb/result.h ${PROJECT_SOURCE_DIR}/engine/support/include/cb/thread_safety.h
+install(FILES ${PROJECT_SOURCE_DIR}/support/include/cb/result.h ${PROJECT_SOURCE_DIR}/support/include/cb/thread_safety.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cb)
 install(EXPORT cbbreakerTargets NAMESPACE cb:: DESTINATION ${CB_ENGINE_CMAKEDIR})
 

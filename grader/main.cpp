@@ -77,13 +77,9 @@ int keep_reports(const Options& o, const Report& report) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  // Not dumpable: no process of the same uid (a graded program in the fallback, where it may
-  // share the grader's) can read or write this one's memory through /proc or ptrace.
-  ::prctl(PR_SET_DUMPABLE, 0);
-  // Before any thread: Ctrl-C, a cancelled CI job or a closed terminal end the graded programs
-  // and remove their boxes, never leave them behind.
-  cb::sandbox::stop_cleanly_on_signals("cb-grade");
+namespace {
+
+int grade_main(int argc, char** argv) {
   Options o;
   SandboxFlags sandbox_flags;
   CLI::App app{"cb-grade: grades the circuit-breaker lab, step by step, on the server's evidence", "cb-grade"};
@@ -451,4 +447,18 @@ int main(int argc, char** argv) {
   if (report.status == Status::Error && !report.evidence.problem.empty())
     std::cerr << "cb-grade: not graded: " << report.evidence.problem << '\n';
   return exit_code(report);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Not dumpable: no process of the same uid (a graded program in the fallback, where it may
+  // share the grader's) can read or write this one's memory through /proc or ptrace.
+  ::prctl(PR_SET_DUMPABLE, 0);
+  // Before any thread: Ctrl-C, a cancelled CI job or a closed terminal end the graded programs
+  // and remove their boxes, never leave them behind.
+  cb::sandbox::stop_cleanly_on_signals("cb-grade");
+  const int code = grade_main(argc, argv);
+  cb::sandbox::wait_if_stopping();  // a stop under way exits with its own code
+  return code;
 }

@@ -17,6 +17,7 @@
 
 #include "box_place.h"
 #include "cb/sandbox/cgroup.h"
+#include "cb/sandbox/interrupt.h"
 #include "cb/sandbox/limits.h"
 #include "uid_lease.h"
 
@@ -291,7 +292,10 @@ Result<DirHandle> Box::out_handle() const {
   return DirHandle::adopt(out->release(), out_dir_);
 }
 
-Box::~Box() { live_boxes::remove(this); }
+Box::~Box() {
+  wait_if_stopping();  // the stop tears it down
+  live_boxes::remove(this);
+}
 
 void Box::tear_down() noexcept {
   // The fallback's programs have no PID namespace to end them: whatever still runs in the box's

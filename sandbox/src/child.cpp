@@ -11,6 +11,7 @@
 #include <fstream>
 #include <set>
 
+#include "cb/sandbox/interrupt.h"
 #include "children.h"
 
 namespace cb::sandbox {
@@ -158,6 +159,7 @@ bool end_child(Child& child) {
     std::lock_guard lock(g_mu);
     g_running.erase(child.pid);
   }
+  wait_if_stopping();  // killed by a stop of the grader: not a run to grade
   // Whatever the command left running is not graded and not left behind: in a namespace the
   // kernel has already ended it; otherwise its session's group went at the reap, and what left
   // the group was reparented to us.

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <thread>
@@ -11,6 +12,15 @@
 #include "children.h"
 
 namespace cb::sandbox {
+namespace {
+std::atomic<bool> g_stopping{false};
+std::atomic<std::thread::id> g_stopper{};
+}  // namespace
+
+void wait_if_stopping() noexcept {
+  if (!g_stopping.load(std::memory_order_acquire) || std::this_thread::get_id() == g_stopper.load()) return;
+  for (;;) ::pause();  // the stopping thread ends the process
+}
 
 void end_everything() noexcept {
   // The programs first (their namespaces, process groups, and what they left with the grader
@@ -30,6 +40,8 @@ void stop_cleanly_on_signals(const char* program) {
     int sig = 0;
     while (::sigwait(&set, &sig) != 0) {
     }
+    g_stopper.store(std::this_thread::get_id());
+    g_stopping.store(true, std::memory_order_release);
     std::fprintf(stderr, "%s: interrupted (%s): ending the graded programs and removing their boxes\n", program,
                  ::strsignal(sig));
     end_everything();

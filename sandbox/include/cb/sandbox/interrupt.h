@@ -14,4 +14,10 @@ void stop_cleanly_on_signals(const char* program);
 // What that thread does, for a caller that has its own way of hearing a stop.
 void end_everything() noexcept;
 
+// Once a stop has begun, any other thread that gets here waits for the process to end: the
+// program it was running was killed by the stop, not by its own doing, and nothing may be graded,
+// written or exited with on that. The sandbox calls it where a run ends and a box is let go;
+// main calls it before it returns, so its exit code never beats the stop's.
+void wait_if_stopping() noexcept;
+
 }  // namespace cb::sandbox

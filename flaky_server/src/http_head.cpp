@@ -1,5 +1,5 @@
 // The request head parser: RFC 9112 as strictly as Node's llhttp (no lenient flags), never
-// looser. tests/flaky/http_differential_test.cpp sends the same bytes to both and holds this
+// looser. tests/flaky_server/http_differential_test.cpp sends the same bytes to both and holds this
 // file to that: no request framed here that llhttp would not frame.
 //
 // Why strict: a parser that frames a request another one reads as a body, or the other way

@@ -9,6 +9,7 @@
 #include "cb/decimal_time.h"
 #include "cb/flaky/server.h"
 #include "cb/flaky/until_stopped.h"
+#include "cb/flaky/endpoints.h"
 
 namespace {
 
@@ -32,10 +33,13 @@ int main(int argc, char** argv) {
   app.add_option("--port", o.port, "Port (0: any free port; the 'listening on' line says which)")
       ->capture_default_str();
   app.add_flag("--allow-remote", o.allow_remote, "Allow a --host that is not loopback");
-  app.add_option("--toggle-period", toggle, "/toggle switches between healthy and 500 this often")
+  app.add_option("--toggle-period", toggle,
+                 std::string(cb::flaky::path::kToggle) + " switches between healthy and 500 this often")
       ->capture_default_str();
-  app.add_option("--slow-default", slow, "/slow without ?ms= answers after this long")->capture_default_str();
-  app.add_option("--hang-limit", hang, "/hang closes a connection nobody gave up on after this long")
+  app.add_option("--slow-default", slow, std::string(cb::flaky::path::kSlow) + " without ?ms= answers after this long")
+      ->capture_default_str();
+  app.add_option("--hang-limit", hang,
+                 std::string(cb::flaky::path::kHang) + " closes a connection nobody gave up on after this long")
       ->capture_default_str();
   app.add_option("--record-size", o.record_capacity, "Requests the record keeps (older ones are dropped)")
       ->capture_default_str();
@@ -44,9 +48,15 @@ int main(int argc, char** argv) {
   app.add_option("--max-connections", o.max_connections, "Open connections at most; one more is answered 503")
       ->capture_default_str();
   app.add_flag("--log", o.access_log, "Access log on stderr, one line per request");
-  app.footer(
-      "Endpoints: /fast /always500 /bad /count  /slow?ms=N /hang /toggle /status/NNN /reset /garbage\n"
-      "Admin (not counted): GET /admin/record?since=S&limit=L, POST /admin/reset, GET /admin/health");
+  {
+    namespace path = cb::flaky::path;
+    const auto s = [](std::string_view p) { return std::string(p); };
+    app.footer("Endpoints: " + s(path::kFast) + " " + s(path::kAlways500) + " " + s(path::kBad) + " " +
+               s(path::kCount) + "  " + s(path::kSlow) + "?ms=N " + s(path::kHang) + " " + s(path::kToggle) + " " +
+               s(path::kStatus) + "NNN " + s(path::kReset) + " " + s(path::kGarbage) + "\nAdmin (not counted): GET " +
+               s(path::kAdminRecord) + "?since=S&limit=L, POST " + s(path::kAdminReset) + ", GET " +
+               s(path::kAdminHealth));
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

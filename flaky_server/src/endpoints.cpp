@@ -1,4 +1,5 @@
 #include "endpoints.h"
+#include "cb/flaky/endpoints.h"
 
 #include <charconv>
 #include <string>
@@ -46,7 +47,8 @@ Reply toggle(const ServerOptions& options, const Moment& at) {
 Reply status_code(std::string_view code_text) {
   const auto code = number(code_text);
   // 1xx is not a final answer, and a client would wait for the real one.
-  if (!code || *code < 200 || *code > 599) return text(404, "/status/NNN takes a status code from 200 to 599\n");
+  if (!code || *code < 200 || *code > 599)
+    return text(404, std::string(path::kStatus) + "NNN takes a status code from 200 to 599\n");
   return text(static_cast<int>(*code), "status " + std::string(code_text) + "\n");
 }
 
@@ -55,45 +57,45 @@ Reply status_code(std::string_view code_text) {
 Reply serve_endpoint(const Request& req, const ServerOptions& options, const Moment& at) {
   const std::string_view path = req.path;
   const bool readable_method = req.method == "GET" || req.method == "HEAD";
-  const bool known = path == "/fast" || path == "/always500" || path == "/bad" || path == "/count" || path == "/slow" ||
-                     path == "/hang" || path == "/toggle" || path == "/reset" || path == "/garbage" ||
-                     path.rfind("/status/", 0) == 0;
+  const bool known = path == path::kFast || path == path::kAlways500 || path == path::kBad || path == path::kCount ||
+                     path == path::kSlow || path == path::kHang || path == path::kToggle || path == path::kReset ||
+                     path == path::kGarbage || path.rfind(path::kStatus, 0) == 0;
   if (!known) return text(404, "no such endpoint\n");
   if (!readable_method) {
     Reply r = text(405, "only GET and HEAD\n");
     r.response.headers.emplace_back("Allow", "GET, HEAD");
     return r;
   }
-  if (path == "/fast") return text(200, "fast\n");
-  if (path == "/always500") return text(500, "always 500\n");
-  if (path == "/bad") return text(400, "bad request, on purpose\n");
-  if (path == "/count") {
+  if (path == path::kFast) return text(200, "fast\n");
+  if (path == path::kAlways500) return text(500, "always 500\n");
+  if (path == path::kBad) return text(400, "bad request, on purpose\n");
+  if (path == path::kCount) {
     Reply r = text(200, "{\"count\": " + std::to_string(at.count_answer) + "}");
     r.response.content_type = "application/json";
     return r;
   }
-  if (path == "/slow") return slow(req, options);
-  if (path == "/hang") {
+  if (path == path::kSlow) return slow(req, options);
+  if (path == path::kHang) {
     Reply r;
     r.wait = options.hang_limit;
     r.outcome = Outcome::HangLimit;
     r.ending = Ending::Drop;
     return r;
   }
-  if (path == "/toggle") return toggle(options, at);
-  if (path == "/reset") {
+  if (path == path::kToggle) return toggle(options, at);
+  if (path == path::kReset) {
     Reply r;
     r.outcome = Outcome::Reset;
     r.ending = Ending::Reset;
     return r;
   }
-  if (path == "/garbage") {
+  if (path == path::kGarbage) {
     Reply r;
     r.outcome = Outcome::Garbage;
     r.ending = Ending::Garbage;
     return r;
   }
-  return status_code(path.substr(8));
+  return status_code(path.substr(path::kStatus.size()));
 }
 
 }  // namespace cb::flaky

@@ -22,6 +22,7 @@
 
 #include "cb/utc_time.h"
 #include "endpoints.h"
+#include "cb/flaky/endpoints.h"
 
 namespace cb::flaky {
 namespace {
@@ -376,7 +377,7 @@ struct HttpServer::Loop {
   }
 
   void serve(Conn& c, const Request& req) {
-    if (req.path.rfind("/admin/", 0) == 0) {
+    if (req.path.rfind(path::kAdmin, 0) == 0) {
       const std::int64_t t0 = server.mono_us();
       Response res;
       const std::string_view outcome = server.admin(req, res);
@@ -384,8 +385,8 @@ struct HttpServer::Loop {
       answer(c, req, res, false);
       return;
     }
-    const Arrival arrival = server.record_.arrive(req.method, req.path, req.path == "/count" ? Kind::Count : Kind::Lab,
-                                                  server.clock_, wall_us());
+    const Arrival arrival = server.record_.arrive(
+        req.method, req.path, req.path == path::kCount ? Kind::Count : Kind::Lab, server.clock_, wall_us());
     const std::int64_t t0 = arrival.t_us;
     if (options().observer) options().observer(arrival.seq, req.path, Outcome::Pending);
     Reply reply = serve_endpoint(req, options(), Moment{t0, arrival.count_answer});
@@ -621,7 +622,7 @@ std::string_view HttpServer::admin(const Request& req, Response& res) {
     res = json_response(403, {{"error", "this server's admin endpoints belong to the grader"}});
     record_.complete(refused, Outcome::Answered, 403, mono_us());
     outcome = "refused";
-  } else if (req.path == "/admin/record" && read) {
+  } else if (req.path == path::kAdminRecord && read) {
     const auto since = param_u64(req, "since", 0);
     const auto limit = param_u64(req, "limit", 10'000);
     if (!since || !limit || *limit == 0 || *limit > kMaxRecordPage) {
@@ -632,17 +633,17 @@ std::string_view HttpServer::admin(const Request& req, Response& res) {
     res.status = 200;
     res.content_type = "application/json";
     res.body = to_json(record_.read(*since, static_cast<std::size_t>(*limit)));
-  } else if (req.path == "/admin/reset" && req.method == "POST") {
+  } else if (req.path == path::kAdminReset && req.method == "POST") {
     const auto epoch = record_.reset();
     res = json_response(200, {{"reset", true}, {"epoch", epoch}, {"count", 0}});
-  } else if (req.path == "/admin/health" && read) {
+  } else if (req.path == path::kAdminHealth && read) {
     res = json_response(200, {{"status", "ok"},
                               {"uptime_ms", static_cast<double>(mono_us()) / 1000.0},
                               {"count", record_.count()},
                               {"epoch", record_.read(0, 1).epoch}});
-  } else if (req.path == "/admin/record" || req.path == "/admin/reset" || req.path == "/admin/health") {
+  } else if (req.path == path::kAdminRecord || req.path == path::kAdminReset || req.path == path::kAdminHealth) {
     res = json_response(405, {{"error", "method not allowed"}});
-    res.headers.emplace_back("Allow", req.path == "/admin/reset" ? "POST" : "GET, HEAD");
+    res.headers.emplace_back("Allow", req.path == path::kAdminReset ? "POST" : "GET, HEAD");
   } else {
     res = json_response(404, {{"error", "no such admin endpoint (record, reset, health)"}});
   }

@@ -141,9 +141,9 @@ void s1_count(Verdict& v, const Inputs& in, bool) {
     return e->status == 200 && e->count.has_value();
   });
   v.expect(answered,
-           counts.empty() ? "the record has no /count request: " + in.spec.files.fastfail +
-                                "'s before and after must come from /count"
-                          : "a /count request was not answered with a count",
+           counts.empty() ? "the record has no " + kCountPath + " request: " + in.spec.files.fastfail +
+                                "'s before and after must come from " + kCountPath
+                          : "a " + kCountPath + " request was not answered with a count",
            nullptr, static_cast<std::uint64_t>(counts.size()));
 }
 
@@ -233,7 +233,7 @@ void s3_trip(Verdict& v, const Inputs& in, bool) {
   else if (n > 0)
     message += ": " + spec.say("s3.trip.early");
   else
-    message = "no /always500 reached the server";
+    message = "no " + kFailingPath + " reached the server";
   v.expect(n == want, message, spec.trip_at, static_cast<std::uint64_t>(n));
 }
 
@@ -277,8 +277,8 @@ void s4_counts_real(Verdict& v, const Inputs& in, bool) {
   std::string list;
   for (std::size_t i = 0; i < answers.size() && i < 12; ++i) list += (i ? ", " : "") + str(answers[i]);
   v.expect(found,
-           answers.empty() ? "the server never answered /count: before and after were not measured"
-                           : "the server answered /count with " + list + "; " + in.spec.files.fastfail +
+           answers.empty() ? "the server never answered " + kCountPath + ": before and after were not measured"
+                           : "the server answered " + kCountPath + " with " + list + "; " + in.spec.files.fastfail +
                                  " quotes before=" + str(f.before) + " then after=" + str(f.after),
            nlohmann::json{{"before", f.before}, {"after", f.after}}, answers);
 }
@@ -292,7 +292,7 @@ void s4_before_at_trip(Verdict& v, const Inputs& in, bool) {
     return v.skip(std::string(kNeverOpened) + " (nor does " + in.spec.files.transitions +
                   "), so there was no moment it opened to take before at");
   if (!in.run->trip)
-    return v.fail("no /always500 reached the server, so the record shows no moment the breaker opened");
+    return v.fail("no " + kFailingPath + " reached the server, so the record shows no moment the breaker opened");
   const auto expected_before = static_cast<std::int64_t>(*in.run->trip) + 1;
   v.expect(f.before == expected_before,
            "before=" + str(f.before) + ", but " + str(expected_before) +
@@ -311,7 +311,7 @@ void s4_none_reached(Verdict& v, const Inputs& in, bool) {
   std::string message =
       std::to_string(in_burst + after_burst) + " call(s) reached the server while the breaker was OPEN";
   if (in_burst > 0)
-    message += ": " + std::to_string(in_burst) + " /always500 after the one that opened it (" +
+    message += ": " + std::to_string(in_burst) + " " + kFailingPath + " after the one that opened it (" +
                in.spec.files.transitions + "'s CLOSED->OPEN)";
   if (after_burst > 0)
     message +=

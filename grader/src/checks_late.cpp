@@ -222,7 +222,8 @@ void s8_seen(Verdict& v, const Inputs& in, bool) {
   // /always500, HALF_OPEN->CLOSED no earlier than the first trial. A second of slack covers
   // clocks read at slightly different moments; a log from another run is off by far more.
   if (!run.trip || run.trials.empty() || !run.lab[*run.trip]->wall_us || !run.trials.front()->wall_us)
-    return v.fail("the server's record has no tripping /always500 followed by trial calls for these transitions");
+    return v.fail("the server's record has no tripping " + kFailingPath +
+                  " followed by trial calls for these transitions");
   const std::int64_t trip = *run.lab[*run.trip]->wall_us;
   const std::int64_t first_trial = *run.trials.front()->wall_us;
   constexpr std::int64_t kSlackUs = 1'000'000;
@@ -234,7 +235,7 @@ void s8_seen(Verdict& v, const Inputs& in, bool) {
   v.expect(open_ok && close_ok,
            !open_ok
                ? "CLOSED->OPEN is stamped " + seconds_text(static_cast<double>(*opened.at_us - trip) / 1000.0) +
-                     " away from the /always500 that opened it: the log is not from the run the server saw"
+                     " away from the " + kFailingPath + " that opened it: the log is not from the run the server saw"
                : "HALF_OPEN->CLOSED is stamped outside the trial calls the server saw: the log is not from this run",
            nullptr, nullptr);
 }

@@ -9,6 +9,7 @@
 #include "cb/flaky/http_get.h"
 #include "cb/utc_time.h"
 #include "cb/grade/json_limits.h"
+#include "cb/flaky/endpoints.h"
 
 namespace cb::grade {
 namespace {
@@ -204,11 +205,13 @@ Result<Record> fetch_record(const std::string& server_url, std::chrono::millisec
   std::uint64_t since = 0;
   // Pages of 10000 until a short page; at most 100 pages, far beyond any ring the server keeps.
   for (int page = 0; page < 100; ++page) {
-    auto res =
-        flaky::http_get(server_url, "/admin/record?since=" + std::to_string(since) + "&limit=10000", timeout, headers);
+    auto res = flaky::http_get(
+        server_url, std::string(flaky::path::kAdminRecord) + "?since=" + std::to_string(since) + "&limit=10000",
+        timeout, headers);
     if (!res) return res.error();
     if (res->status != 200)
-      return Error{server_url + "/admin/record answered " + std::to_string(res->status) + "; is this a flaky server?"};
+      return Error{server_url + std::string(flaky::path::kAdminRecord) + " answered " + std::to_string(res->status) +
+                   "; is this a flaky server?"};
     auto rec = parse_record(res->body);
     if (!rec) return rec.error();
     if (page == 0) {
@@ -247,8 +250,8 @@ std::string record_defect(const Record& r) {
 namespace {
 
 // The server's own endpoints, whatever the lab sends: its count, and its record and reset.
-constexpr std::string_view kCountPath = "/count";
-constexpr std::string_view kAdminPrefix = "/admin/";
+constexpr std::string_view kCountPath = flaky::path::kCount;
+constexpr std::string_view kAdminPrefix = flaky::path::kAdmin;
 
 // The script's phases, in order; a request that belongs to an earlier phase than the one the
 // record is in starts a new run.

@@ -9,6 +9,7 @@
 
 #include "cb/html_page.h"
 #include "format_common.h"
+#include "cb/flaky/endpoints.h"
 
 namespace cb::grade {
 namespace {
@@ -135,7 +136,7 @@ constexpr double kWidth = 1100;
 constexpr Row kRows[] = {{"q2", "answered 2xx/3xx", 96},
                          {"q5", "answered 5xx", 118},
                          {"q4", "answered 4xx", 140},
-                         {"qc", "/count", 162},
+                         {"qc", flaky::path::kCount.data(), 162},
                          {"qn", "no answer", 184}};
 constexpr double kRowHeight = 18;
 constexpr double kRefusedY = 206;
@@ -144,7 +145,7 @@ constexpr double kAxisY = 262;
 constexpr double kHeight = 300;
 
 const Row& row_of(const TimelineRequest& r) {
-  if (r.path == "/count") return kRows[3];
+  if (r.path == flaky::path::kCount) return kRows[3];
   if (!r.status) return kRows[4];
   if (*r.status >= 500) return kRows[1];
   if (*r.status >= 400) return kRows[2];
@@ -358,7 +359,7 @@ Picture picture(const Report& r) {
       const std::int64_t b_us = *tl.transitions[i + 1].at_us + tl.transitions[i + 1].resolution_us;
       long trials = 0;
       for (const TimelineRequest& q : tl.requests)
-        if (q.path != "/count" && q.at_us + 2000 >= a_us && q.at_us <= b_us) ++trials;
+        if (q.path != flaky::path::kCount && q.at_us + 2000 >= a_us && q.at_us <= b_us) ++trials;
       // A close is counted as step 6's check places it, so the page and the checklist agree.
       std::string count = std::to_string(trials);
       if (tl.transitions[i + 1].to == "CLOSED" && tl.trials_closed_after) {
@@ -475,7 +476,7 @@ std::string legend(const Report& r) {
   item("background:#2e7d32", "2xx/3xx");
   item("background:#c62828", "5xx");
   item("background:#1565c0", "4xx");
-  item("background:#757575", "/count");
+  item("background:#757575", std::string(flaky::path::kCount));
   item("background:#000", "no answer");
   if (!r.timeline.refused_us.empty()) item("border-color:#b71c1c;background:#fff", "× refused");
   return out + "</ul>";

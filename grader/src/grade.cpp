@@ -10,6 +10,7 @@
 #include "cb/grade/lab_spec.h"
 #include "cb/utc_time.h"
 #include "lab_checks.h"
+#include "cb/flaky/endpoints.h"
 
 namespace cb::grade {
 namespace {
@@ -53,8 +54,8 @@ std::string file_time_problem(const LabRun& run, std::int64_t newest_mtime, cons
   if (newest_mtime >= *first - 60'000'000 && newest_mtime <= *last + 600'000'000) return {};
   return "the record at " + (server.empty() ? std::string("the server") : server) +
          " is not this run's: its lab requests came " + format_utc(*first) + " to " + format_utc(*last) +
-         ", and the files were written " + format_utc(newest_mtime) +
-         "; reset the server (POST /admin/reset) and run the lab again, or grade with --run";
+         ", and the files were written " + format_utc(newest_mtime) + "; reset the server (POST " +
+         std::string(flaky::path::kAdminReset) + ") and run the lab again, or grade with --run";
 }
 
 // " (the 2nd begins at request #22)": where a record of more than one run shows the second.
@@ -91,8 +92,8 @@ std::string evidence_problem(const std::optional<Record>& record, const std::opt
            "sandbox cannot tell them apart; grade where the program gets a network or a uid of its own (docs/GRADER.md)";
   if (run->runs > 1)
     return "the server's record holds " + std::to_string(run->runs) + " lab runs" + second_run_text(*run) +
-           ": the lab ran again without a reset between, so no step can be judged on it; reset the server (POST "
-           "/admin/reset) before a run, or grade with --run";
+           ": the lab ran again without a reset between, so no step can be judged on it; reset the server (POST " +
+           std::string(flaky::path::kAdminReset) + ") before a run, or grade with --run";
   if (o.check_file_times) return file_time_problem(*run, newest_mtime, server);
   return {};
 }

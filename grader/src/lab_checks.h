@@ -13,6 +13,7 @@
 #include "cb/grade/lab_spec.h"
 #include "placement.h"
 #include "step_builder.h"
+#include "cb/flaky/endpoints.h"
 
 namespace cb::grade {
 
@@ -46,8 +47,11 @@ struct Inputs {
 // its having opened (a moment it opened, trials that close it again) did not happen, and is not
 // judged (steps 3 and 4 are charged).
 [[nodiscard]] bool never_left_closed(const Inputs& in);
-inline constexpr const char* kNeverOpened =
-    "not judged: every /always500 of step 4 reached the server, so nothing shows the breaker was ever OPEN";
+// The server's paths, as the messages name them.
+inline const std::string kCountPath(flaky::path::kCount);
+inline const std::string kFailingPath(flaky::path::kAlways500);
+inline const std::string kNeverOpened =
+    "not judged: every " + kFailingPath + " of step 4 reached the server, so nothing shows the breaker was ever OPEN";
 
 // A file contract's check (every "contract" of the catalogue): the file parsed, or why not.
 void contract_check(Verdict& v, const Inputs& in, std::string_view role);

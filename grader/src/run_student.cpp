@@ -20,6 +20,7 @@
 #include "cb/sandbox/cgroup.h"
 #include "cb/sandbox/peer.h"
 #include "output_tail.h"
+#include "cb/flaky/endpoints.h"
 
 namespace cb::grade {
 namespace {
@@ -152,7 +153,7 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
   program.err_fd = pipe_fds[1];
   if (out.containment.kind == sandbox::Kind::Namespaces) {
     // Its own network: the handout's address is always free there, so "any free port" is that one.
-    const int port = o.port == 0 ? 8110 : o.port;
+    const int port = o.port == 0 ? flaky::kDefaultPort : o.port;
     out.server_url = url_of(o.host, port);
     program.listen =
         sandbox::Program::Listen{o.host, port, [&](int fd) -> Result<void> {

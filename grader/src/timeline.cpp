@@ -5,6 +5,7 @@
 
 #include "cb/grade/artifacts.h"
 #include "cb/grade/evidence.h"
+#include "cb/flaky/endpoints.h"
 
 namespace cb::grade {
 
@@ -17,7 +18,7 @@ Timeline make_timeline(const Record* record, const LabRun* run, const std::vecto
   if (record == nullptr) return t;
   if (!step_last_seq.empty()) {
     for (const RecordEntry& e : record->entries) {
-      if (e.path.rfind("/admin", 0) == 0 || !e.wall_us) continue;
+      if (e.path.rfind(flaky::path::kAdmin, 0) == 0 || !e.wall_us) continue;
       int step = 1;
       while (static_cast<std::size_t>(step) <= step_last_seq.size() &&
              e.seq > step_last_seq[static_cast<std::size_t>(step) - 1])
@@ -40,7 +41,7 @@ Timeline make_timeline(const Record* record, const LabRun* run, const std::vecto
   int step = 1;
   bool after_burst = false;
   for (const RecordEntry& e : record->entries) {
-    if (e.path.rfind("/admin", 0) == 0 || !e.wall_us) continue;
+    if (e.path.rfind(flaky::path::kAdmin, 0) == 0 || !e.wall_us) continue;
     if (burst.count(&e) != 0) {
       step = 3;
       after_burst = true;

@@ -14,13 +14,16 @@
 #include "cb/classify/classifier.h"
 #include "cb/decimal_time.h"
 #include "cb/grade/lab_spec.h"
+#include "cb/flaky/endpoints.h"
 
 namespace cb::cli {
 namespace {
 
 // The lab's downstream, simulated: what each path answers.
 int simulated_status(const std::string& path) {
-  static const std::map<std::string, int> kAnswers{{"/fast", 200}, {"/always500", 500}, {"/bad", 400}};
+  static const std::map<std::string, int, std::less<>> kAnswers{{std::string(flaky::path::kFast), 200},
+                                                                {std::string(flaky::path::kAlways500), 500},
+                                                                {std::string(flaky::path::kBad), 400}};
   return kAnswers.at(path);
 }
 

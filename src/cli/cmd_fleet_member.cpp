@@ -14,6 +14,7 @@
 #include "fleet_rules.h"
 #ifdef CB_WITH_FLEET
 #include "cb/fleet/shared_breaker.h"
+#include "cb/flaky/endpoints.h"
 #endif
 
 namespace cb::cli {
@@ -152,7 +153,8 @@ ExitCode run_fleet_member(const FleetMemberOptions& o) {
     bool failed = down || o.always_fail;
     if (live) {
       const lab::HttpAnswer answer =
-          lab::http_request(*live, "GET", down ? "/always500" : "/fast", std::chrono::milliseconds{1000});
+          lab::http_request(*live, "GET", std::string(down ? flaky::path::kAlways500 : flaky::path::kFast),
+                            std::chrono::milliseconds{1000});
       failed =
           o.always_fail || answer.observation.origin != classify::Origin::Response || answer.observation.status >= 500;
     }

@@ -14,6 +14,7 @@
 #include "cb/lab/server_control.h"
 #include "cb/lab/session.h"
 #include "lab_console.h"
+#include "cb/flaky/endpoints.h"
 
 namespace cb::cli {
 
@@ -35,11 +36,12 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options) {
   cmd->add_option("--html", options.html,
                   "Also write the run as one self-contained page: the breaker's states, every request, every refusal, "
                   "on one time axis, above the checklist");
-  cmd->footer(
-      "Starts a flaky server of its own for the run (on 127.0.0.1:8110 when free, else on a free\n"
-      "port) and stops it afterwards; a server someone else started is used only when named.\n"
-      "Exit 0 only if every step passed; 1 if one failed; 2 if the lab could not run or was not\n"
-      "graded; 130 if interrupted (the files written so far are whole).");
+  cmd->footer("Starts a flaky server of its own for the run (on " + std::string(flaky::kDefaultHost) + ":" +
+              std::to_string(flaky::kDefaultPort) +
+              " when free, else on a free\n"
+              "port) and stops it afterwards; a server someone else started is used only when named.\n"
+              "Exit 0 only if every step passed; 1 if one failed; 2 if the lab could not run or was not\n"
+              "graded; 130 if interrupted (the files written so far are whole).");
   return cmd;
 }
 

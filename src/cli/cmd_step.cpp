@@ -14,6 +14,7 @@
 #include "cb/lab/session.h"
 #include "cmd_run.h"
 #include "lab_console.h"
+#include "cb/flaky/endpoints.h"
 
 namespace cb::cli {
 
@@ -24,7 +25,9 @@ CLI::App* setup_step(CLI::App& app, StepOptions& options) {
   cmd->footer(
       "The breakers' state after each step is kept in DIR/.cb-lab/session.json (times as wall-clock\n"
       "times), so a step can run in a new process, or be run again. Step 1 starts a flaky server in\n"
-      "the background (on 127.0.0.1:8110 when free, else a free port), and it keeps running for\n"
+      "the background (on " +
+      std::string(flaky::kDefaultHost) + ":" + std::to_string(flaky::kDefaultPort) +
+      " when free, else a free port), and it keeps running for\n"
       "the next steps, which use it; a server someone else started is used only when named.");
   return cmd;
 }

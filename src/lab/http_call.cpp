@@ -1,4 +1,5 @@
 #include "cb/lab/http_call.h"
+#include "cb/flaky/endpoints.h"
 
 #include <fcntl.h>
 #include <netdb.h>
@@ -151,7 +152,7 @@ std::string ServerUrl::text() const {
 }
 
 Result<ServerUrl> parse_url(const std::string& url) {
-  const std::string bad = "'" + url + "' is not a server URL like http://127.0.0.1:8110";
+  const std::string bad = "'" + url + "' is not a server URL like " + std::string(flaky::kDefaultUrl);
   if (url.rfind("http://", 0) != 0) return Error{bad};
   std::string rest = url.substr(7);
   if (!rest.empty() && rest.back() == '/') rest.pop_back();
@@ -175,7 +176,8 @@ Result<ServerUrl> parse_url(const std::string& url) {
 }
 
 std::optional<std::string> request_path_problem(std::string_view path) {
-  if (path.empty() || path.front() != '/') return "expected a path that starts with '/', such as \"/fast\"";
+  if (path.empty() || path.front() != '/')
+    return "expected a path that starts with '/', such as \"" + std::string(flaky::path::kFast) + "\"";
   if (path.size() > 2048) return "is " + std::to_string(path.size()) + " bytes; at most 2048";
   for (std::size_t i = 0; i < path.size(); ++i) {
     const auto c = static_cast<unsigned char>(path[i]);

@@ -7,6 +7,7 @@
 #include "cb/atomic_file.h"
 #include "cb/decimal_time.h"
 #include "cb/lab/lab_files.h"
+#include "cb/flaky/endpoints.h"
 
 namespace cb::lab {
 namespace {
@@ -198,7 +199,7 @@ Result<void> Runner::run_step(int n) {
     if (interrupted_.load()) return Error{"interrupted"};
     switch (a.kind) {
       case Action::Kind::ResetServer: {
-        const HttpAnswer r = http_request(server_, "POST", "/admin/reset", call_timeout_);
+        const HttpAnswer r = http_request(server_, "POST", std::string(flaky::path::kAdminReset), call_timeout_);
         const auto j = nlohmann::json::parse(r.body, nullptr, false);
         if (r.observation.status == 200 && j.is_object() && j.contains("epoch") && j["epoch"].is_number_unsigned())
           epoch_ = j["epoch"].get<std::uint64_t>();
@@ -207,14 +208,14 @@ Result<void> Runner::run_step(int n) {
         break;
       }
       case Action::Kind::Count: {
-        const HttpAnswer r = http_request(server_, "GET", "/count", call_timeout_);
+        const HttpAnswer r = http_request(server_, "GET", std::string(flaky::path::kCount), call_timeout_);
         const auto j = nlohmann::json::parse(r.body, nullptr, false);
         if (r.observation.status == 200 && j.is_object() && j.contains("count") && j["count"].is_number_integer()) {
           values_[a.as] = j["count"].get<double>();
-          say("/count -> " + std::to_string(j["count"].get<long long>()));
+          say(std::string(flaky::path::kCount) + " -> " + std::to_string(j["count"].get<long long>()));
         } else {
           values_.erase(a.as);
-          say("/count did not answer with a count: " + r.detail);
+          say(std::string(flaky::path::kCount) + " did not answer with a count: " + r.detail);
         }
         break;
       }

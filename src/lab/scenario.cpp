@@ -13,6 +13,7 @@
 #include "cb/lab/http_call.h"
 #include "cb/lab/scenes.h"
 #include "json_fields.h"
+#include "cb/flaky/endpoints.h"
 
 namespace cb::lab {
 namespace {
@@ -91,7 +92,7 @@ Result<Action> action(const json& j, const std::string& path, const Scenario& s)
   } else if (k == "call") {
     a.kind = Action::Kind::Call;
     CB_TRY(p, f.text("path"));
-    if (!*p) return Error{f.at("path") + ": expected a path such as \"/fast\""};
+    if (!*p) return Error{f.at("path") + ": expected a path such as \"" + std::string(flaky::path::kFast) + "\""};
     if (auto bad = request_path_problem(**p)) return Error{f.at("path") + ": " + *bad};
     a.path = **p;
     CB_TRY(times, f.whole("times", 1, 1000));
@@ -165,7 +166,7 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& name
   s.title = t->value_or(s.name);
   auto server = f.text("server");
   if (!server) return in_file(server.error());
-  s.server = server->value_or("http://127.0.0.1:8110");
+  s.server = server->value_or(std::string(flaky::kDefaultUrl));
   auto timeout = f.duration("call_timeout");
   if (!timeout) return in_file(timeout.error());
   if (*timeout) {

@@ -1,6 +1,7 @@
 #include "cb/lab/server_control.h"
 
 #include "cb/flaky/until_stopped.h"
+#include "cb/flaky/endpoints.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -22,7 +23,7 @@ using namespace std::chrono_literals;
 }  // namespace
 
 Probe probe(const ServerUrl& server, std::chrono::milliseconds timeout) {
-  const HttpAnswer a = http_request(server, "GET", "/admin/health", timeout);
+  const HttpAnswer a = http_request(server, "GET", std::string(flaky::path::kAdminHealth), timeout);
   switch (a.observation.origin) {
     case classify::Origin::ConnectRefused: return {Probe::Kind::NothingListens, a.detail};
     case classify::Origin::Timeout: return {Probe::Kind::NoAnswer, a.detail};
@@ -30,7 +31,8 @@ Probe probe(const ServerUrl& server, std::chrono::milliseconds timeout) {
       const auto j = nlohmann::json::parse(a.body, nullptr, false);
       if (a.observation.status == 200 && j.is_object() && j.value("status", "") == "ok")
         return {Probe::Kind::Flaky, {}};
-      return {Probe::Kind::NotFlaky, "GET /admin/health answered " + std::to_string(a.observation.status)};
+      return {Probe::Kind::NotFlaky,
+              "GET " + std::string(flaky::path::kAdminHealth) + " answered " + std::to_string(a.observation.status)};
     }
     case classify::Origin::ConnectionReset:
     case classify::Origin::MalformedResponse: return {Probe::Kind::NotFlaky, a.detail};

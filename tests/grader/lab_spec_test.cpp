@@ -237,6 +237,33 @@ TEST_CASE("lab spec: the lab's numbers, titles and file names are written in sce
   CHECK_MESSAGE(found.empty(), all);
 }
 
+TEST_CASE("lab spec: the flaky server's port and paths are written in cb/flaky/endpoints.h alone") {
+  // Each as a literal of its own or inside one ("http://127.0.0.1:8110", "/admin/record?since=").
+  const std::vector<std::string> banned{"8110",  "/fast",   "/always500", "/bad",     "/count", "/slow",
+                                        "/hang", "/toggle", "/garbage",   "/status/", "/admin"};
+  const std::string home = "flaky_server/include/cb/flaky/endpoints.h";
+  std::vector<std::string> found;
+  bool saw_home = false;
+  for (const char* dir : {"support", "engine", "sandbox", "flaky_server", "grader", "fleet", "src"}) {
+    for (const auto& e : std::filesystem::recursive_directory_iterator(std::string(CB_SOURCE_DIR) + "/" + dir)) {
+      const std::string ext = e.path().extension().string();
+      if (ext != ".cpp" && ext != ".h") continue;
+      const std::string rel = std::filesystem::relative(e.path(), CB_SOURCE_DIR).string();
+      if (rel == home) {
+        saw_home = true;
+        continue;
+      }
+      for (const std::string& lit : literals(read_text(e.path())))
+        for (const std::string& b : banned)
+          if (lit.find(b) != std::string::npos) found.push_back(rel + ": \"" + lit + "\" has \"" + b + "\"");
+    }
+  }
+  CHECK(saw_home);
+  std::string all;
+  for (const std::string& f : found) all += f + "\n";
+  CHECK_MESSAGE(found.empty(), all);
+}
+
 // ---- A lab of other numbers, run by cb-lab and graded by cb-grade ----------------------------
 
 Ran grade_with(const TempDir& out, const Flaky& f, const std::string& spec_path) {

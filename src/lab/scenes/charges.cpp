@@ -11,6 +11,7 @@
 #include "cb/breaker/reply.h"
 #include "cb/lab/http_call.h"
 #include "cb/lab/scenes.h"
+#include "cb/flaky/endpoints.h"
 
 namespace cb::lab {
 namespace {
@@ -147,11 +148,11 @@ Result<SceneOutput> run_charges(const ChargesSpec& spec, const std::optional<Bre
     if (how.live) {
       // The scripted phase picks the endpoint; the real server and the real timeout decide.
       const BackendPhase& p = phase_at(spec.backend, row.sent);
-      const char* path = p.answer == BackendPhase::Answer::Ok     ? "/fast"
-                         : p.answer == BackendPhase::Answer::Hang ? "/hang"
-                                                                  : "/always500";
-      const HttpAnswer a =
-          http_request(*server, "GET", path, std::chrono::duration_cast<std::chrono::milliseconds>(scaled_timeout));
+      const std::string_view path = p.answer == BackendPhase::Answer::Ok     ? flaky::path::kFast
+                                    : p.answer == BackendPhase::Answer::Hang ? flaky::path::kHang
+                                                                             : flaky::path::kAlways500;
+      const HttpAnswer a = http_request(*server, "GET", std::string(path),
+                                        std::chrono::duration_cast<std::chrono::milliseconds>(scaled_timeout));
       timed_out = a.observation.origin == classify::Origin::Timeout;
       failed = classify::Classifier::http().classify(a.observation) == Verdict::Failure;
       took = std::chrono::duration_cast<Micros>(a.elapsed);

@@ -14,6 +14,7 @@
 #include "cb/breaker/breaker.h"
 #include "cb/lab/http_call.h"
 #include "cb/lab/scenes.h"
+#include "cb/flaky/endpoints.h"
 
 namespace cb::lab {
 namespace {
@@ -163,10 +164,11 @@ Figures live(const PoolSpec& spec, const std::optional<BreakerOptions>& options,
           }
         }
         const BackendPhase& p = phase_at(spec.backend, scene_now());
-        const std::string path = p.answer == BackendPhase::Answer::Hang ? "/hang"
-                                 : p.answer == BackendPhase::Answer::Error
-                                     ? "/always500"
-                                     : "/slow?ms=" + std::to_string(scaled(p.latency).count() / 1000);
+        const std::string path =
+            p.answer == BackendPhase::Answer::Hang ? std::string(flaky::path::kHang)
+            : p.answer == BackendPhase::Answer::Error
+                ? std::string(flaky::path::kAlways500)
+                : std::string(flaky::path::kSlow) + "?ms=" + std::to_string(scaled(p.latency).count() / 1000);
         const HttpAnswer r = http_request(server, "GET", path, timeout);
         const bool failed = classify::Classifier::http().classify(r.observation) == Verdict::Failure;
         if (r.observation.origin == classify::Origin::Timeout) {

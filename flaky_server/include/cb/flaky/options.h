@@ -9,6 +9,7 @@
 #include "cb/flaky/record.h"
 
 #include "cb/result.h"
+#include "cb/flaky/endpoints.h"
 
 namespace cb::flaky {
 
@@ -16,7 +17,7 @@ using namespace std::chrono_literals;
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
-  int port = 8110;  // 0: any free port (the "listening on" line says which)
+  int port = kDefaultPort;  // 0: any free port (the "listening on" line says which)
   // >= 0: a socket already bound and listening, to serve instead of binding host:port; the
   // server owns it from start() on, whether start succeeds or not. cb-grade makes it inside a
   // graded program's own network namespace, where the program's 127.0.0.1:8110 is.

@@ -11,6 +11,7 @@
 #include "cb/grade/report.h"
 #include "cb/result.h"
 #include "cb/sandbox/sandbox.h"
+#include "cb/flaky/endpoints.h"
 
 namespace cb::grade {
 
@@ -20,7 +21,7 @@ struct RunOptions {
   // address is always free (port 0 means the handout's 8110 there); elsewhere the server is on
   // the machine's loopback, and 0, or 8110 being taken, means a free port.
   std::string host = "127.0.0.1";
-  int port = 8110;
+  int port = flaky::kDefaultPort;
   std::chrono::milliseconds timeout = std::chrono::seconds{60};
   // The server's event loops: one serves any number of connections.
   int server_threads = 1;

@@ -23,12 +23,13 @@ struct Program {
   int in_fd = -1;                // its standard input; -1: /dev/null
   int out_fd = -1;               // -1: /dev/null
   int err_fd = -1;
-  // The lab's server, for the full sandbox: a socket bound and listening on host:port inside the
-  // program's own network is handed to `serve` (which starts serving it) before the program
-  // starts, so its first connection is answered.
+  // A server for the program, in the full sandbox: a socket bound and listening on host:port
+  // inside the program's own network (where the program expects its server) is handed to
+  // `serve` (which starts serving it) before the program starts, so its first connection is
+  // answered.
   struct Listen {
-    std::string host = "127.0.0.1";
-    int port = 8110;
+    std::string host;
+    int port = 0;
     std::function<Result<void>(int fd)> serve;
   };
   std::optional<Listen> listen;

@@ -16,6 +16,7 @@
 
 #include "cb/breaker/options.h"
 #include "cb/result.h"
+#include "cb/flaky/endpoints.h"
 
 namespace cb::lab {
 
@@ -55,7 +56,7 @@ struct PoolSpec {
 // it, how many calls the exercise's own recursive retry would have made for the same traffic.
 struct TrafficSpec {
   std::string breaker;
-  std::string path = "/toggle";
+  std::string path{flaky::path::kToggle};
   double rate = 10;  // calls per second
   Micros duration{20'000'000};
   Micros toggle_period{4'000'000};

@@ -71,6 +71,9 @@ done
 for format in csv json; do
   rm -rf "$tmp/class"
   cp -r "$here/kept-class" "$tmp/class"
+  # eve wrote none of the lab's files: her empty files/ is what git does not keep, so it is gone
+  # here as in any clone (a regrade reads no folder as no files).
+  rmdir "$tmp/class/eve/files" 2>/dev/null || true
   run "regrade/gradebook.$format" --regrade "$tmp/class" -o "$tmp/book.$format"
   normalise <"$tmp/book.$format" >"$tmp/got/regrade/book.$format"
   compare "regrade/book.$format"

@@ -88,9 +88,8 @@ int grade_main(int argc, char** argv) {
   app.add_option("--step", o.steps,
                  "Check what must hold right after step N (repeatable); default: every step, finished")
       ->check(CLI::Range(1, kGradedSteps));
-  app.add_option(
-      "--server", o.server,
-      "The flaky server whose record is the evidence (default: try " + std::string(cb::flaky::kDefaultUrl) + ")");
+  app.add_option("--server", o.server,
+                 "The flaky server whose record is the evidence (default: try " + cb::flaky::default_url() + ")");
   app.add_option("--run", o.run, "Start a fresh server, run this command (CB_SERVER, CB_DIR set), then grade");
   app.add_option("--submission", o.submission,
                  "--run, --conformance: the folder the program is from; it works in a private copy of it, and sees "
@@ -408,7 +407,7 @@ int grade_main(int argc, char** argv) {
     grade_options.foreign_connections = ran->foreign_connections;
   } else {
     const bool named = !o.server.empty();
-    const std::string url = named ? o.server : std::string(cb::flaky::kDefaultUrl);
+    const std::string url = named ? o.server : cb::flaky::default_url();
     auto fetched = fetch_record(url, std::chrono::milliseconds(named ? 5000 : 500));
     if (fetched) {
       record = std::move(fetched).value();

@@ -39,7 +39,7 @@ bool iequal_prefix(std::string_view line, std::string_view name) {
 
 Result<GetAnswer> http_get(const std::string& url, const std::string& target, std::chrono::milliseconds timeout,
                            const std::vector<std::pair<std::string, std::string>>& headers, std::size_t max_body) {
-  const std::string not_url = "'" + url + "' is not a server URL like " + std::string(kDefaultUrl);
+  const std::string not_url = "'" + url + "' is not a server URL like " + default_url();
   std::string_view rest = url;
   if (rest.rfind("http://", 0) != 0) return Error{not_url};
   rest.remove_prefix(7);

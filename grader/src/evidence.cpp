@@ -249,10 +249,6 @@ std::string record_defect(const Record& r) {
 
 namespace {
 
-// The server's own endpoints, whatever the lab sends: its count, and its record and reset.
-constexpr std::string_view kCountPath = flaky::path::kCount;
-constexpr std::string_view kAdminPrefix = flaky::path::kAdmin;
-
 // The script's phases, in order; a request that belongs to an earlier phase than the one the
 // record is in starts a new run.
 enum class Phase { Start, Fast, Burst, Trials, Bad };
@@ -261,12 +257,13 @@ enum class Phase { Start, Fast, Burst, Trials, Bad };
 
 LabRun analyse(const Record& record, const LabSpec& spec) {
   LabRun run;
+  // The server's own endpoints, whatever the lab sends: its count, and its record and reset.
   for (const RecordEntry& e : record.entries) {
-    if (e.path == kCountPath) {
+    if (e.path == flaky::path::kCount) {
       run.count_calls.push_back(&e);
     } else if (e.counted) {
       run.lab.push_back(&e);
-    } else if (e.path.rfind(kAdminPrefix, 0) == 0) {
+    } else if (e.path.rfind(flaky::path::kAdmin, 0) == 0) {
       run.admin.push_back(&e);
     }
   }
@@ -279,7 +276,7 @@ LabRun analyse(const Record& record, const LabSpec& spec) {
       in_burst = true;
       run.burst.push_back(&e);
       run.trip = lab_index;
-    } else if (in_burst && (e.path == kCountPath || e.counted)) {
+    } else if (in_burst && (e.path == flaky::path::kCount || e.counted)) {
       burst_over = true;
     }
     if (e.counted) ++lab_index;

@@ -36,8 +36,7 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options) {
   cmd->add_option("--html", options.html,
                   "Also write the run as one self-contained page: the breaker's states, every request, every refusal, "
                   "on one time axis, above the checklist");
-  cmd->footer("Starts a flaky server of its own for the run (on " + std::string(flaky::kDefaultHost) + ":" +
-              std::to_string(flaky::kDefaultPort) +
+  cmd->footer("Starts a flaky server of its own for the run (on " + flaky::default_address() +
               " when free, else on a free\n"
               "port) and stops it afterwards; a server someone else started is used only when named.\n"
               "Exit 0 only if every step passed; 1 if one failed; 2 if the lab could not run or was not\n"

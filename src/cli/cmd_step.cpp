@@ -26,7 +26,7 @@ CLI::App* setup_step(CLI::App& app, StepOptions& options) {
       "The breakers' state after each step is kept in DIR/.cb-lab/session.json (times as wall-clock\n"
       "times), so a step can run in a new process, or be run again. Step 1 starts a flaky server in\n"
       "the background (on " +
-      std::string(flaky::kDefaultHost) + ":" + std::to_string(flaky::kDefaultPort) +
+      flaky::default_address() +
       " when free, else a free port), and it keeps running for\n"
       "the next steps, which use it; a server someone else started is used only when named.");
   return cmd;

@@ -152,7 +152,7 @@ std::string ServerUrl::text() const {
 }
 
 Result<ServerUrl> parse_url(const std::string& url) {
-  const std::string bad = "'" + url + "' is not a server URL like " + std::string(flaky::kDefaultUrl);
+  const std::string bad = "'" + url + "' is not a server URL like " + flaky::default_url();
   if (url.rfind("http://", 0) != 0) return Error{bad};
   std::string rest = url.substr(7);
   if (!rest.empty() && rest.back() == '/') rest.pop_back();

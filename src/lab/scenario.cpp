@@ -166,7 +166,7 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& name
   s.title = t->value_or(s.name);
   auto server = f.text("server");
   if (!server) return in_file(server.error());
-  s.server = server->value_or(std::string(flaky::kDefaultUrl));
+  s.server = server->value_or(flaky::default_url());
   auto timeout = f.duration("call_timeout");
   if (!timeout) return in_file(timeout.error());
   if (*timeout) {

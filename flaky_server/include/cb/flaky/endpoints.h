@@ -3,6 +3,7 @@
 // program that calls it or reads its record (the lab, the scenes, the grader) names them from
 // here. scenarios/lab.json names the same paths as data; a test holds the C++ sources to this file.
 
+#include <string>
 #include <string_view>
 
 namespace cb::flaky {
@@ -10,7 +11,11 @@ namespace cb::flaky {
 // Where the lab expects it when nobody says otherwise.
 inline constexpr std::string_view kDefaultHost = "127.0.0.1";
 inline constexpr int kDefaultPort = 8110;
-inline constexpr std::string_view kDefaultUrl = "http://127.0.0.1:8110";
+// The two above as "127.0.0.1:8110" and as "http://127.0.0.1:8110".
+[[nodiscard]] inline std::string default_address() {
+  return std::string(kDefaultHost) + ":" + std::to_string(kDefaultPort);
+}
+[[nodiscard]] inline std::string default_url() { return "http://" + default_address(); }
 
 namespace path {
 inline constexpr std::string_view kFast = "/fast";            // 200 at once

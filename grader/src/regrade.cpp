@@ -1,12 +1,10 @@
 #include "cb/grade/regrade.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
-#include <cerrno>
 
 #include "cb/grade/conformance_check.h"
 #include "cb/grade/variant.h"
+#include "cb/atomic_file.h"
 #include "format_common.h"
 #include "parallel.h"
 
@@ -64,9 +62,8 @@ BatchRow regrade_one(const RegradeOptions& o, const std::string& name) {
   const std::string shown = kept->report.is_object() ? kept->report.value("dir", at + "/files") : at + "/files";
   // A program that wrote none of the lab's files is kept with an empty files/, which a copy of the
   // kept folders that keeps no empty folder (git, a zip of files) loses: it is made again, empty,
-  // so the regrade says what the grade said.
-  struct stat st {};
-  if (::lstat((at + "/files").c_str(), &st) != 0 && errno == ENOENT) ::mkdir((at + "/files").c_str(), 0755);
+  // so the regrade says what the grade said. Where it cannot be, opening it says why.
+  (void)make_directories(at + "/files");
   auto files = SubmissionDir::open(at + "/files", shown);
   if (!files) return fail(files.error().message);
   Report report = grade_kept(*files, kept->record, kept->inputs, options);

@@ -1,4 +1,4 @@
-#include "cb/grade/evidence.h"
+#include "cb/grade/record.h"
 #include "fuzz_parsers.h"
 
 // The record comes from a server the grader does not control; whatever parses is also analysed

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "cb/grade/artifacts.h"
-#include "cb/grade/evidence.h"
+#include "cb/grade/record.h"
 #include "cb/grade/grade.h"
 #include "cb/grade/lab_spec.h"
 #include "placement.h"

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "cb/grade/artifacts.h"
-#include "cb/grade/evidence.h"
+#include "cb/grade/record.h"
 
 namespace cb::grade {
 

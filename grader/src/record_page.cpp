@@ -1,5 +1,5 @@
 #include "cb/flaky/record.h"
-#include "cb/grade/evidence.h"
+#include "cb/grade/record.h"
 #include "cb/grade/files.h"
 
 namespace cb::grade {

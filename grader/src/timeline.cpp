@@ -4,7 +4,7 @@
 #include <set>
 
 #include "cb/grade/artifacts.h"
-#include "cb/grade/evidence.h"
+#include "cb/grade/record.h"
 #include "cb/flaky/endpoints.h"
 
 namespace cb::grade {

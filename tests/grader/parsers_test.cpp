@@ -4,7 +4,7 @@
 #include <string>
 
 #include "cb/grade/artifacts.h"
-#include "cb/grade/evidence.h"
+#include "cb/grade/record.h"
 #include "cb/grade/rubric.h"
 
 namespace cb::grade {

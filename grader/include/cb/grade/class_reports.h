@@ -13,7 +13,7 @@
 #include "cb/dir_handle.h"
 #include "cb/grade/batch.h"
 #include "cb/grade/conformance_log.h"
-#include "cb/grade/evidence.h"
+#include "cb/grade/record.h"
 #include "cb/grade/files.h"
 #include "cb/grade/grade.h"
 #include "cb/grade/report.h"

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cb/grade/evidence.h"
+#include "cb/grade/record.h"
 #include "cb/grade/files.h"
 #include "cb/grade/lab_spec.h"
 #include "cb/grade/report.h"

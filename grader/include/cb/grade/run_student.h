@@ -6,7 +6,7 @@
 #include <string>
 
 #include "cb/dir_handle.h"
-#include "cb/grade/evidence.h"
+#include "cb/grade/record.h"
 #include "cb/grade/files.h"
 #include "cb/grade/report.h"
 #include "cb/result.h"

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "cb/grade/artifacts.h"
-#include "cb/grade/evidence.h"
+#include "cb/grade/record.h"
 #include "cb/grade/lab_spec.h"
 
 #include "cb/flaky/http_get.h"

@@ -178,31 +178,8 @@ struct Picture {
   std::string caption;
 };
 
-Picture picture(const Report& r) {
-  const Timeline& tl = r.timeline;
-  std::vector<std::int64_t> times;
-  for (const TimelineRequest& q : tl.requests) {
-    times.push_back(q.at_us);
-    times.push_back(q.at_us + static_cast<std::int64_t>(q.duration_ms * 1000));
-  }
-  const bool stamped = !tl.transitions.empty() && std::all_of(tl.transitions.begin(), tl.transitions.end(),
-                                                              [](const TimelineTransition& t) { return t.at_us; });
-  if (stamped)
-    for (const TimelineTransition& t : tl.transitions) times.push_back(*t.at_us);
-  times.insert(times.end(), tl.refused_us.begin(), tl.refused_us.end());
-  Picture out;
-  if (times.empty()) {
-    out.caption = "Nothing to draw: no server record and no stamped " + tl.log_file + ".";
-    return out;
-  }
-  const Axis axis(times, kLeft, kRight);
-  std::string s =
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " + num(kWidth, 0) + " " + num(kHeight, 0) +
-      "\" role=\"img\" aria-labelledby=\"pic-title\"><title id=\"pic-title\">The run on one time axis: the breaker's "
-      "states, every request the server saw, and the steps</title>" +
-      defs();
-
-  // Row labels.
+// The rows' labels, and under everything else the idle stretches the axis is cut at.
+void draw_rows(std::string& s, const Axis& axis, const Timeline& tl) {
   s += "<text class=\"rowlabel\" x=\"8\" y=\"" + num(68, 0) + "\">breaker state</text>";
   for (const Row& row : kRows)
     s += "<text class=\"rowlabel\" x=\"8\" y=\"" + num(row.y + 13, 0) + "\">" + row.label + "</text>";
@@ -222,8 +199,10 @@ Picture picture(const Report& r) {
            "\" text-anchor=\"middle\">" + span_text(idle) + "</text><text class=\"gaplabel\" x=\"" +
            num(sg.x + sg.width / 2) + "\" y=\"" + num(kRows[2].y + 16, 0) + "\" text-anchor=\"middle\">idle</text>";
   }
+}
 
-  // The breaker's states, from transitions.log's stamps.
+// The breaker's states, from transitions.log's stamps.
+void draw_states(std::string& s, const Axis& axis, const Timeline& tl, bool stamped) {
   if (stamped) {
     std::int64_t from = axis.start();
     std::string state = tl.transitions.front().from;
@@ -250,11 +229,13 @@ Picture picture(const Report& r) {
                                  : tl.log_file + " has lines without a time stamp: the states cannot be placed") +
          "</text>";
   }
+}
 
-  // Every request the server saw, in its row. Requests of one row and status that fall in the same
-  // pixel column are one mark listing all their sequence numbers: a 10-minute record of 10,000
-  // requests is about 11 per column, which no eye can tell apart, and 10,000 separate rects made
-  // Chromium take over a second to lay the page out; ~1,000 marks take a fraction of that.
+// Every request the server saw, in its row. Requests of one row and status that fall in the same
+// pixel column are one mark listing all their sequence numbers: a 10-minute record of 10,000
+// requests is about 11 per column, which no eye can tell apart, and 10,000 separate rects made
+// Chromium take over a second to lay the page out; ~1,000 marks take a fraction of that.
+void draw_requests(std::string& s, const Axis& axis, const Timeline& tl) {
   struct Mark {
     const TimelineRequest* first;
     const TimelineRequest* last;
@@ -314,9 +295,11 @@ Picture picture(const Report& r) {
            std::to_string(j - i + 1) + "</text>";
     i = j + 1;
   }
+}
 
-  // The cool-down: from the trip to the first trial, by the breaker's stamps where it has them,
-  // else by the record (the burst's last answer to the first trial's arrival).
+// The cool-down: from the trip to the first trial, by the breaker's stamps where it has them,
+// else by the record (the burst's last answer to the first trial's arrival).
+void draw_cooldown(std::string& s, const Axis& axis, const Timeline& tl, bool stamped) {
   std::optional<std::int64_t> opened;
   std::optional<std::int64_t> trial;
   if (stamped) {
@@ -348,9 +331,11 @@ Picture picture(const Report& r) {
          num(kBracketY + 14, 0) + "\" text-anchor=\"middle\">cool-down " + span_text(waited) +
          " (the setting: " + span_text(tl.wait_ms / 1000) + ")</text>";
   }
+}
 
-  // The trials: from the first (HALF_OPEN) to the breaker's next decision, with how many calls
-  // the server saw in between; a breaker that decides on one lucky call shows it here.
+// The trials: from the first (HALF_OPEN) to the breaker's next decision, with how many calls
+// the server saw in between; a breaker that decides on one lucky call shows it here.
+void draw_trials(std::string& s, const Axis& axis, const Timeline& tl, bool stamped) {
   if (stamped) {
     for (std::size_t i = 0; i + 1 < tl.transitions.size(); ++i) {
       if (tl.transitions[i].to != "HALF_OPEN") continue;
@@ -376,8 +361,10 @@ Picture picture(const Report& r) {
       break;
     }
   }
+}
 
-  // The axis, its ticks, and the squeezed idle stretches.
+// The axis, its ticks, and the squeezed idle stretches.
+void draw_axis(std::string& s, const Axis& axis) {
   s += "<line class=\"axis\" x1=\"" + num(kLeft) + "\" y1=\"" + num(kAxisY, 0) + "\" x2=\"" + num(kRight) + "\" y2=\"" +
        num(kAxisY, 0) + "\"/>";
   // Ticks: each burst's start, labelled with its offset, and inside a long burst ticks at a
@@ -405,8 +392,11 @@ Picture picture(const Report& r) {
     const auto step = static_cast<std::int64_t>(step_us);
     for (std::int64_t t = (sg.from / step + 1) * step; t < sg.to; t += step) tick(t, true);
   }
+}
 
-  // The steps: where each began, its verdict, and a numbered note for each failing check.
+// The steps: where each began, its verdict, and a numbered note for each failing check.
+void draw_steps(std::string& s, const Axis& axis, const Report& r, std::vector<std::string>& notes) {
+  const Timeline& tl = r.timeline;
   std::map<int, std::pair<std::int64_t, std::int64_t>> extent;
   for (const TimelineRequest& q : tl.requests) {
     if (q.step == 0) continue;
@@ -423,8 +413,8 @@ Picture picture(const Report& r) {
     std::string marks;
     for (const Check& c : st.checks) {
       if (c.status != Status::Fail && c.status != Status::Error) continue;
-      out.notes.push_back("Step " + std::to_string(st.step) + ", " + c.id + ": " + c.name +
-                          (c.message.empty() ? "" : ". " + c.message));
+      notes.push_back("Step " + std::to_string(st.step) + ", " + c.id + ": " + c.name +
+                      (c.message.empty() ? "" : ". " + c.message));
       marks += " [" + std::to_string(++note) + "]";
     }
     // Labels in three rows; each goes in the first row where it does not run into the last
@@ -446,6 +436,39 @@ Picture picture(const Report& r) {
          num(kAxisY, 0) + "\"/><text class=\"steplabel " + cls + "\" x=\"" + num(lx) + "\" y=\"" + num(y, 0) + "\">" +
          text + "</text></g>";
   }
+}
+
+Picture picture(const Report& r) {
+  const Timeline& tl = r.timeline;
+  std::vector<std::int64_t> times;
+  for (const TimelineRequest& q : tl.requests) {
+    times.push_back(q.at_us);
+    times.push_back(q.at_us + static_cast<std::int64_t>(q.duration_ms * 1000));
+  }
+  const bool stamped = !tl.transitions.empty() && std::all_of(tl.transitions.begin(), tl.transitions.end(),
+                                                              [](const TimelineTransition& t) { return t.at_us; });
+  if (stamped)
+    for (const TimelineTransition& t : tl.transitions) times.push_back(*t.at_us);
+  times.insert(times.end(), tl.refused_us.begin(), tl.refused_us.end());
+  Picture out;
+  if (times.empty()) {
+    out.caption = "Nothing to draw: no server record and no stamped " + tl.log_file + ".";
+    return out;
+  }
+  const Axis axis(times, kLeft, kRight);
+  std::string s =
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " + num(kWidth, 0) + " " + num(kHeight, 0) +
+      "\" role=\"img\" aria-labelledby=\"pic-title\"><title id=\"pic-title\">The run on one time axis: the breaker's "
+      "states, every request the server saw, and the steps</title>" +
+      defs();
+
+  draw_rows(s, axis, tl);
+  draw_states(s, axis, tl, stamped);
+  draw_requests(s, axis, tl);
+  draw_cooldown(s, axis, tl, stamped);
+  draw_trials(s, axis, tl, stamped);
+  draw_axis(s, axis);
+  draw_steps(s, axis, r, out.notes);
   s += "</svg>";
   out.svg = std::move(s);
   const double total = static_cast<double>(axis.end() - axis.start()) / 1e6;

@@ -154,6 +154,104 @@ Result<LabSpec> VariantMaker::make(std::string_view json_text, std::string stude
   return parse_spec(json_text, name, std::move(student), std::move(variant));
 }
 
+namespace {
+
+// The words a message template may name ({window}, {trip_at_nth}, ...), from the spec's numbers.
+std::map<std::string, std::string, std::less<>> values_of(const LabSpec& spec) {
+  std::map<std::string, std::string, std::less<>> v;
+  v["window"] = std::to_string(spec.rules.window);
+  v["minimum_calls"] = std::to_string(spec.rules.minimum_calls);
+  v["failure_rate"] = number_text(spec.rules.failure_rate);
+  v["slow_call_rate"] = number_text(spec.rules.slow_call_rate);
+  v["wait"] = seconds_words(spec.rules.wait_ms);
+  v["trials"] = std::to_string(spec.rules.trials);
+  v["trials_nth"] = nth(static_cast<std::size_t>(spec.rules.trials));
+  v["fast"] = std::to_string(spec.script.fast);
+  v["burst"] = std::to_string(spec.script.burst);
+  v["blocked"] = std::to_string(spec.script.blocked);
+  v["bad"] = std::to_string(spec.script.bad);
+  v["trip_at"] = std::to_string(spec.trip_at);
+  v["trip_at_nth"] = nth(static_cast<std::size_t>(spec.trip_at));
+  v["trip_next_nth"] = nth(static_cast<std::size_t>(spec.trip_at) + 1);
+  v["trip_failures"] = std::to_string(spec.trip_failures);
+  v["trip_calls"] = std::to_string(spec.trip_calls);
+  v["max_refusal_ms"] = number_text(spec.max_refusal_ms);
+  v["call_timeout"] = seconds_words(spec.rules.call_timeout_ms);
+  v["numbers"] = spec.numbers_name();
+  v["state_file"] = spec.files.state;
+  v["fastfail_file"] = spec.files.fastfail;
+  v["ignore_file"] = spec.files.ignore;
+  v["transitions_file"] = spec.files.transitions;
+  v["transition_count"] = std::to_string(spec.transitions.size());
+  v["transition_words"] = count_word(spec.transitions.size());
+  std::string list;
+  for (std::size_t i = 0; i < spec.transitions.size(); ++i) list += (i == 0 ? "" : ", ") + spec.transitions[i];
+  v["transition_list"] = list;
+  return v;
+}
+
+// One check of the catalogue, `cj` at `at`; what it needs is checked against the checks read
+// before it (`spec`'s so far).
+Result<CheckSpec> read_check(const Reader& r, const json& cj, const std::string& at, const LabSpec& spec) {
+  CheckSpec c;
+  CB_TRY(id, r.text(cj, at, "id"));
+  c.id = *id;
+  const auto dot = c.id.find('.');
+  if (c.id[0] != 's' || dot == std::string::npos || dot < 2 ||
+      !std::all_of(c.id.begin() + 1, c.id.begin() + static_cast<std::ptrdiff_t>(dot),
+                   [](char ch) { return ch >= '0' && ch <= '9'; }))
+    return r.error(at + ".id", "expected \"s<step>.<name>\"");
+  c.step = std::stoi(c.id.substr(1, dot - 1));
+  if (c.step < 1 || c.step > spec.steps()) return r.error(at + ".id", "names no step of the lab");
+  if (spec.find_check(c.id) != nullptr) return r.error(at + ".id", "\"" + c.id + "\" is listed twice");
+  CB_TRY(when, r.text(cj, at, "when"));
+  if (*when == "always") {
+    c.when = When::Always;
+  } else if (*when == "finished") {
+    c.when = When::Finished;
+  } else if (*when == "just_after") {
+    c.when = When::JustAfter;
+  } else {
+    return r.error(at + ".when", "expected \"always\", \"finished\" or \"just_after\"");
+  }
+  CB_TRY(title, r.text(cj, at, "title"));
+  c.title = spec.fill(*title);
+  if (cj.contains("on_server")) {
+    if (!cj["on_server"].is_boolean()) return r.error(at + ".on_server", "expected true or false");
+    c.needs_server = cj["on_server"].get<bool>();
+  }
+  if (cj.contains("contract")) {
+    CB_TRY(role, r.text(cj, at, "contract"));
+    if (spec.files.of(*role).empty()) return r.error(at + ".contract", "expected a file role");
+    c.contract = *role;
+  }
+  if (cj.contains("needs")) {
+    const json& needs = cj["needs"];
+    if (!needs.is_array()) return r.error(at + ".needs", "expected an array");
+    for (const json& n : needs) {
+      if (!n.is_string()) return r.error(at + ".needs", "expected strings");
+      const std::string need = n.get<std::string>();
+      if (need == "server" || need == "record") {
+        c.needs_server = true;
+      } else if (need == "numbers") {
+        // The run follows the numbers it is graded on (s1.numbers), judged before any step.
+      } else if (need.rfind("file:", 0) == 0) {
+        if (spec.files.of(need.substr(5)).empty()) return r.error(at + ".needs", "\"" + need + "\" names no file");
+      } else {
+        const CheckSpec* other = spec.find_check(need);
+        if (other == nullptr || other->step != c.step)
+          return r.error(at + ".needs",
+                         "\"" + need + "\" is no check listed before it in step " + std::to_string(c.step));
+        c.needs_server = c.needs_server || other->needs_server;
+      }
+      c.needs.push_back(need);
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
 Result<LabSpec> parse_spec(std::string_view json_text, const std::string& name, std::string student,
                            std::string variant) {
   json root;
@@ -242,35 +340,7 @@ Result<LabSpec> parse_spec(std::string_view json_text, const std::string& name, 
   spec.trip_calls = trip.calls;
   spec.trip_at_gt = trip_point(spec.rules, spec.script.fast, spec.script.burst, true).at;
 
-  auto& v = spec.values_;
-  v["window"] = std::to_string(spec.rules.window);
-  v["minimum_calls"] = std::to_string(spec.rules.minimum_calls);
-  v["failure_rate"] = number_text(spec.rules.failure_rate);
-  v["slow_call_rate"] = number_text(spec.rules.slow_call_rate);
-  v["wait"] = seconds_words(spec.rules.wait_ms);
-  v["trials"] = std::to_string(spec.rules.trials);
-  v["trials_nth"] = nth(static_cast<std::size_t>(spec.rules.trials));
-  v["fast"] = std::to_string(spec.script.fast);
-  v["burst"] = std::to_string(spec.script.burst);
-  v["blocked"] = std::to_string(spec.script.blocked);
-  v["bad"] = std::to_string(spec.script.bad);
-  v["trip_at"] = std::to_string(spec.trip_at);
-  v["trip_at_nth"] = nth(static_cast<std::size_t>(spec.trip_at));
-  v["trip_next_nth"] = nth(static_cast<std::size_t>(spec.trip_at) + 1);
-  v["trip_failures"] = std::to_string(spec.trip_failures);
-  v["trip_calls"] = std::to_string(spec.trip_calls);
-  v["max_refusal_ms"] = number_text(spec.max_refusal_ms);
-  v["call_timeout"] = seconds_words(spec.rules.call_timeout_ms);
-  v["numbers"] = spec.numbers_name();
-  v["state_file"] = spec.files.state;
-  v["fastfail_file"] = spec.files.fastfail;
-  v["ignore_file"] = spec.files.ignore;
-  v["transitions_file"] = spec.files.transitions;
-  v["transition_count"] = std::to_string(spec.transitions.size());
-  v["transition_words"] = count_word(spec.transitions.size());
-  std::string list;
-  for (std::size_t i = 0; i < spec.transitions.size(); ++i) list += (i == 0 ? "" : ", ") + spec.transitions[i];
-  v["transition_list"] = list;
+  spec.values_ = values_of(spec);
 
   for (std::size_t i = 0; i < kStepIds.size(); ++i) {
     CB_TRY(title, r.text(steps[i], "steps[" + std::to_string(i) + "]", "title"));
@@ -291,61 +361,8 @@ Result<LabSpec> parse_spec(std::string_view json_text, const std::string& name, 
   for (std::size_t i = 0; i < (*checks)->size(); ++i) {
     const json& cj = (**checks)[i];
     const std::string at = "checks[" + std::to_string(i) + "]";
-    CheckSpec c;
-    CB_TRY(id, r.text(cj, at, "id"));
-    c.id = *id;
-    const auto dot = c.id.find('.');
-    if (c.id[0] != 's' || dot == std::string::npos || dot < 2 ||
-        !std::all_of(c.id.begin() + 1, c.id.begin() + static_cast<std::ptrdiff_t>(dot),
-                     [](char ch) { return ch >= '0' && ch <= '9'; }))
-      return r.error(at + ".id", "expected \"s<step>.<name>\"");
-    c.step = std::stoi(c.id.substr(1, dot - 1));
-    if (c.step < 1 || c.step > spec.steps()) return r.error(at + ".id", "names no step of the lab");
-    if (spec.find_check(c.id) != nullptr) return r.error(at + ".id", "\"" + c.id + "\" is listed twice");
-    CB_TRY(when, r.text(cj, at, "when"));
-    if (*when == "always") {
-      c.when = When::Always;
-    } else if (*when == "finished") {
-      c.when = When::Finished;
-    } else if (*when == "just_after") {
-      c.when = When::JustAfter;
-    } else {
-      return r.error(at + ".when", "expected \"always\", \"finished\" or \"just_after\"");
-    }
-    CB_TRY(title, r.text(cj, at, "title"));
-    c.title = spec.fill(*title);
-    if (cj.contains("on_server")) {
-      if (!cj["on_server"].is_boolean()) return r.error(at + ".on_server", "expected true or false");
-      c.needs_server = cj["on_server"].get<bool>();
-    }
-    if (cj.contains("contract")) {
-      CB_TRY(role, r.text(cj, at, "contract"));
-      if (spec.files.of(*role).empty()) return r.error(at + ".contract", "expected a file role");
-      c.contract = *role;
-    }
-    if (cj.contains("needs")) {
-      const json& needs = cj["needs"];
-      if (!needs.is_array()) return r.error(at + ".needs", "expected an array");
-      for (const json& n : needs) {
-        if (!n.is_string()) return r.error(at + ".needs", "expected strings");
-        const std::string need = n.get<std::string>();
-        if (need == "server" || need == "record") {
-          c.needs_server = true;
-        } else if (need == "numbers") {
-          // The run follows the numbers it is graded on (s1.numbers), judged before any step.
-        } else if (need.rfind("file:", 0) == 0) {
-          if (spec.files.of(need.substr(5)).empty()) return r.error(at + ".needs", "\"" + need + "\" names no file");
-        } else {
-          const CheckSpec* other = spec.find_check(need);
-          if (other == nullptr || other->step != c.step)
-            return r.error(at + ".needs",
-                           "\"" + need + "\" is no check listed before it in step " + std::to_string(c.step));
-          c.needs_server = c.needs_server || other->needs_server;
-        }
-        c.needs.push_back(need);
-      }
-    }
-    spec.checks_.push_back(std::move(c));
+    CB_TRY(c, read_check(r, cj, at, spec));
+    spec.checks_.push_back(std::move(*c));
   }
   return spec;
 }

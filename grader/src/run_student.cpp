@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <atomic>
 #include <memory>
 #include <cerrno>
@@ -54,6 +55,76 @@ Result<Record> record_in(flaky::FlakyServer& server, std::size_t capacity) {
 std::string url_of(const std::string& host, int port) {
   const bool v6 = host.find(':') != std::string::npos;
   return "http://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
+// Who reached the server besides the program: connections refused, and whether the kernel could
+// be asked at all.
+struct Peers {
+  std::atomic<std::size_t> foreign{0};
+  std::atomic<bool> unknowable{false};
+};
+
+// The server's admission on the machine's network, which other programs share: with a uid of its
+// own, the program's connections are told from theirs by who owns the other end, and only its are
+// served. A peer the kernel cannot name (it closed before it was accepted) gets no answer it could
+// read either way, so it is let in: what it sent is the program's as far as anyone can tell.
+std::function<bool(int)> admit_only(uid_t uid, const std::shared_ptr<Peers>& peers) {
+  return [uid, peers](int fd) {
+    const auto owner = sandbox::peer_uid(fd);
+    if (!owner) {
+      // The kernel cannot be asked at all: let in, and the record is not called the program's
+      // alone. A lookup that failed for this connection only (its peer reset it before it was
+      // accepted) is refused: whoever it was, they get no answer.
+      if (!sandbox::peer_diagnostics_available()) {
+        peers->unknowable.store(true, std::memory_order_relaxed);
+        return true;
+      }
+      peers->foreign.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
+    if (!*owner || **owner == uid) return true;
+    peers->foreign.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  };
+}
+
+// The server on the machine's network: at the lab's port, or where that is taken, a free one
+// (announced in CB_SERVER).
+Result<std::unique_ptr<flaky::FlakyServer>> start_on_machine(flaky::ServerOptions options) {
+  auto started = flaky::FlakyServer::start(options);
+  if (started || options.port == 0) return started;
+  options.port = 0;
+  return flaky::FlakyServer::start(options);
+}
+
+// What is still in the pipe (written just before the exit) belongs to the output too; a poll
+// before each read, so a pipe some straggler still holds open cannot block it.
+void drain(int fd, OutputTail& tail) {
+  char buf[4096];
+  for (pollfd p{fd, POLLIN, 0}; ::poll(&p, 1, 0) > 0;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n <= 0) break;
+    tail.add(buf, static_cast<std::size_t>(n));
+  }
+}
+
+// Which limit ended the run, if one did: the kernel's word beats what the program said (an
+// out-of-memory kill leaves no message). `before`: the box's group's counts before the run.
+sandbox::LimitHit limit_that_ended(const RunOutcome& out, const sandbox::Sandbox& sandbox, const sandbox::Box& box,
+                                   const sandbox::Child& child, int status, bool box_over,
+                                   const sandbox::CgroupCounts& before) {
+  sandbox::LimitHit hit = sandbox::LimitHit::None;
+  if (!out.timed_out && out.containment.kind != sandbox::Kind::None)
+    hit = sandbox::limit_hit(sandbox.policy().limits, status, child.cpu_used(), out.output_tail);
+  if (box_over || (box.bounded() && box.full() && hit == sandbox::LimitHit::None)) hit = sandbox::LimitHit::BoxSize;
+  if (box.cgroup() != nullptr && !out.timed_out) {
+    const sandbox::CgroupCounts now = box.cgroup()->counts();
+    if (now.oom_kills > before.oom_kills)
+      hit = sandbox::LimitHit::Memory;
+    else if (now.pids_refused > before.pids_refused && out.exit_code != 0 && hit == sandbox::LimitHit::None)
+      hit = sandbox::LimitHit::Processes;
+  }
+  return hit;
 }
 
 }  // namespace
@@ -139,10 +210,6 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
   server_options.max_connections = kMaxProgramConnections;
   server_options.max_pending_output = 64 << 10;
   std::unique_ptr<flaky::FlakyServer> server;
-  struct Peers {
-    std::atomic<std::size_t> foreign{0};
-    std::atomic<bool> unknowable{false};
-  };
   auto peers = std::make_shared<Peers>();
 
   int pipe_fds[2];
@@ -166,34 +233,8 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
                                    return {};
                                  }};
   } else {
-    // The machine's network, which other programs share: with a uid of its own, the program's
-    // connections are told from theirs by who owns the other end, and only its are served.
-    // A peer the kernel cannot name (it closed before it was accepted) gets no answer it could
-    // read either way, so it is let in: what it sent is the program's as far as anyone can tell.
-    if (out.containment.own_uid) {
-      server_options.admit = [uid = out.containment.uid, peers](int fd) {
-        const auto owner = sandbox::peer_uid(fd);
-        if (!owner) {
-          // The kernel cannot be asked at all: let in, and the record is not called the
-          // program's alone. A lookup that failed for this connection only (its peer reset it
-          // before it was accepted) is refused: whoever it was, they get no answer.
-          if (!sandbox::peer_diagnostics_available()) {
-            peers->unknowable.store(true, std::memory_order_relaxed);
-            return true;
-          }
-          peers->foreign.fetch_add(1, std::memory_order_relaxed);
-          return false;
-        }
-        if (!*owner || **owner == uid) return true;
-        peers->foreign.fetch_add(1, std::memory_order_relaxed);
-        return false;
-      };
-    }
-    auto started = flaky::FlakyServer::start(server_options);
-    if (!started && o.port != 0) {  // the lab's port is taken: a free one, announced in CB_SERVER
-      server_options.port = 0;
-      started = flaky::FlakyServer::start(server_options);
-    }
+    if (out.containment.own_uid) server_options.admit = admit_only(out.containment.uid, peers);
+    auto started = start_on_machine(server_options);
     if (!started) {
       ::close(pipe_fds[0]);
       ::close(pipe_fds[1]);
@@ -258,31 +299,13 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
   }
   const int status = child->status;
   out.survivors = !sandbox::end_child(*child);
-  // What is still in the pipe (written just before the exit) belongs to the output too; a poll
-  // before each read, so a pipe some straggler still holds open cannot block it.
-  for (pollfd p{pipe_fds[0], POLLIN, 0}; open_pipe && ::poll(&p, 1, 0) > 0;) {
-    const ssize_t n = ::read(pipe_fds[0], buf, sizeof buf);
-    if (n <= 0) break;
-    tail.add(buf, static_cast<std::size_t>(n));
-  }
+  if (open_pipe) drain(pipe_fds[0], tail);
   if (pidfd >= 0) ::close(pidfd);
   ::close(pipe_fds[0]);
   out.exit_code = child->exit_code();
   out.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   out.output_tail = tail.take();
-  if (!out.timed_out && out.containment.kind != sandbox::Kind::None)
-    out.limit_hit = sandbox::limit_hit(sandbox.policy().limits, status, child->cpu_used(), out.output_tail);
-  if (box_over || (box.bounded() && box.full() && out.limit_hit == sandbox::LimitHit::None))
-    out.limit_hit = sandbox::LimitHit::BoxSize;
-  // The kernel's word beats what the program said: an out-of-memory kill leaves no message.
-  if (box.cgroup() != nullptr && !out.timed_out) {
-    const sandbox::CgroupCounts now = box.cgroup()->counts();
-    if (now.oom_kills > counted_before.oom_kills)
-      out.limit_hit = sandbox::LimitHit::Memory;
-    else if (now.pids_refused > counted_before.pids_refused && out.exit_code != 0 &&
-             out.limit_hit == sandbox::LimitHit::None)
-      out.limit_hit = sandbox::LimitHit::Processes;
-  }
+  out.limit_hit = limit_that_ended(out, sandbox, box, *child, status, box_over, counted_before);
   out.record = record_in(*server, server_options.record_capacity);
   server->stop();
   out.foreign_connections = peers->foreign.load();

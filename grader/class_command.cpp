@@ -43,19 +43,18 @@ std::string flags_not_for_a_class(const CLI::App& app, const Options& o) {
   return out;
 }
 
-int run_batch(const Options& o, const GradeOptions& grade, const std::string& course_key,
-              std::optional<BatchConformance> conformance, sandbox::Sandbox& sandbox,
-              std::chrono::milliseconds timeout) {
+int run_batch(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
   BatchOptions b;
   b.root = o.batch;
   b.files_dir = o.batch_files;
   if (!o.run.empty()) b.run_command = o.run;
-  b.timeout = timeout;
-  b.grade = grade;
+  b.timeout = asked.timeout;
+  b.grade = asked.grade;
   b.jobs = o.jobs;
-  b.course_key = course_key;
+  b.course_key = asked.course_key;
   b.reports_dir = o.reports;
-  b.conformance = std::move(conformance);
+  b.conformance = asked.conformance;
+  if (b.conformance) b.conformance->jobs = 1;  // the class runs side by side already
   if (!o.roster.empty()) {
     const auto text = read_bounded_file(o.roster, 4 << 20, "roster");
     if (!text) return could_not_run(text.error().message);

@@ -1,5 +1,5 @@
 #pragma once
-// cb-grade's command line, shared by main.cpp (one submission) and class_command.cpp (--batch,
+// cb-grade's command line, shared by single_command.cpp (one submission) and class_command.cpp (--batch,
 // --regrade): the flags as given, the exit codes, and how a result leaves the program.
 
 #include <iostream>

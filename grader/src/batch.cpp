@@ -8,10 +8,8 @@
 #include <cstring>
 
 #include "cb/grade/class_reports.h"
-#include "cb/grade/conformance_check.h"
-#include "cb/grade/conformance_process.h"
-#include "cb/grade/prebuilt.h"
-#include "cb/grade/regrade.h"
+#include "cb/grade/gather.h"
+#include "cb/grade/judge.h"
 #include "cb/grade/variant.h"
 #include "cb/atomic_file.h"
 #include "cb/dir_handle.h"
@@ -59,97 +57,32 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
     row.error = "the folder is empty: nothing was handed in";
     return row;
   }
-  const std::string files = o.files_dir == "." ? sub : sub + "/" + o.files_dir;
-  // Files alone: the folder and --batch-files below it, opened without following a link (bob's
-  // `cb` that leads to alice's is refused for bob alone). A run's files are its box's.
-  std::optional<DirHandle> files_dir;
+  Submission s;
+  s.folder = sub;
+  s.files_path = o.files_dir == "." ? sub : sub + "/" + o.files_dir;
+  s.student = row.student;
+  s.spec = options.spec;
+  s.run = o.run_command;
+  s.port = 0;  // outside the full sandbox: a server per submission, side by side
+  s.timeout = o.timeout;
+  s.conformance = o.conformance;
+  s.prebuilt = options.rubric.prebuilt;
   if (!o.run_command) {
+    // Files alone: the folder and --batch-files below it, opened without following a link (bob's
+    // `cb` that leads to alice's is refused for bob alone). A run's files are its box's.
     auto handed_in = DirHandle::open(o.root);
     if (!handed_in) return fail(handed_in.error().message);
     auto below = handed_in->below(name + "/" + (o.files_dir == "." ? "" : o.files_dir));
     if (!below) return fail(below.error().message);
-    files_dir = std::move(below).value();
+    s.found = files_and_record(SubmissionDir::adopt(std::move(below).value(), s.files_path), std::nullopt,
+                               "graded from the files alone (no --run)");
   }
-  std::optional<Record> record;
-  GradeInputs inputs;
-  inputs.student = row.student;
-  inputs.numbers = kit_settings_json(spec);
-  inputs.no_record_reason = "graded from the files alone (no --run)";
-  std::unique_ptr<sandbox::Box> box;
-  if (o.run_command || o.conformance) {
-    auto made = o.sandbox->box(sub, o.run_command ? files : std::string());
-    if (!made) return fail(made.error().message);
-    box = std::move(made).value();
-  }
-  // What it handed in, looked at before any of its programs runs (a build in the box is its own).
-  const std::optional<std::string> prebuilt =
-      o.conformance ? prebuilt_in(box->copy_root(), options.rubric.prebuilt) : std::nullopt;
-  if (o.run_command) {
-    RunOptions run;
-    run.spec = &spec;
-    run.command = *o.run_command;
-    run.port = 0;  // outside the full sandbox: a server per submission, side by side
-    run.timeout = o.timeout;
-    auto ran = run_student(run, *o.sandbox, *box);
-    if (!ran) return fail(ran.error().message);
-    if (ran->survivors)
-      return fail("a process the program started could not be stopped (it forks faster than it dies); not graded");
-    inputs.server = ran->server_url;
-    inputs.run_output = ran->output_tail;
-    inputs.program = program_run(*ran, o.timeout);
-    inputs.sandbox = sandbox_info(ran->containment);
-    inputs.record_private = ran->record_private;
-    inputs.foreign_connections = ran->foreign_connections;
-    inputs.expected_epoch = 1;
-    if (ran->record) {
-      record = std::move(ran->record).value();
-    } else {
-      inputs.no_record_reason = ran->record.error().message;
-      inputs.evidence_failure = "the fresh server's record could not be read: " + inputs.no_record_reason;
-    }
-  }
-  // A run is graded on what it wrote in its box (read from the descriptors the box held before
-  // it ran; a link it put there is refused); the submission's own folder is left as it was.
-  std::optional<SubmissionDir> dir;
-  if (o.run_command) {
-    auto out = box->out_handle();
-    dir =
-        out ? SubmissionDir::adopt(std::move(out).value(), files) : SubmissionDir::refused(files, out.error().message);
-    // Taken now, before the conformance programs run in the same box: what is graded and what
-    // is kept (and regraded) is what the lab run left.
-    std::vector<std::string> names;
-    for (std::string_view f : spec.files.all()) names.emplace_back(f);
-    dir = SubmissionDir::snapshot(*dir, names);
-  } else {
-    dir = SubmissionDir::adopt(std::move(*files_dir), files);
-  }
-  Report report = grade_kept(*dir, record, inputs, options);
-  std::optional<conformance::AnswerLog> answers;
-  if (o.conformance) {
-    answers.emplace();
-    conformance::ProcessOptions po;
-    po.command = o.conformance->command;
-    po.trace_limit = o.conformance->trace_limit;
-    po.warm_up = o.conformance->warm_up;
-    po.sandbox = o.sandbox;
-    po.box = box.get();
-    inputs.conformance_command = o.conformance->command;
-    inputs.conformance_traces = o.conformance->traces;
-    inputs.conformance_seed = o.conformance->seed;
-    if (!inputs.sandbox) inputs.sandbox = report.sandbox = sandbox_info(o.sandbox->containment(*box));
-    // A refusal is kept with the inputs, which conformance_part (and so a regrade) answers with.
-    if (prebuilt) inputs.conformance_refused = {"prebuilt", prebuilt_reason(*prebuilt, options.rubric.prebuilt)};
-    ConformancePart part = conformance_part(
-        inputs, options.rubric, answers->recording(conformance::process_programs(po)), o.conformance->time_limit);
-    if (part.rule == "too_slow") inputs.conformance_refused = {part.rule, part.message};
-    add_conformance(report, std::move(part));
-  }
-  if (!o.reports_dir.empty()) {
-    if (auto kept =
-            keep_grade(o.reports_dir + "/" + name, report, inputs, record, &*dir, answers ? &*answers : nullptr, spec);
-        !kept)
+  auto evidence = gather(std::move(s), o.sandbox);
+  if (!evidence) return fail(evidence.error().message);
+  Report report = judge(*evidence, options);
+  if (!o.reports_dir.empty())
+    if (auto kept = keep_grade(o.reports_dir + "/" + name, report, *evidence, spec); !kept)
       return fail("keeping its reports: " + kept.error().message);
-  }
   row.status = RowStatus::Graded;
   row.report = std::move(report);
   return row;

@@ -12,7 +12,7 @@ namespace cb::grade {
 namespace {
 
 constexpr const char* kFormat = "cb-grade kept grade 1";
-// The largest of these is the record (3 MiB for a full server, see main.cpp) and conformance
+// The largest of these is the record (3 MiB for a full server, see single_command.cpp) and conformance
 // answers (about 60 KiB for 200 traces); the limits only stop a file that is not ours.
 constexpr std::size_t kMaxKept = 64 << 20;
 
@@ -23,7 +23,7 @@ std::string string_at(const nlohmann::json& j, const char* key) {
   return v != j.end() && v->is_string() ? v->get<std::string>() : std::string();
 }
 
-nlohmann::json inputs_json(const GradeInputs& in) {
+nlohmann::json inputs_json(const Evidence& in) {
   nlohmann::json j{{"format", kFormat},
                    {"student", or_null(in.student)},
                    {"settings", nlohmann::json::parse(in.numbers, nullptr, false)},
@@ -43,21 +43,24 @@ nlohmann::json inputs_json(const GradeInputs& in) {
                     {"trusted", in.sandbox->trusted},
                     {"description", in.sandbox->description},
                     {"details", in.sandbox->details}};
-  if (!in.conformance_command.empty())
-    j["conformance"] = {
-        {"command", in.conformance_command},
-        {"traces", in.conformance_traces},
-        {"seed", in.conformance_seed},
-        {"refused", in.conformance_refused.first.empty() ? nlohmann::json(nullptr)
-                                                         : nlohmann::json{{"rule", in.conformance_refused.first},
-                                                                          {"message", in.conformance_refused.second}}}};
+  if (const auto& c = in.conformance)
+    j["conformance"] = {{"command", c->command},
+                        {"traces", c->traces},
+                        {"seed", c->seed},
+                        {"refused", c->refused.first.empty() ? nlohmann::json(nullptr)
+                                                             : nlohmann::json{{"rule", c->refused.first},
+                                                                              {"message", c->refused.second},
+                                                                              {"judged", c->judged}}},
+                        {"shrink_cut", c->shrink_cut},
+                        {"seconds", c->seconds}};
   return j;
 }
 
-Result<GradeInputs> inputs_of(const nlohmann::json& j, const std::string& name) {
+// `in`: the kept conformance answers, if any, go into its conformance part.
+Result<void> inputs_of(const nlohmann::json& j, const std::string& name, Evidence& in,
+                       std::optional<conformance::AnswerLog> answers) {
   if (!j.is_object() || string_at(j, "format") != kFormat)
     return Error{name + ": format: expected \"" + std::string(kFormat) + "\" (kept by cb-grade --batch --reports)"};
-  GradeInputs in;
   try {
     in.student = string_at(j, "student");
     if (j.contains("settings") && j["settings"].is_object()) in.numbers = j["settings"].dump();
@@ -77,11 +80,19 @@ Result<GradeInputs> inputs_of(const nlohmann::json& j, const std::string& name) 
       in.sandbox = SandboxInfo{s->at("containment").get<std::string>(), s->at("trusted").get<bool>(),
                                s->at("description").get<std::string>(), s->at("details")};
     if (const auto c = j.find("conformance"); c != j.end() && c->is_object()) {
-      in.conformance_command = c->at("command").get<std::string>();
-      in.conformance_traces = c->at("traces").get<int>();
-      in.conformance_seed = c->at("seed").get<std::uint64_t>();
-      if (const auto r = c->find("refused"); r != c->end() && r->is_object())
-        in.conformance_refused = {r->at("rule").get<std::string>(), r->at("message").get<std::string>()};
+      if (!answers) return Error{name + ": conformance: its answers (conformance.json) are not kept"};
+      ConformanceEvidence& kept = in.conformance.emplace(ConformanceEvidence{c->at("command").get<std::string>(),
+                                                                             c->at("traces").get<int>(),
+                                                                             c->at("seed").get<std::uint64_t>(),
+                                                                             std::move(*answers),
+                                                                             {},
+                                                                             -1,
+                                                                             c->value("shrink_cut", false),
+                                                                             c->value("seconds", 0.0)});
+      if (const auto r = c->find("refused"); r != c->end() && r->is_object()) {
+        kept.refused = {r->at("rule").get<std::string>(), r->at("message").get<std::string>()};
+        kept.judged = r->value("judged", -1);
+      }
     }
   } catch (const nlohmann::json::exception& e) {
     // at(): "[json.exception.out_of_range.403] key 'seconds' not found"; get(): a type error.
@@ -89,7 +100,7 @@ Result<GradeInputs> inputs_of(const nlohmann::json& j, const std::string& name) 
     if (const auto at = what.find("] "); at != std::string::npos) what = what.substr(at + 2);
     return Error{name + ": " + what};
   }
-  return in;
+  return {};
 }
 
 Result<nlohmann::json> read_json(const std::string& path, const char* what) {
@@ -117,28 +128,27 @@ Result<void> write_reports(const std::string& dir, const Report& report) {
   return write_reports(*held, report);
 }
 
-Result<void> keep_grade(const std::string& dir, const Report& report, const GradeInputs& inputs,
-                        const std::optional<Record>& record, const SubmissionDir* files_from,
-                        const conformance::AnswerLog* answers, const LabSpec& spec) {
+Result<void> keep_grade(const std::string& dir, const Report& report, const Evidence& evidence, const LabSpec& spec) {
   auto files = DirHandle::open(dir + "/files", true);
   if (!files) return files.error();
-  if (files_from != nullptr)
-    if (auto copied = copy_lab_files(*files_from, *files, spec); !copied) return copied.error();
-  if (record)
-    if (auto w = write_file_atomically(dir + "/record.json", to_json(*record)); !w) return w.error();
-  if (answers != nullptr && report.conformance) {
+  if (evidence.files)
+    if (auto copied = copy_lab_files(*evidence.files, *files, spec); !copied) return copied.error();
+  if (evidence.record)
+    if (auto w = write_file_atomically(dir + "/record.json", to_json(*evidence.record)); !w) return w.error();
+  if (evidence.conformance && report.conformance) {
     const nlohmann::json c{{"format", "cb-grade conformance 1"},
                            {"command", report.conformance->command},
                            {"seed", report.conformance->seed},
                            {"traces", report.conformance->traces},
                            {"verdict", conformance_json(*report.conformance)},
-                           {"answers", answers->to_json()}};
+                           {"answers", evidence.conformance->answers.to_json()}};
     if (auto w = write_file_atomically(dir + "/conformance.json",
                                        c.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
         !w)
       return w.error();
   }
-  const std::string grading = inputs_json(inputs).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  const std::string grading =
+      inputs_json(evidence).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   if (auto w = write_file_atomically(dir + "/grading.json", grading); !w) return w.error();
   // The reports last: a folder with a report.json is a whole one.
   return write_reports(dir, report);
@@ -162,27 +172,30 @@ Result<KeptGrade> read_kept_grade(const std::string& dir) {
     kept.error = string_at(*grading, "error");
     return kept;
   }
-  auto inputs = inputs_of(*grading, dir + "/grading.json");
-  if (!inputs) return inputs.error();
-  kept.inputs = std::move(*inputs);
+  std::optional<conformance::AnswerLog> answers;
+  if (const auto c = grading->find("conformance"); c != grading->end() && c->is_object()) {
+    auto conf = read_json(dir + "/conformance.json", "conformance");
+    if (!conf) return conf.error();
+    if (!conf->is_object() || !conf->contains("answers"))
+      return Error{dir + "/conformance.json: answers: expected the program's answers"};
+    auto log = conformance::AnswerLog::from_json((*conf)["answers"], dir + "/conformance.json: answers");
+    if (!log) return log.error();
+    answers.emplace(*log);
+  }
+  if (auto in = inputs_of(*grading, dir + "/grading.json", kept.evidence, std::move(answers)); !in) return in.error();
   auto report = read_json(dir + "/report.json", "report");
   if (!report) return report.error();
   kept.report = std::move(*report);
+  // A kept grade from before the program's time was kept with its answers: the report's.
+  if (kept.evidence.conformance && kept.evidence.conformance->seconds == 0 && kept.report.contains("conformance") &&
+      kept.report["conformance"].is_object())
+    kept.evidence.conformance->seconds = kept.report["conformance"].value("seconds", 0.0);
   if (exists(dir + "/record.json")) {
     auto text = read_bounded_file(dir + "/record.json", kMaxKept, "record");
     if (!text) return text.error();
     auto record = parse_record(*text);
     if (!record) return Error{dir + "/record.json: " + record.error().message};
-    kept.record = std::move(*record);
-  }
-  if (!kept.inputs.conformance_command.empty()) {
-    auto c = read_json(dir + "/conformance.json", "conformance");
-    if (!c) return c.error();
-    if (!c->is_object() || !c->contains("answers"))
-      return Error{dir + "/conformance.json: answers: expected the program's answers"};
-    auto log = conformance::AnswerLog::from_json((*c)["answers"], dir + "/conformance.json: answers");
-    if (!log) return log.error();
-    kept.answers.emplace(*log);
+    kept.evidence.record = std::move(*record);
   }
   return kept;
 }

@@ -279,7 +279,8 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Programs& p
   bool silent = false;
   bool too_slow = false;
   for (int i = 0; i < o.traces && !silent && !too_slow; i += jobs) {
-    if (o.time_limit.count() > 0 && std::chrono::steady_clock::now() - started > o.time_limit) {
+    if ((o.time_limit.count() > 0 && std::chrono::steady_clock::now() - started > o.time_limit) ||
+        (o.stop_after >= 0 && i >= o.stop_after)) {
       too_slow = true;
       break;
     }

@@ -55,6 +55,15 @@ AnswerLog::AnswerLog(const AnswerLog& other) {
   processes_ = other.processes_;
 }
 
+AnswerLog& AnswerLog::operator=(const AnswerLog& other) {
+  if (this == &other) return *this;
+  std::scoped_lock lock(mu_, other.mu_);
+  by_input_ = other.by_input_;
+  missed_ = other.missed_;
+  processes_ = other.processes_;
+  return *this;
+}
+
 Program AnswerLog::recorded(Program program, bool alone) {
   return [this, alone, program = std::move(program)](const Trace& trace) {
     Replies replies = program(trace);

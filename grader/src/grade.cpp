@@ -76,9 +76,8 @@ std::string program_record_problem(const Record& record, const LabRun& run) {
 
 // `programs`: program_record_problem() where the record is the program's alone (then what it
 // names is a mistake step 1 charges, not evidence that failed), else empty.
-std::string evidence_problem(const std::optional<Record>& record, const std::optional<LabRun>& run,
-                             const GradeOptions& o, const std::string& programs, std::int64_t newest_mtime,
-                             const std::string& server) {
+std::string evidence_problem(const std::optional<Record>& record, const std::optional<LabRun>& run, const Evidence& o,
+                             const std::string& programs, std::int64_t newest_mtime, const std::string& server) {
   if (!o.evidence_failure.empty()) return o.evidence_failure;
   if (!record) return {};
   if (o.expected_epoch && record->epoch != *o.expected_epoch)
@@ -105,12 +104,14 @@ int exit_code(const Report& report) noexcept {
   return report.passed ? 0 : 1;
 }
 
-Report grade(const SubmissionDir& dir, const std::optional<Record>& record, const std::string& no_record_reason,
-             const GradeOptions& options) {
+Report grade(const Evidence& e, const GradeOptions& options) {
+  const SubmissionDir none = SubmissionDir::absent(e.files ? std::string() : "");
+  const SubmissionDir& dir = e.files ? *e.files : none;
+  const std::optional<Record>& record = e.record;
   const auto started = std::chrono::steady_clock::now();
   const LabSpec& spec = options.spec ? *options.spec : lab_spec();
   Prerequisites pre;
-  Inputs in{spec, pre, record, std::nullopt, options.probe, {}, {}, {}, {}, std::nullopt, std::nullopt, {}};
+  Inputs in{spec, pre, record, std::nullopt, e.probe, {}, {}, {}, {}, std::nullopt, std::nullopt, {}};
   if (record) in.run = analyse(*record, spec);
   std::int64_t newest = 0;
   in.state = read_file<StateFile>(dir, spec.files.state, parse_state_file, newest);
@@ -125,8 +126,8 @@ Report grade(const SubmissionDir& dir, const std::optional<Record>& record, cons
   }
 
   pre.has_record = record.has_value();
-  if (record && options.record_private) pre.record_unusable = program_record_problem(*record, *in.run);
-  pre.no_record_reason = no_record_reason;
+  if (record && e.record_private) pre.record_unusable = program_record_problem(*record, *in.run);
+  pre.no_record_reason = e.no_record_reason;
   if (!in.transitions.ok) pre.file_problems.emplace("transitions", in.transitions.problem);
   if (!in.state.ok) pre.file_problems.emplace("state", in.state.problem);
   if (options.steps.empty()) pre.other_numbers = other_numbers(in);
@@ -138,22 +139,22 @@ Report grade(const SubmissionDir& dir, const std::optional<Record>& record, cons
   report.dir = dir.path();
   report.numbers = spec.numbers_name();
   report.student = spec.student;
-  report.server = options.server;
-  report.evidence_note = record ? "" : no_record_reason;
+  report.server = e.server;
+  report.evidence_note = record ? "" : e.no_record_reason;
   if (record) {
     report.evidence.epoch = record->epoch;
     report.evidence.requests = record->entries.size();
     report.evidence.runs = in.run->runs;
   }
-  report.evidence.private_server = options.record_private;
-  report.evidence.foreign_connections = options.foreign_connections;
-  if (options.foreign_connections > 0)
-    report.notes.push_back(std::to_string(options.foreign_connections) +
+  report.evidence.private_server = e.record_private;
+  report.evidence.foreign_connections = e.foreign_connections;
+  if (e.foreign_connections > 0)
+    report.notes.push_back(std::to_string(e.foreign_connections) +
                            " connection(s) from other programs on this machine reached the server and were refused: "
                            "only the program's own uid is served, so the record is its alone");
-  const std::string problem = evidence_problem(record, in.run, options, pre.record_unusable, newest, report.server);
+  const std::string problem = evidence_problem(record, in.run, e, pre.record_unusable, newest, report.server);
   report.evidence.problem = problem;
-  const bool taints_files = !options.evidence_failure.empty();
+  const bool taints_files = !e.evidence_failure.empty();
 
   const bool just_after = !options.steps.empty();
   for (int n = 1; n <= spec.steps(); ++n) {
@@ -206,7 +207,7 @@ Report grade(const SubmissionDir& dir, const std::optional<Record>& record, cons
                                       : Status::Skip;
   if (!problem.empty()) report.notes.push_back("The evidence failed: " + problem);
   report.timeline = make_timeline(record ? &*record : nullptr, in.run ? &*in.run : nullptr,
-                                  in.transitions.ok ? &*in.transitions.value : nullptr, spec, options.step_last_seq);
+                                  in.transitions.ok ? &*in.transitions.value : nullptr, spec, e.step_last_seq);
   report.timeline.wait_ms = spec.rules.wait_ms;
   report.timeline.log_file = spec.files.transitions;
   if (in.close) {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "cb/grade/conformance_check.h"
+#include "cb/grade/judge.h"
 #include "cb/grade/variant.h"
 #include "cb/atomic_file.h"
 #include "format_common.h"
@@ -13,21 +13,6 @@ namespace {
 
 std::string status_at(const nlohmann::json& j) {
   return j.is_object() && j.contains("status") && j["status"].is_string() ? j["status"].get<std::string>() : "";
-}
-
-// A regrade judges the answers the program gave the first time. A grader that asks what the
-// first grade never did (another shrinker, another experiment, a grade from before every trace
-// was judged) would be judging answers made up for it: the part is not judged then.
-void require_kept(ConformancePart& part, const conformance::AnswerLog& log) {
-  if (log.missed() == 0) return;
-  part.status = Status::Error;
-  part.score = 0;
-  part.rule = "not_kept";
-  part.message = "the regrade needs the answers to " + std::to_string(log.missed()) +
-                 " trace(s) the first grade never asked for (it was graded by another version of cb-grade); grade it "
-                 "again with --batch --run";
-  part.example = {};
-  part.rules.clear();
 }
 
 BatchRow regrade_one(const RegradeOptions& o, const std::string& name) {
@@ -42,7 +27,7 @@ BatchRow regrade_one(const RegradeOptions& o, const std::string& name) {
   const std::string at = o.dir + "/" + name;
   auto kept = read_kept_grade(at);
   if (!kept) return fail(kept.error().message);
-  row.student = kept->inputs.student;
+  row.student = kept->evidence.student;
   if (kept->status != RowStatus::Graded) {
     row.status = kept->status;
     row.error = kept->error;
@@ -50,12 +35,12 @@ BatchRow regrade_one(const RegradeOptions& o, const std::string& name) {
   }
   GradeOptions options = o.grade;
   const LabSpec& base = options.spec ? *options.spec : lab_spec();
-  if (!kept->inputs.student.empty()) {
+  if (!kept->evidence.student.empty()) {
     // A student's numbers are kept, not worked out again: the regrade needs no course key, and a
     // new lab spec changes everything but whose numbers are whose.
-    auto numbers = numbers_of_settings(kept->inputs.numbers, at + "/grading.json: settings");
+    auto numbers = numbers_of_settings(kept->evidence.numbers, at + "/grading.json: settings");
     if (!numbers) return fail(numbers.error().message);
-    auto spec = with_numbers(base, *numbers, kept->inputs.student);
+    auto spec = with_numbers(base, *numbers, kept->evidence.student);
     if (!spec) return fail(at + ": " + spec.error().message);
     options.spec = std::make_shared<const LabSpec>(std::move(*spec));
   }
@@ -66,15 +51,8 @@ BatchRow regrade_one(const RegradeOptions& o, const std::string& name) {
   (void)make_directories(at + "/files");
   auto files = SubmissionDir::open(at + "/files", shown);
   if (!files) return fail(files.error().message);
-  Report report = grade_kept(*files, kept->record, kept->inputs, options);
-  if (kept->answers) {
-    ConformancePart part = conformance_part(kept->inputs, options.rubric, kept->answers->replaying());
-    require_kept(part, *kept->answers);
-    // The program's time is the first grade's: a regrade runs nothing.
-    if (kept->report.contains("conformance") && kept->report["conformance"].is_object())
-      part.seconds = kept->report["conformance"].value("seconds", part.seconds);
-    add_conformance(report, std::move(part));
-  }
+  kept->evidence.files = std::move(*files);
+  const Report report = judge(kept->evidence, options);
   row.changes = changes(kept->report, report);
   if (auto w = write_reports(at, report); !w) return fail("rewriting its reports: " + w.error().message);
   row.status = RowStatus::Graded;
@@ -83,35 +61,6 @@ BatchRow regrade_one(const RegradeOptions& o, const std::string& name) {
 }
 
 }  // namespace
-
-Report grade_kept(const SubmissionDir& files, const std::optional<Record>& record, const GradeInputs& in,
-                  GradeOptions options) {
-  options.server = in.server;
-  options.expected_epoch = in.expected_epoch;
-  options.record_private = in.record_private;
-  options.foreign_connections = in.foreign_connections;
-  if (!in.evidence_failure.empty()) options.evidence_failure = in.evidence_failure;
-  Report report = grade(files, record, in.no_record_reason, options);
-  report.run_output = in.run_output;
-  report.program = in.program;
-  report.sandbox = in.sandbox;
-  return report;
-}
-
-ConformancePart conformance_part(const GradeInputs& in, const Rubric& rubric, const conformance::Programs& programs,
-                                 std::chrono::milliseconds time_limit) {
-  ConformanceOptions co;
-  co.command = in.conformance_command;
-  co.traces = in.conformance_traces;
-  co.seed = in.conformance_seed;
-  co.points = rubric.conformance;
-  co.visibility = rubric.conformance_visibility;
-  co.jobs = 1;  // a class runs side by side already
-  co.time_limit = time_limit;
-  if (!in.conformance_refused.first.empty())
-    return conformance_refused(co, in.conformance_refused.first, in.conformance_refused.second);
-  return check_conformance(co, programs);
-}
 
 std::string changes(const nlohmann::json& before, const Report& after) {
   std::vector<std::string> said;

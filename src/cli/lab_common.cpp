@@ -14,6 +14,7 @@
 
 #include "cb/atomic_file.h"
 #include "cb/decimal_time.h"
+#include "cb/grade/judge.h"
 #include "cb/grade/variant.h"
 #include "cb/lab/session.h"
 
@@ -114,32 +115,33 @@ grade::Report grade_now(const std::string& dir, const lab::ServerUrl& server, co
                         std::shared_ptr<const grade::LabSpec> spec, const LabFacts* facts) {
   grade::GradeOptions o;
   o.spec = std::move(spec);
-  if (facts != nullptr) o.step_last_seq = facts->step_last_seq;
   o.steps = std::move(steps);
-  o.expected_epoch = epoch;
+  grade::Evidence e;
+  if (facts != nullptr) e.step_last_seq = facts->step_last_seq;
+  e.expected_epoch = epoch;
   const bool flaky = probe.kind == lab::Probe::Kind::Flaky;
-  o.probe = grade::ServerProbe{
+  e.probe = grade::ServerProbe{
       flaky, flaky ? std::string() : "the server at " + server.text() + " is not a flaky server: " + probe.detail};
-  std::optional<grade::Record> record;
-  std::string why;
   if (flaky) {
     auto fetched = record_now(server, facts != nullptr ? facts->own_server : nullptr);
     if (fetched) {
-      record = std::move(fetched).value();
-      o.server = server.text();
+      e.record = std::move(fetched).value();
+      e.server = server.text();
     } else {
       // It answered before the run and does not now: whatever failed since is not the
       // breaker's doing, and the report must say so rather than blame it.
-      why = fetched.error().message;
-      o.evidence_failure = "the flaky server at " + server.text() + " stopped answering during the run (" + why + ")";
+      e.no_record_reason = fetched.error().message;
+      e.evidence_failure =
+          "the flaky server at " + server.text() + " stopped answering during the run (" + e.no_record_reason + ")";
     }
   } else {
-    why = "the server at " + server.text() + " is not a flaky server, so there is no record to check";
+    e.no_record_reason = "the server at " + server.text() + " is not a flaky server, so there is no record to check";
   }
   if (facts != nullptr && facts->files != nullptr) {
     std::map<std::string, grade::InMemoryFile> files;
     for (const auto& [name, f] : *facts->files) files.emplace(name, grade::InMemoryFile{f.bytes, f.wall_us});
-    return grade::grade(grade::SubmissionDir::in_memory(dir, std::move(files)), record, why, o);
+    e.files = grade::SubmissionDir::in_memory(dir, std::move(files));
+    return grade::judge(e, o);
   }
   auto d = grade::SubmissionDir::open(dir);
   if (!d) {
@@ -148,7 +150,8 @@ grade::Report grade_now(const std::string& dir, const lab::ServerUrl& server, co
     r.status = grade::Status::Error;
     return r;
   }
-  return grade::grade(*d, record, why, o);
+  e.files = std::move(*d);
+  return grade::judge(e, o);
 }
 
 grade::StepReport step_verdict(const grade::Report& report, int n) {

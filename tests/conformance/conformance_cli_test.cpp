@@ -449,3 +449,36 @@ TEST_CASE("conformance: a breaker that answers rightly but slowly fails as too s
 
 }  // namespace
 }  // namespace cb::testing
+
+namespace cb::testing {
+namespace {
+
+TEST_CASE("conformance: a part too slow in a batch is judged the same on a regrade of what was kept") {
+  TempDir root;
+  std::filesystem::create_directories(root / "class/slow");
+  std::filesystem::copy_file(kBent, root / "class/slow/cb_bent_breaker");
+  const auto batch = run(graded({kGrade, "--batch", root / "class", "--sandbox", "fallback", "--conformance",
+                                 "sleep 0.3; exec " + kBentHere + " --one-trace", "--traces", "20",
+                                 "--conformance-timeout", "1s", "--reports", root / "reports", "--format", "json"}));
+  INFO(batch.out, batch.err);
+  REQUIRE(batch.exit_code == 1);
+  const auto part = [&] {
+    std::ifstream in(root / "reports/slow/report.json");
+    return json::parse(in)["conformance"];
+  };
+  const json first = part();
+  CHECK(first["rule"] == "too_slow");
+  CHECK(first["judged"].get<int>() > 0);
+  CHECK(first["judged"].get<int>() < 20);
+  CHECK(first["judged"] == first["agreed"]);
+  const auto again = run({kGrade, "--regrade", root / "reports", "--format", "json"});
+  INFO(again.err);
+  REQUIRE(again.exit_code == 1);
+  CHECK(again.err.find("0 changed") != std::string::npos);
+  const json second = part();
+  for (const char* field : {"status", "rule", "message", "judged", "agreed", "seconds", "processes"})
+    CHECK_MESSAGE(second[field] == first[field], field);
+}
+
+}  // namespace
+}  // namespace cb::testing

@@ -12,19 +12,10 @@
 #include <vector>
 
 #include "cb/grade/grade.h"
+#include "cb/grade/gather.h"
 #include "cb/grade/run_student.h"
 
 namespace cb::grade {
-
-// --conformance in a batch: every submission's breaker driven with the same traces.
-struct BatchConformance {
-  std::string command;
-  int traces = 200;
-  std::uint64_t seed = 0;  // one for the class, reported in every row
-  std::chrono::milliseconds trace_limit{std::chrono::seconds{5}};
-  std::chrono::milliseconds warm_up{std::chrono::seconds{20}};
-  std::chrono::milliseconds time_limit{std::chrono::seconds{120}};  // all traces of one submission
-};
 
 struct BatchOptions {
   std::string root;
@@ -39,9 +30,9 @@ struct BatchOptions {
   // numbers for all (grade.spec's, or the handout's).
   std::string course_key;
   std::map<std::string, std::string> roster;
-  bool roster_only = false;  // a folder the roster does not name is an error, not an id
-  std::optional<BatchConformance> conformance;
-  std::string reports_dir;  // non-empty: each submission's reports kept in reports_dir/NAME/
+  bool roster_only = false;                   // a folder the roster does not name is an error, not an id
+  std::optional<ConformanceRun> conformance;  // jobs: 1 (a class runs side by side already)
+  std::string reports_dir;                    // non-empty: each submission's reports kept in reports_dir/NAME/
   // Called after each submission (from the worker that graded it; calls do not overlap).
   std::function<void(std::size_t done, std::size_t total)> progress;
 };

@@ -26,6 +26,9 @@ struct ConformanceOptions {
   // All the traces of one submission (--conformance-timeout; zero: none). A breaker that answers
   // right but slowly holds a class's grading up: past this it fails as too slow ("too_slow").
   std::chrono::milliseconds time_limit{0};
+  // A replay of a part that was too slow: it stops where the first grading's time ran out, after
+  // this many traces (-1: none).
+  int stop_after = -1;
 };
 
 // Runs traces 0..traces-1 of the seed through `programs` and judges every one. A trace answered

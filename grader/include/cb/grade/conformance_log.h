@@ -18,7 +18,8 @@ class AnswerLog {
  public:
   AnswerLog() = default;
   AnswerLog(const AnswerLog& other);
-  AnswerLog& operator=(const AnswerLog&) = delete;
+  // Not while the programs it made are running (they write to this one).
+  AnswerLog& operator=(const AnswerLog& other);
 
   // `programs`, keeping here each trace they answer (traces may run at once), alone or not,
   // and how many processes they started. The log must outlive the returned programs.

@@ -1,0 +1,229 @@
+#include "cli_flags.h"
+
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "cb/bounded_file.h"
+#include "cb/decimal_time.h"
+#include "cb/flaky/endpoints.h"
+#include "cb/grade/conformance_check.h"
+#include "cb/grade/lab_spec.h"
+#include "cb/grade/variant.h"
+
+namespace cb::grade {
+namespace {
+
+// A rubric is a few lines.
+constexpr std::size_t kMaxRubricBytes = 64 << 10;
+
+// Gradescope's /autograder/submission_metadata.json names who submitted: the first user's
+// "sid" (the course's student id) when it has one, else their email.
+Result<std::string> student_from_metadata(const std::string& path) {
+  auto text = read_bounded_file(path, 1 << 20, "submission metadata");
+  if (!text) return text.error();
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return Error{path + ": not a JSON object"};
+  const auto users = j.find("users");
+  if (users == j.end() || !users->is_array() || users->empty() || !(*users)[0].is_object())
+    return Error{path + ": users: expected the submitters, the first one an object"};
+  const nlohmann::json& first = (*users)[0];
+  for (const char* key : {"sid", "email"})
+    if (const auto v = first.find(key); v != first.end() && v->is_string() && !v->get_ref<const std::string&>().empty())
+      return v->get<std::string>();
+  return Error{path + ": users[0]: neither a sid nor an email to know the student by"};
+}
+
+// A duration flag: positive (or, `zero_ok`, not negative).
+Result<std::chrono::milliseconds> duration_flag(const char* flag, const std::string& text, const char* like,
+                                                bool zero_ok = false) {
+  const auto d = parse_duration(text);
+  if (!d || d->count() < 0 || (!zero_ok && d->count() == 0))
+    return Error{std::string(flag) + ": '" + text + "' is not a " + (zero_ok ? "" : "positive ") + "duration like " +
+                 like};
+  return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+}
+
+// The lab and the numbers graded on: --spec's, then --settings' or --student's own.
+Result<void> read_lab(Options& o, Asked& a) {
+  if (!o.spec.empty()) {
+    auto spec = load_lab_spec(o.spec);
+    if (!spec) return spec.error();
+    a.grade.spec = *spec;
+  }
+  if (!o.submission_metadata.empty()) {
+    if (!o.student.empty()) return Error{"--submission-metadata names the student; it does not go with --student"};
+    auto who = student_from_metadata(o.submission_metadata);
+    if (!who) return Error{"--submission-metadata: " + who.error().message};
+    o.student = *who;
+  }
+  if (!o.course_key.empty()) {
+    auto key = read_course_key(o.course_key);
+    if (!key) return Error{"--course-key: " + key.error().message};
+    a.course_key = *key;
+  }
+  if (!o.student.empty() && a.course_key.empty()) return Error{"--student: goes with --course-key FILE"};
+  if (!o.roster.empty() && (o.batch.empty() || a.course_key.empty()))
+    return Error{"--roster: goes with --batch and --course-key"};
+  if (!a.course_key.empty() && o.student.empty() && o.batch.empty())
+    return Error{"--course-key: goes with --student ID, --submission-metadata FILE or --batch DIR"};
+  const LabSpec& base = a.grade.spec ? *a.grade.spec : lab_spec();
+  if (!o.settings.empty()) {
+    if (!o.student.empty() || !a.course_key.empty())
+      return Error{"--settings: the course key decides a student's numbers; give one or the other"};
+    const auto text = read_bounded_file(o.settings, 64 << 10, "settings");
+    if (!text) return text.error();
+    auto numbers = numbers_of_settings(*text, o.settings);
+    if (!numbers) return numbers.error();
+    auto spec = with_numbers(base, *numbers, "");
+    if (!spec) return Error{o.settings + ": " + spec.error().message};
+    a.grade.spec = std::make_shared<const LabSpec>(std::move(*spec));
+  }
+  if (!o.student.empty()) {
+    auto variant = variant_spec(base, o.student, a.course_key);
+    if (!variant) return Error{"--student: " + variant.error().message};
+    a.grade.spec = *variant;
+  }
+  return {};
+}
+
+Result<void> read_rubric(const Options& o, Asked& a) {
+  if (!o.rubric.empty()) {
+    const auto text = read_bounded_file(o.rubric, kMaxRubricBytes, "rubric");
+    if (!text) return text.error();
+    auto rubric = Rubric::parse(*text);
+    if (!rubric) return Error{o.rubric + ": " + rubric.error().message};
+    a.grade.rubric = *rubric;
+  }
+  if (!o.refuse_prebuilt.empty()) {
+    auto rule = parse_prebuilt(o.refuse_prebuilt);
+    if (!rule) return Error{"--refuse-prebuilt: " + rule.error().message};
+    a.grade.rubric.prebuilt = *rule;
+  }
+  return {};
+}
+
+// The traces: the flags', else the rubric's (an assignment's fixed seed), else a random seed.
+ConformanceRun read_conformance(const CLI::App& app, const Options& o, const Asked& a) {
+  ConformanceRun c;
+  c.command = o.conformance;
+  c.traces = app.count("--traces") > 0 || !a.grade.rubric.traces ? o.traces : *a.grade.rubric.traces;
+  c.seed = app.count("--seed") > 0 ? o.seed : a.grade.rubric.seed ? *a.grade.rubric.seed : random_seed();
+  c.jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  return c;
+}
+
+}  // namespace
+
+void add_grade_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool& max_score) {
+  app.add_option("--dir", o.dir, "The lab's output directory")->capture_default_str();
+  app.add_option("--step", o.steps,
+                 "Check what must hold right after step N (repeatable); default: every step, finished")
+      ->check(CLI::Range(1, kGradedSteps));
+  app.add_option("--server", o.server,
+                 "The flaky server whose record is the evidence (default: try " + cb::flaky::default_url() + ")");
+  app.add_option("--run", o.run, "Start a fresh server, run this command (CB_SERVER, CB_DIR set), then grade");
+  app.add_option("--submission", o.submission,
+                 "--run, --conformance: the folder the program is from; it works in a private copy of it, and sees "
+                 "nothing else of the file system but the system, read-only")
+      ->capture_default_str();
+  add_sandbox_flags(app, sandbox);
+  app.add_option("--timeout", o.timeout,
+                 "--run: time limit; on expiry the command is killed and graded as far as it got")
+      ->capture_default_str();
+  app.add_flag("--any-port", o.any_port, "--run: always use a free port (CB_SERVER says which)");
+  app.add_option("--format", o.format,
+                 "text, json, junit, gradescope, html (a page with the run drawn on a time axis) or classroom (GitHub "
+                 "Classroom's grading reporter)")
+      ->capture_default_str();
+  app.add_option("-o,--output", o.output, "Write the report here (atomically) instead of standard output");
+  app.add_option("--spec", o.spec,
+                 "Grade against this lab (scenarios/lab.json's format: its numbers, titles and files) instead of the "
+                 "one built in");
+  app.add_option("--student", o.student,
+                 "Grade on this student's own numbers (with --course-key; cb-lab variant prints them)");
+  app.add_option("--course-key", o.course_key,
+                 "The course's secret: with --student, one student's numbers; with --batch, each folder's (its name "
+                 "is the student, or --roster says)");
+  app.add_option("--settings", o.settings,
+                 "Grade on the numbers of this lab-settings.json (a kit made for one student: checking your own work)");
+  app.add_option("--roster", o.roster, "--batch with --course-key: a CSV of folder,student");
+  app.add_option("--submission-metadata", o.submission_metadata,
+                 "With --course-key: the student is the one Gradescope's submission_metadata.json names");
+  app.add_option("--rubric", o.rubric,
+                 "JSON: points per part, Gradescope's visibility of each, the conformance seed and traces "
+                 "(docs/TEACHING.md)");
+  app.add_flag("--max-score", max_score,
+               "Print the points a report is out of under --rubric (with --conformance: its part too), and exit");
+  app.add_option("--record", o.record_file, "Grade on a saved record (from --save-record) instead of a live server");
+  app.add_option("--save-record", o.save_record, "Keep the server's record this grade was given on, as JSON");
+  app.add_option("--batch", o.batch, "Grade every subdirectory of this directory into one gradebook (CSV, or JSON)");
+  app.add_option("--batch-files", o.batch_files, "--batch: where the lab's files are inside each submission")
+      ->capture_default_str();
+  app.add_option("--reports", o.reports,
+                 "--batch: keep each submission's reports (text, JSON, HTML), its record, its files and its "
+                 "conformance answers in DIR/NAME/, for the student and for --regrade; one submission: its "
+                 "reports in DIR");
+  app.add_option("--regrade", o.regrade,
+                 "Grade a class again from what --batch --reports kept in this directory, running nothing (with "
+                 "--rubric or --spec: the new ones); rewrites the reports and says what changed");
+  app.add_option("-j,--jobs", o.jobs,
+                 "--batch: submissions graded at once; --conformance: traces run at once (default: one per core)");
+  app.add_option(
+      "--conformance", o.conformance,
+      "Drive this command's breaker call by call with generated traces (the line protocol of docs/CONTRACTS.md) "
+      "and compare every answer with the lab's rules; alone, or as one more part beside the steps");
+  app.add_option("--traces", o.traces, "--conformance: how many traces")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--seed", o.seed,
+                 "--conformance: the traces' seed (default: a random one, printed in the report; with --batch, one for "
+                 "the whole class)");
+  app.add_option("--trace-timeout", o.trace_timeout,
+                 "--conformance: time limit of one trace, start to exit (--timeout sets it too, without --run)")
+      ->capture_default_str();
+  app.add_option("--conformance-timeout", o.conformance_timeout,
+                 "--conformance: time limit of all the traces of one submission; past it the part fails as too slow")
+      ->capture_default_str();
+  app.add_option("--refuse-prebuilt", o.refuse_prebuilt,
+                 "--conformance: what a submission may not hand in ready-made: harness (a copy of cb-lab or cb-grade; "
+                 "the default, or the rubric's), all (any executable), none");
+  app.add_option("--warm-up", o.warm_up,
+                 "--conformance: extra time for the traces that start before the first has finished (a program "
+                 "that builds itself on its first start)")
+      ->capture_default_str();
+}
+
+Result<Asked> read_flags(const CLI::App& app, Options& o) {
+  Asked a;
+  const auto format = parse_format(o.format);
+  if (!format)
+    return Error{"--format: '" + o.format + "' is not one of text, json, junit, gradescope, html, classroom"};
+  a.format = *format;
+  auto timeout = duration_flag("--timeout", o.timeout, "60s");
+  if (!timeout) return timeout.error();
+  a.timeout = *timeout;
+  // --conformance alone grades only the conformance part; with anything that points at the
+  // lab's files or evidence, it is one more part beside the steps.
+  a.conformance_only = !o.conformance.empty() && o.run.empty() && o.server.empty() && o.record_file.empty() &&
+                       o.steps.empty() && app.count("--dir") == 0 && o.batch.empty();
+  auto trace_limit = duration_flag(
+      "--trace-timeout", a.conformance_only && app.count("--timeout") > 0 ? o.timeout : o.trace_timeout, "5s");
+  if (!trace_limit) return trace_limit.error();
+  auto conformance_limit = duration_flag("--conformance-timeout", o.conformance_timeout, "120s");
+  if (!conformance_limit) return conformance_limit.error();
+  auto warm_up = duration_flag("--warm-up", o.warm_up, "20s", true);
+  if (!warm_up) return warm_up.error();
+  a.grade.steps = {o.steps.begin(), o.steps.end()};
+  if (auto lab = read_lab(o, a); !lab) return lab.error();
+  if (auto rubric = read_rubric(o, a); !rubric) return rubric.error();
+  if (!o.conformance.empty() && o.regrade.empty()) {
+    ConformanceRun c = read_conformance(app, o, a);
+    c.trace_limit = *trace_limit;
+    c.warm_up = *warm_up;
+    c.time_limit = *conformance_limit;
+    a.conformance = std::move(c);
+  }
+  return a;
+}
+
+}  // namespace cb::grade

@@ -1,0 +1,34 @@
+#pragma once
+// cb-grade's flags: declared for CLI11 in one place, then checked and read once (every file they
+// name: the lab, the numbers, the rubric, the course key) into what the grading needs.
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "cb/grade/format.h"
+#include "cb/grade/gather.h"
+#include "cb/grade/grade.h"
+#include "cb/result.h"
+#include "cli_options.h"
+#include "sandbox_flags.h"
+
+namespace cb::grade {
+
+void add_grade_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool& max_score);
+
+// What the flags ask, read once.
+struct Asked {
+  Format format = Format::Text;
+  GradeOptions grade;      // the steps, the rubric (with --refuse-prebuilt), the lab and its numbers
+  std::string course_key;  // the key itself, read from --course-key's file
+  std::chrono::milliseconds timeout{0};
+  bool conformance_only = false;              // --conformance, with nothing that points at the lab's files
+  std::optional<ConformanceRun> conformance;  // with --conformance: its traces, seed and limits
+};
+
+// Errors are one line naming the flag (or its file) and what was expected.
+[[nodiscard]] Result<Asked> read_flags(const CLI::App& app, Options& o);
+
+}  // namespace cb::grade

@@ -1,0 +1,109 @@
+#include "cb/grade/gather.h"
+
+#include "cb/grade/conformance_check.h"
+#include "cb/grade/conformance_process.h"
+#include "cb/grade/run_student.h"
+#include "cb/grade/variant.h"
+
+namespace cb::grade {
+namespace {
+
+// The lab run: a fresh server, the command against it, the record and the files it left.
+Result<void> run_lab(const Submission& s, const LabSpec& spec, sandbox::Sandbox& sandbox, const sandbox::Box& box,
+                     Evidence& e) {
+  RunOptions run;
+  run.spec = &spec;
+  run.command = *s.run;
+  run.host = s.host;
+  run.port = s.port;
+  run.timeout = s.timeout;
+  auto ran = run_student(run, sandbox, box);
+  if (!ran) return ran.error();
+  if (ran->survivors)
+    return Error{"a process the program started could not be stopped (it forks faster than it dies); not graded"};
+  e.server = ran->server_url;
+  e.run_output = ran->output_tail;
+  e.program = program_run(*ran, s.timeout);
+  e.sandbox = sandbox_info(ran->containment);
+  e.record_private = ran->record_private;
+  e.foreign_connections = ran->foreign_connections;
+  e.expected_epoch = 1;  // a fresh server, and nobody but the grader may reset it
+  if (ran->record) {
+    e.record = std::move(ran->record).value();
+  } else {
+    e.no_record_reason = ran->record.error().message;
+    e.evidence_failure = "the fresh server's record could not be read: " + e.no_record_reason;
+  }
+  // What it wrote in its box, read from the descriptors the box held before it ran (a link it put
+  // there is refused, and graded as no files), taken now: what is graded and kept is what the
+  // lab run left, whatever the conformance programs do in the same box later.
+  auto out = box.out_handle();
+  const SubmissionDir written = out ? SubmissionDir::adopt(std::move(out).value(), s.files_path)
+                                    : SubmissionDir::refused(s.files_path, out.error().message);
+  std::vector<std::string> names;
+  for (std::string_view f : spec.files.all()) names.emplace_back(f);
+  e.files = SubmissionDir::snapshot(written, names);
+  if (s.copy_files_to && box.copied())
+    if (auto copied = copy_lab_files(*e.files, *s.copy_files_to, spec); !copied) return copied.error();
+  return {};
+}
+
+// The conformance traces through the program, every answer recorded; the live verdict is only
+// asked for what a replay cannot know (where the time ran out).
+ConformanceEvidence run_conformance(const ConformanceRun& c, const std::optional<std::string>& prebuilt, Prebuilt rule,
+                                    sandbox::Sandbox& sandbox, const sandbox::Box& box) {
+  ConformanceEvidence out;
+  out.command = c.command;
+  out.traces = c.traces;
+  out.seed = c.seed;
+  if (prebuilt) {
+    out.refused = {"prebuilt", prebuilt_reason(*prebuilt, rule)};
+    return out;
+  }
+  conformance::ProcessOptions po;
+  po.command = c.command;
+  po.trace_limit = c.trace_limit;
+  po.warm_up = c.warm_up;
+  po.sandbox = &sandbox;
+  po.box = &box;
+  ConformanceOptions co;
+  co.command = c.command;
+  co.traces = c.traces;
+  co.seed = c.seed;
+  co.jobs = c.jobs;
+  co.progress = c.progress;
+  co.time_limit = c.time_limit;
+  const ConformancePart live = check_conformance(co, out.answers.recording(conformance::process_programs(po)));
+  out.seconds = live.seconds;
+  out.shrink_cut = !live.shrunk_fully;
+  if (live.rule == "too_slow") {
+    out.refused = {live.rule, live.message};
+    out.judged = live.judged;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<Evidence> gather(Submission s, sandbox::Sandbox* sandbox) {
+  Evidence e = std::move(s.found);
+  const LabSpec& spec = s.spec ? *s.spec : lab_spec();
+  e.student = s.student;
+  e.numbers = kit_settings_json(spec);
+  if (!s.run && !s.conformance) return e;
+  if (sandbox == nullptr) return Error{"no sandbox to run the submission in"};
+  if (s.run && s.copy_files_to)
+    if (auto cleared = clear_lab_files(*s.copy_files_to, spec); !cleared) return cleared.error();
+  auto box = sandbox->box(s.folder, s.run ? s.files_path : std::string());
+  if (!box) return box.error();
+  // What it handed in, looked at before any of its programs runs (a build in the box is its own).
+  const std::optional<std::string> prebuilt =
+      s.conformance ? prebuilt_in((*box)->copy_root(), s.prebuilt) : std::nullopt;
+  if (s.run)
+    if (auto ran = run_lab(s, spec, *sandbox, **box, e); !ran) return ran.error();
+  if (s.conformance) e.conformance.emplace(run_conformance(*s.conformance, prebuilt, s.prebuilt, *sandbox, **box));
+  if (!e.sandbox) e.sandbox = sandbox_info(sandbox->containment(**box));
+  return e;
+}
+
+}  // namespace cb::grade

@@ -1,0 +1,68 @@
+#include "cb/grade/judge.h"
+
+#include "cb/grade/conformance_check.h"
+#include "cb/grade/provenance.h"
+
+namespace cb::grade {
+namespace {
+
+void not_kept(ConformancePart& part, std::size_t missed) {
+  part.status = Status::Error;
+  part.score = 0;
+  part.rule = "not_kept";
+  part.message = "the regrade needs the answers to " + std::to_string(missed) +
+                 " trace(s) the first grade never asked for (it was graded by another version of cb-grade); grade it "
+                 "again with --batch --run";
+  part.example = {};
+  part.rules.clear();
+}
+
+// --conformance alone: a report of no steps, for the part to be added to.
+Report no_steps(const GradeOptions& options) {
+  Report report;
+  report.grader_version = grader_version();
+  report.lab_spec_sha256 = (options.spec ? *options.spec : lab_spec()).sha256;
+  report.stdout_visibility = options.rubric.stdout_visibility;
+  return report;
+}
+
+}  // namespace
+
+ConformancePart judge_conformance(const ConformanceEvidence& c, const Rubric& rubric) {
+  ConformanceOptions co;
+  co.command = c.command;
+  co.traces = c.traces;
+  co.seed = c.seed;
+  co.points = rubric.conformance;
+  co.visibility = rubric.conformance_visibility;
+  const bool too_slow = c.refused.first == "too_slow";
+  if (!c.refused.first.empty() && !(too_slow && c.judged >= 0)) {
+    ConformancePart part = conformance_refused(co, c.refused.first, c.refused.second);
+    part.seconds = c.seconds;
+    return part;
+  }
+  if (too_slow) co.stop_after = c.judged;
+  conformance::AnswerLog log = c.answers;  // a replay notes what it missed; the evidence stays as it was
+  ConformancePart part = check_conformance(co, log.replaying());
+  if (too_slow && part.rule == "too_slow") part.message = c.refused.second;
+  if (log.missed() > 0) {
+    if (c.shrink_cut) {
+      part.shrunk_fully = false;
+    } else {
+      not_kept(part, log.missed());
+    }
+  }
+  part.seconds = c.seconds;
+  return part;
+}
+
+Report judge(const Evidence& e, const GradeOptions& options) {
+  Report report = e.files ? grade(e, options) : no_steps(options);
+  report.run_output = e.run_output;
+  report.program = e.program;
+  report.sandbox = e.sandbox;
+  if (e.conformance) add_conformance(report, judge_conformance(*e.conformance, options.rubric));
+  return report;
+}
+
+}  // namespace cb::grade

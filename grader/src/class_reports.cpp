@@ -81,14 +81,13 @@ Result<void> inputs_of(const nlohmann::json& j, const std::string& name, Evidenc
                                s->at("description").get<std::string>(), s->at("details")};
     if (const auto c = j.find("conformance"); c != j.end() && c->is_object()) {
       if (!answers) return Error{name + ": conformance: its answers (conformance.json) are not kept"};
-      ConformanceEvidence& kept = in.conformance.emplace(ConformanceEvidence{c->at("command").get<std::string>(),
-                                                                             c->at("traces").get<int>(),
-                                                                             c->at("seed").get<std::uint64_t>(),
-                                                                             std::move(*answers),
-                                                                             {},
-                                                                             -1,
-                                                                             c->value("shrink_cut", false),
-                                                                             c->value("seconds", 0.0)});
+      ConformanceEvidence& kept = in.conformance.emplace();
+      kept.command = c->at("command").get<std::string>();
+      kept.traces = c->at("traces").get<int>();
+      kept.seed = c->at("seed").get<std::uint64_t>();
+      kept.answers = *answers;
+      kept.shrink_cut = c->value("shrink_cut", false);
+      kept.seconds = c->value("seconds", 0.0);
       if (const auto r = c->find("refused"); r != c->end() && r->is_object()) {
         kept.refused = {r->at("rule").get<std::string>(), r->at("message").get<std::string>()};
         kept.judged = r->value("judged", -1);

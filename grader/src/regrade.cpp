@@ -52,7 +52,7 @@ BatchRow regrade_one(const RegradeOptions& o, const std::string& name) {
   auto files = SubmissionDir::open(at + "/files", shown);
   if (!files) return fail(files.error().message);
   kept->evidence.files = std::move(*files);
-  const Report report = judge(kept->evidence, options);
+  Report report = judge(kept->evidence, options);
   row.changes = changes(kept->report, report);
   if (auto w = write_reports(at, report); !w) return fail("rewriting its reports: " + w.error().message);
   row.status = RowStatus::Graded;

@@ -35,7 +35,7 @@ ConformancePart first_run(ConformanceEvidence& c, conformance::ShrinkBudget shri
   co.seed = c.seed;
   co.shrink = shrink;
   const Program p = one_trial();
-  const ConformancePart live = check_conformance(co, c.answers.recording(Programs{p, p, {}}));
+  ConformancePart live = check_conformance(co, c.answers.recording(Programs{p, p, {}}));
   c.shrink_cut = !live.shrunk_fully;
   c.seconds = live.seconds;
   return live;

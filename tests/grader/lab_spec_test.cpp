@@ -127,7 +127,7 @@ TEST_CASE("lab spec: every check of the catalogue has code, and all the code is 
 TEST_CASE("lab spec: every message the grader says is in the spec, and the spec has none it never says") {
   std::set<std::string> said;
   const std::regex say(R"re(say\("([a-z0-9_.]+)")re");
-  for (const auto& e : std::filesystem::recursive_directory_iterator(std::string(CB_SOURCE_DIR) + "/grader/src")) {
+  for (const auto& e : std::filesystem::recursive_directory_iterator(std::string(CB_SOURCE_DIR) + "/grader")) {
     const std::string text = read_text(e.path());
     for (std::sregex_iterator it(text.begin(), text.end(), say), end; it != end; ++it) said.insert((*it)[1].str());
   }

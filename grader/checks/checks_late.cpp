@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "lab_checks.h"
-#include "wording.h"
+#include "cb/grade/wording.h"
 
 namespace cb::grade {
 namespace {

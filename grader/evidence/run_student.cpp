@@ -20,7 +20,7 @@
 #include "cb/grade/lab_spec.h"
 #include "cb/sandbox/cgroup.h"
 #include "cb/sandbox/peer.h"
-#include "output_tail.h"
+#include "cb/grade/output_tail.h"
 #include "cb/flaky/endpoints.h"
 
 namespace cb::grade {

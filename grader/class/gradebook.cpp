@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "cb/grade/batch.h"
-#include "format_common.h"
+#include "cb/grade/format_common.h"
 
 namespace cb::grade {
 namespace {

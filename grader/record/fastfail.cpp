@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cb/grade/artifacts.h"
-#include "wording.h"
+#include "cb/grade/wording.h"
 
 namespace cb::grade {
 namespace {

@@ -21,7 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cb/grade/conformance_process.h"
-#include "output_tail.h"
+#include "cb/grade/output_tail.h"
 
 namespace cb::grade::conformance {
 namespace {

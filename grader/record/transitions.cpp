@@ -1,7 +1,7 @@
 #include <array>
 
 #include "cb/grade/artifacts.h"
-#include "wording.h"
+#include "cb/grade/wording.h"
 #include "cb/utc_time.h"
 
 namespace cb::grade {

@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "cb/html_page.h"
-#include "format_common.h"
+#include "cb/grade/format_common.h"
 #include "cb/flaky/endpoints.h"
 
 namespace cb::grade {

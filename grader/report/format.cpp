@@ -2,7 +2,7 @@
 
 #include "cb/grade/files.h"
 #include "cb/html_page.h"
-#include "format_common.h"
+#include "cb/grade/format_common.h"
 
 namespace cb::grade {
 

@@ -1,7 +1,7 @@
 #include <cstdio>
 
 #include "cb/grade/files.h"
-#include "format_common.h"
+#include "cb/grade/format_common.h"
 
 namespace cb::grade {
 namespace {

@@ -3,8 +3,8 @@
 #include <cstdio>
 
 #include "cb/grade/conformance_traces.h"
-#include "format_common.h"
-#include "wording.h"
+#include "cb/grade/format_common.h"
+#include "cb/grade/wording.h"
 
 namespace cb::grade {
 namespace {

@@ -6,7 +6,7 @@
 #include "cb/bounded_file.h"
 #include "cb/grade/format.h"
 #include "cb/grade/run_student.h"
-#include "format_common.h"
+#include "cb/grade/format_common.h"
 
 namespace cb::grade {
 namespace {

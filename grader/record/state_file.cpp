@@ -2,7 +2,7 @@
 
 #include "cb/grade/artifacts.h"
 #include "cb/grade/json_limits.h"
-#include "wording.h"
+#include "cb/grade/wording.h"
 
 namespace cb::grade {
 namespace {

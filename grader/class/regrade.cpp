@@ -5,7 +5,7 @@
 #include "cb/grade/judge.h"
 #include "cb/grade/variant.h"
 #include "cb/atomic_file.h"
-#include "format_common.h"
+#include "cb/grade/format_common.h"
 #include "parallel.h"
 
 namespace cb::grade {

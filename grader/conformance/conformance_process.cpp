@@ -64,15 +64,6 @@ std::optional<Parsed> parse_answer(const std::string& line) {
 
 }  // namespace
 
-std::string ms_text(double t_ms) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3f", t_ms);
-  std::string s = buf;
-  while (s.back() == '0') s.pop_back();
-  if (s.back() == '.') s.pop_back();
-  return s;
-}
-
 std::string settings_line(const Settings& s) {
   return "{\"window\":" + std::to_string(s.window) + ",\"minimum_calls\":" + std::to_string(s.minimum_calls) +
          ",\"failure_rate_percent\":" + std::to_string(s.failure_rate_percent) +

@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "cb/grade/conformance_traces.h"
 #include "cb/grade/format_common.h"
 #include "cb/grade/wording.h"
 
@@ -33,7 +32,7 @@ std::string example_lines(const Counterexample& e, const std::string& command) {
     for (std::size_t i = 0; i < e.rows.size(); ++i) {
       const ConformanceRow& r = e.rows[i];
       const std::string got = r.got.empty() ? "(no answer)" : r.got;
-      out += "  " + padded(std::to_string(i + 1), 6) + padded(conformance::ms_text(r.t_ms), 12) + padded(r.result, 9) +
+      out += "  " + padded(std::to_string(i + 1), 6) + padded(ms_text(r.t_ms), 12) + padded(r.result, 9) +
              padded(r.expected, 20) + (alone ? padded(got, 21) + (r.alone.empty() ? "(no answer)" : r.alone) : got) +
              (r.differs ? "   <- differs" : "") + "\n";
     }

@@ -1,9 +1,11 @@
-// The grader's shape, held where a change would quietly undo it: cb-grade's main is flag parsing
-// and one call, and no function of the grader is longer than a reader can hold (120 lines).
+// The grader's shape, held where a change would quietly undo it: its folders are layers, each
+// including only itself and those below it; cb-grade's main is flag parsing and one call; and no
+// function of the grader is longer than a reader can hold (120 lines).
 #include <doctest/doctest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <string>
 #include <vector>
@@ -50,6 +52,40 @@ std::vector<Function> functions_under(const std::string& dir) {
     if (e.path().extension() == ".cpp" || e.path().extension() == ".h")
       for (Function& f : functions_in(e.path())) out.push_back(std::move(f));
   return out;
+}
+
+// The grader's folders, bottom to top (docs/GRADER.md says what each holds).
+constexpr const char* kLayers[] = {"lab", "record", "report", "conformance", "evidence", "checks", "class"};
+
+TEST_CASE("code shape: no include inside the grader runs back up to a layer above") {
+  const std::filesystem::path grader = std::filesystem::path(CB_SOURCE_DIR) / "grader";
+  // Every header of the layers, public (cb/grade/NAME.h) or a folder's own (NAME.h): its layer.
+  std::map<std::string, std::size_t> layer_of;
+  for (std::size_t i = 0; i < std::size(kLayers); ++i)
+    for (const auto& e : std::filesystem::recursive_directory_iterator(grader / kLayers[i]))
+      if (e.path().extension() == ".h")
+        layer_of[(e.path().parent_path().filename() == "grade" ? "cb/grade/" : "") + e.path().filename().string()] = i;
+  REQUIRE(layer_of.size() > 30);
+  static const std::regex include(R"re(#include "([^"]+)")re");
+  std::string upward;
+  std::size_t seen = 0;
+  for (std::size_t i = 0; i < std::size(kLayers); ++i)
+    for (const auto& e : std::filesystem::recursive_directory_iterator(grader / kLayers[i])) {
+      if (e.path().extension() != ".h" && e.path().extension() != ".cpp") continue;
+      std::ifstream in(e.path());
+      for (std::string line; std::getline(in, line);) {
+        std::smatch m;
+        if (!std::regex_search(line, m, include)) continue;
+        const auto found = layer_of.find(m[1]);
+        if (found == layer_of.end()) continue;  // not the grader's: support/, sandbox/, flaky_server/
+        ++seen;
+        if (found->second > i)
+          upward += "\n" + std::filesystem::relative(e.path(), grader).string() + " (" + kLayers[i] + ") includes " +
+                    m[1].str() + " (" + kLayers[found->second] + ")";
+      }
+    }
+  REQUIRE(seen > 100);  // the scan reads the grader's includes at all
+  CHECK_MESSAGE(upward.empty(), "includes that run back up:" << upward);
 }
 
 TEST_CASE("code shape: no function of the grader is over 120 lines") {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cb/grade/conformance_model.h"
+#include "cb/grade/wording.h"
 
 namespace cb::grade::conformance {
 
@@ -127,9 +128,6 @@ struct Shrunk {
 }  // namespace cb::grade::conformance
 
 namespace cb::grade::conformance {
-
-// A time as the protocol writes it: milliseconds, up to three decimals, no trailing zeros.
-[[nodiscard]] std::string ms_text(double t_ms);
 
 // The settings line and a call line of the protocol.
 [[nodiscard]] std::string settings_line(const Settings& s);

@@ -1,6 +1,7 @@
 #pragma once
 // Phrases more than one parser words the same way.
 
+#include <cstdio>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,17 @@ inline constexpr const char* kByteOrderMarkMessage =
 // "1 trial", "3 trials": a count with its noun, in the form the count takes.
 inline std::string how_many(long long n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// A time in milliseconds as the conformance protocol writes it and the reports show it: up to
+// three decimals, no trailing zeros ("250", "0.125").
+inline std::string ms_text(double t_ms) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3f", t_ms);
+  std::string s = buf;
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s;
 }
 
 }  // namespace cb::grade

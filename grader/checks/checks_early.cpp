@@ -30,7 +30,7 @@ int last_step_seen(const LabRun& run) {
   return 1;
 }
 
-void contract_check(Verdict& v, const Inputs& in, std::string_view role) {
+void contract_check(CheckVerdict& v, const Inputs& in, std::string_view role) {
   auto judge = [&](const auto& parsed) { parsed.ok ? v.pass() : v.fail(parsed.problem); };
   if (role == "state") return judge(in.state);
   if (role == "ignore") return judge(in.ignore);
@@ -39,7 +39,7 @@ void contract_check(Verdict& v, const Inputs& in, std::string_view role) {
   judge(in.transitions);
 }
 
-void state_just_after(Verdict& v, const Inputs& in, int step, const std::string& want) {
+void state_just_after(CheckVerdict& v, const Inputs& in, int step, const std::string& want) {
   // A program that ran on past step N rewrote state.json later: what is wrong is when it
   // stopped, not the breaker.
   const std::string& file = in.spec.files.state;
@@ -56,7 +56,7 @@ std::string seconds_text(double ms) {
   return buf;
 }
 
-void expect_state(Verdict& v, std::string_view file, const StateFile& f, const std::string& want,
+void expect_state(CheckVerdict& v, std::string_view file, const StateFile& f, const std::string& want,
                   const std::string& why_other) {
   std::string message = std::string(file) + ": \"state\" is " + quoted(f.state);
   if (upper(f.state) == want) {
@@ -114,18 +114,18 @@ std::string other_numbers(const Inputs& in) {
 namespace {
 
 // ---- Step 1 ---------------------------------------------------------------------------------
-void s1_numbers(Verdict& v, const Inputs& in, bool) {
+void s1_numbers(CheckVerdict& v, const Inputs& in, bool) {
   if (!in.pre.other_numbers.empty()) return v.fail(in.pre.other_numbers);
   v.pass();
 }
 
-void s1_server(Verdict& v, const Inputs& in, bool) {
+void s1_server(CheckVerdict& v, const Inputs& in, bool) {
   if (in.probe && !in.probe->flaky) return v.fail(in.probe->detail);
   if (!in.pre.has_record) return v.skip_absent(in.pre.no_record_reason);
   v.pass();
 }
 
-void s1_once(Verdict& v, const Inputs& in, bool) {
+void s1_once(CheckVerdict& v, const Inputs& in, bool) {
   // Only where the record is the program's alone (--run) is a second run its mistake; anywhere
   // else the evidence failed and grade() says so.
   const LabRun& run = *in.run;
@@ -135,7 +135,7 @@ void s1_once(Verdict& v, const Inputs& in, bool) {
   v.pass();
 }
 
-void s1_count(Verdict& v, const Inputs& in, bool) {
+void s1_count(CheckVerdict& v, const Inputs& in, bool) {
   const auto& counts = in.run->count_calls;
   const bool answered = !counts.empty() && std::all_of(counts.begin(), counts.end(), [](const RecordEntry* e) {
     return e->status == 200 && e->count.has_value();
@@ -147,7 +147,7 @@ void s1_count(Verdict& v, const Inputs& in, bool) {
            nullptr, static_cast<std::uint64_t>(counts.size()));
 }
 
-void s1_admin(Verdict& v, const Inputs& in, bool) {
+void s1_admin(CheckVerdict& v, const Inputs& in, bool) {
   const LabRun& run = *in.run;
   if (run.admin.empty()) return v.pass();
   const RecordEntry& e = *run.admin.front();
@@ -159,20 +159,22 @@ void s1_admin(Verdict& v, const Inputs& in, bool) {
 }
 
 // ---- Step 2 ---------------------------------------------------------------------------------
-void s2_state(Verdict& v, const Inputs& in, bool) { expect_state(v, in.spec.files.state, *in.state.value, "CLOSED"); }
+void s2_state(CheckVerdict& v, const Inputs& in, bool) {
+  expect_state(v, in.spec.files.state, *in.state.value, "CLOSED");
+}
 
-void s2_failures(Verdict& v, const Inputs& in, bool) {
+void s2_failures(CheckVerdict& v, const Inputs& in, bool) {
   const auto failures = in.state.value->failures;
   v.expect(failures == 0, in.spec.say("s2.failures", {{"got", str(failures)}}), 0, failures);
 }
 
-void s2_window(Verdict& v, const Inputs& in, bool) {
+void s2_window(CheckVerdict& v, const Inputs& in, bool) {
   const auto window = in.state.value->window_size;
   v.expect(window == in.spec.rules.window, in.spec.say("s2.window", {{"got", str(window)}}), in.spec.rules.window,
            window);
 }
 
-void s2_fast_first(Verdict& v, const Inputs& in, bool) {
+void s2_fast_first(CheckVerdict& v, const Inputs& in, bool) {
   const LabRun& run = *in.run;
   const auto fast = run.fast_before_first_500;
   std::string message = in.spec.say("s2.fast_first", {{"got", std::to_string(fast)}});
@@ -192,9 +194,9 @@ void s2_fast_first(Verdict& v, const Inputs& in, bool) {
 // OPEN), so a breaker that opened on the 3rd but let the 4th through passes here and fails
 // there. The log's CLOSED->OPEN stamp, read with the whole record (placement.h), tells those
 // apart from a breaker that opened late; without one, the message names both.
-void s3_state(Verdict& v, const Inputs& in, bool) { state_just_after(v, in, 3, "OPEN"); }
+void s3_state(CheckVerdict& v, const Inputs& in, bool) { state_just_after(v, in, 3, "OPEN"); }
 
-void s3_failures(Verdict& v, const Inputs& in, bool) {
+void s3_failures(CheckVerdict& v, const Inputs& in, bool) {
   // OPEN records nothing: what it reports is the window that opened it, or nothing if the
   // breaker empties its window on opening. Anything else counted what came after, the refused
   // calls among them.
@@ -204,7 +206,7 @@ void s3_failures(Verdict& v, const Inputs& in, bool) {
            nlohmann::json::array({0, want}), failures);
 }
 
-void s3_trip(Verdict& v, const Inputs& in, bool) {
+void s3_trip(CheckVerdict& v, const Inputs& in, bool) {
   const LabSpec& spec = in.spec;
   const auto n = in.run->first_burst_500;
   const auto want = static_cast<std::size_t>(spec.trip_at);
@@ -238,15 +240,15 @@ void s3_trip(Verdict& v, const Inputs& in, bool) {
 }
 
 // ---- Step 4 ---------------------------------------------------------------------------------
-void s4_state(Verdict& v, const Inputs& in, bool) { state_just_after(v, in, 4, "OPEN"); }
+void s4_state(CheckVerdict& v, const Inputs& in, bool) { state_just_after(v, in, 4, "OPEN"); }
 
-void s4_blocked(Verdict& v, const Inputs& in, bool) {
+void s4_blocked(CheckVerdict& v, const Inputs& in, bool) {
   const FastFail& f = *in.fastfail.value;
   v.expect(f.blocked == in.spec.script.blocked, in.spec.say("s4.blocked", {{"got", str(f.blocked)}}),
            in.spec.script.blocked, f.blocked);
 }
 
-void s4_before_after(Verdict& v, const Inputs& in, bool) {
+void s4_before_after(CheckVerdict& v, const Inputs& in, bool) {
   const FastFail& f = *in.fastfail.value;
   const auto leaked = f.after - f.before;
   v.expect(leaked == 0,
@@ -255,7 +257,7 @@ void s4_before_after(Verdict& v, const Inputs& in, bool) {
            f.before, f.after);
 }
 
-void s4_max_ms(Verdict& v, const Inputs& in, bool) {
+void s4_max_ms(CheckVerdict& v, const Inputs& in, bool) {
   const FastFail& f = *in.fastfail.value;
   char ms[64];
   std::snprintf(ms, sizeof ms, "%g", f.max_ms);
@@ -263,7 +265,7 @@ void s4_max_ms(Verdict& v, const Inputs& in, bool) {
            "< " + in.spec.values().at("max_refusal_ms"), f.max_ms);
 }
 
-void s4_counts_real(Verdict& v, const Inputs& in, bool) {
+void s4_counts_real(CheckVerdict& v, const Inputs& in, bool) {
   const FastFail& f = *in.fastfail.value;
   // Two /count answers, before then after (one answer cannot be quoted twice). Equal answers
   // mean nothing was counted between them: the count never goes down.
@@ -283,7 +285,7 @@ void s4_counts_real(Verdict& v, const Inputs& in, bool) {
            nlohmann::json{{"before", f.before}, {"after", f.after}}, answers);
 }
 
-void s4_before_at_trip(Verdict& v, const Inputs& in, bool) {
+void s4_before_at_trip(CheckVerdict& v, const Inputs& in, bool) {
   // Taken after step 3: the count then is every lab request up to the end of the burst (the
   // /fast and the /always500 that reached the server in a correct run). A breaker that never
   // opened has no such moment.
@@ -300,7 +302,7 @@ void s4_before_at_trip(Verdict& v, const Inputs& in, bool) {
            expected_before, f.before);
 }
 
-void s4_none_reached(Verdict& v, const Inputs& in, bool) {
+void s4_none_reached(CheckVerdict& v, const Inputs& in, bool) {
   const LabRun& run = *in.run;
   // Calls that reached the server while OPEN: the burst's /always500 after the trip, where the
   // stamp and the record place it (placement.h; without a stamp, none is counted there: step 3

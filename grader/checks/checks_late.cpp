@@ -42,9 +42,9 @@ std::string stamp_problem(const std::vector<TransitionLine>& log) {
 namespace {
 
 // ---- Step 5 ---------------------------------------------------------------------------------
-void s5_state(Verdict& v, const Inputs& in, bool) { state_just_after(v, in, 5, "HALF_OPEN"); }
+void s5_state(CheckVerdict& v, const Inputs& in, bool) { state_just_after(v, in, 5, "HALF_OPEN"); }
 
-void s5_failures(Verdict& v, const Inputs& in, bool) {
+void s5_failures(CheckVerdict& v, const Inputs& in, bool) {
   // HALF_OPEN judges its trials alone, and the one made so far succeeded: a count carried over
   // from the window that opened it would judge the trials by the outage.
   const auto failures = in.state.value->failures;
@@ -54,7 +54,7 @@ void s5_failures(Verdict& v, const Inputs& in, bool) {
            0, failures);
 }
 
-void s5_log_wait(Verdict& v, const Inputs& in, bool) {
+void s5_log_wait(CheckVerdict& v, const Inputs& in, bool) {
   const auto& log = *in.transitions.value;
   const TransitionLine* opened = find_transition(log, "CLOSED", "OPEN");
   const TransitionLine* half = find_transition(log, "OPEN", "HALF_OPEN");
@@ -71,7 +71,7 @@ void s5_log_wait(Verdict& v, const Inputs& in, bool) {
            ">= " + in.spec.values().at("wait"), seconds_text(ms));
 }
 
-void s5_waited(Verdict& v, const Inputs& in, bool) {
+void s5_waited(CheckVerdict& v, const Inputs& in, bool) {
   const LabRun& run = *in.run;
   // A breaker that refused none of step 4's calls has shown no OPEN period to wait out: the
   // pause before the next call would then be the program's, not the breaker's (a breaker with no
@@ -92,26 +92,26 @@ void s5_waited(Verdict& v, const Inputs& in, bool) {
 // goes on calling once it is CLOSED), so the count of calls alone proves nothing.
 
 // A breaker that never opened never left CLOSED: "CLOSED again" and its trials did not happen.
-bool skipped_never_left(Verdict& v, const Inputs& in) {
+bool skipped_never_left(CheckVerdict& v, const Inputs& in) {
   if (!never_left_closed(in)) return false;
   v.skip(std::string(kNeverOpened) + " (nor does " + in.spec.files.transitions +
          "), so it never had trials to close it (steps 3 and 4 say why)");
   return true;
 }
 
-void s6_state(Verdict& v, const Inputs& in, bool) {
+void s6_state(CheckVerdict& v, const Inputs& in, bool) {
   if (skipped_never_left(v, in)) return;
   expect_state(v, in.spec.files.state, *in.state.value, "CLOSED");
 }
 
-void s6_permitted(Verdict& v, const Inputs& in, bool) {
+void s6_permitted(CheckVerdict& v, const Inputs& in, bool) {
   if (skipped_never_left(v, in)) return;
   const auto permitted = in.state.value->permitted_in_half_open;
   v.expect(permitted >= in.spec.rules.trials, in.spec.say("s6.permitted", {{"got", str(permitted)}}),
            ">= " + str(in.spec.rules.trials), permitted);
 }
 
-void s6_trials(Verdict& v, const Inputs& in, bool) {
+void s6_trials(CheckVerdict& v, const Inputs& in, bool) {
   if (skipped_never_left(v, in)) return;
   const LabSpec& spec = in.spec;
   const auto trials = static_cast<std::size_t>(spec.rules.trials);
@@ -131,7 +131,7 @@ void s6_trials(Verdict& v, const Inputs& in, bool) {
   v.expect(ok.size() >= trials, few, ">= " + str(spec.rules.trials), static_cast<std::uint64_t>(ok.size()));
 }
 
-void s6_closed_after_trials(Verdict& v, const Inputs& in, bool) {
+void s6_closed_after_trials(CheckVerdict& v, const Inputs& in, bool) {
   const LabSpec& spec = in.spec;
   const TransitionLine* closed = last_transition(*in.transitions.value, "HALF_OPEN", "CLOSED");
   if (closed == nullptr)
@@ -165,9 +165,11 @@ void s6_closed_after_trials(Verdict& v, const Inputs& in, bool) {
 }
 
 // ---- Step 7 ---------------------------------------------------------------------------------
-void s7_state(Verdict& v, const Inputs& in, bool) { expect_state(v, in.spec.files.ignore, *in.ignore.value, "CLOSED"); }
+void s7_state(CheckVerdict& v, const Inputs& in, bool) {
+  expect_state(v, in.spec.files.ignore, *in.ignore.value, "CLOSED");
+}
 
-void s7_failures(Verdict& v, const Inputs& in, bool) {
+void s7_failures(CheckVerdict& v, const Inputs& in, bool) {
   const auto failures = in.ignore.value->failures;
   v.expect(failures == 0,
            "failures=" + str(failures) +
@@ -175,7 +177,7 @@ void s7_failures(Verdict& v, const Inputs& in, bool) {
            0, failures);
 }
 
-void s7_bad_all(Verdict& v, const Inputs& in, bool) {
+void s7_bad_all(CheckVerdict& v, const Inputs& in, bool) {
   const LabRun& run = *in.run;
   const auto bad = static_cast<std::size_t>(in.spec.script.bad);
   std::string message = in.spec.say("s7.bad_all", {{"got", std::to_string(run.bad)}});
@@ -185,7 +187,7 @@ void s7_bad_all(Verdict& v, const Inputs& in, bool) {
 }
 
 // ---- Step 8 ---------------------------------------------------------------------------------
-void s8_order(Verdict& v, const Inputs& in, bool) {
+void s8_order(CheckVerdict& v, const Inputs& in, bool) {
   const auto& t = *in.transitions.value;
   std::vector<std::string> got;
   for (const auto& l : t) got.push_back(l.from + "->" + l.to);
@@ -204,7 +206,7 @@ bool stamped(const std::vector<TransitionLine>& log) {
   return std::all_of(log.begin(), log.end(), [](const TransitionLine& l) { return l.at_us.has_value(); });
 }
 
-void s8_increasing(Verdict& v, const Inputs& in, bool) {
+void s8_increasing(CheckVerdict& v, const Inputs& in, bool) {
   const auto& l = *in.transitions.value;
   if (!stamped(l)) return v.skip(in.spec.files.transitions + " has no timestamps (the contract requires them)");
   // The cool-down between the first two is step 5's rule, judged there; here only the log's own
@@ -214,7 +216,7 @@ void s8_increasing(Verdict& v, const Inputs& in, bool) {
   v.expect(increasing, "the timestamps go backwards", "increasing", increasing ? "increasing" : "backwards");
 }
 
-void s8_seen(Verdict& v, const Inputs& in, bool) {
+void s8_seen(CheckVerdict& v, const Inputs& in, bool) {
   const auto& l = *in.transitions.value;
   if (!stamped(l)) return v.skip(in.spec.files.transitions + " has no timestamps (the contract requires them)");
   const LabRun& run = *in.run;

@@ -20,7 +20,7 @@ Parsed<T> read_file(const SubmissionDir& dir, std::string_view name_view, F pars
   const std::string name(name_view);
   Parsed<T> out;
   const FileRead f = dir.read(name);
-  if (f.status != FileRead::Status::Ok) {
+  if (f.found != FileRead::Found::Ok) {
     out.problem = f.reason;
     return out;
   }
@@ -160,7 +160,7 @@ Report grade(const Evidence& e, const GradeOptions& options) {
   for (int n = 1; n <= spec.steps(); ++n) {
     if (just_after && options.steps.count(n) == 0) continue;
     const double points = options.rubric.points[static_cast<std::size_t>(n)];
-    StepReport step = run_step(n, just_after, in, pre, points);
+    StepReport step = check_step(n, just_after, in, pre, points);
     step.visibility = options.rubric.visibility[static_cast<std::size_t>(n)];
     // A record of two runs leaves a step's rule unjudged wherever the record was its judge: the
     // files alone (which the program writes as it likes) earn nothing, or running twice would

@@ -54,9 +54,9 @@ inline const std::string kNeverOpened =
     "not judged: every " + kFailingPath + " of step 4 reached the server, so nothing shows the breaker was ever OPEN";
 
 // A file contract's check (every "contract" of the catalogue): the file parsed, or why not.
-void contract_check(Verdict& v, const Inputs& in, std::string_view role);
+void contract_check(CheckVerdict& v, const Inputs& in, std::string_view role);
 // state.json right after step `step` (--step N): its "state".
-void state_just_after(Verdict& v, const Inputs& in, int step, const std::string& want);
+void state_just_after(CheckVerdict& v, const Inputs& in, int step, const std::string& want);
 
 inline std::string str(std::int64_t n) { return std::to_string(n); }
 
@@ -64,7 +64,7 @@ inline std::string str(std::int64_t n) { return std::to_string(n); }
 [[nodiscard]] std::string seconds_text(double ms);
 // "CLOSED", "state.json: \"state\" is \"closed\"; states are upper case: \"CLOSED\"", ...
 // `why_other` is added when the state is another one altogether (not a spelling).
-void expect_state(Verdict& v, std::string_view file, const StateFile& f, const std::string& want,
+void expect_state(CheckVerdict& v, std::string_view file, const StateFile& f, const std::string& want,
                   const std::string& why_other = {});
 
 // The run reports, and behaves by, another set of the lab's numbers than `in.spec`'s: the

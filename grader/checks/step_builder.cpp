@@ -84,7 +84,7 @@ void settle(StepReport& step, double points, const LabSpec& spec) {
   step.score = step.status == Status::Pass ? points : 0.0;
 }
 
-void Verdict::set(Status status, std::string message, nlohmann::json expected, nlohmann::json actual) {
+void CheckVerdict::set(Status status, std::string message, nlohmann::json expected, nlohmann::json actual) {
   twice_ = twice_ || reported_;
   reported_ = true;
   status_ = status;
@@ -93,26 +93,26 @@ void Verdict::set(Status status, std::string message, nlohmann::json expected, n
   actual_ = std::move(actual);
 }
 
-void Verdict::pass(nlohmann::json expected, nlohmann::json actual) {
+void CheckVerdict::pass(nlohmann::json expected, nlohmann::json actual) {
   set(Status::Pass, {}, std::move(expected), std::move(actual));
 }
 
-void Verdict::pass_noting(std::string note, nlohmann::json expected, nlohmann::json actual) {
+void CheckVerdict::pass_noting(std::string note, nlohmann::json expected, nlohmann::json actual) {
   set(Status::Pass, std::move(note), std::move(expected), std::move(actual));
 }
 
-void Verdict::fail(std::string message, nlohmann::json expected, nlohmann::json actual) {
+void CheckVerdict::fail(std::string message, nlohmann::json expected, nlohmann::json actual) {
   set(Status::Fail, std::move(message), std::move(expected), std::move(actual));
 }
 
-void Verdict::skip(std::string reason) { set(Status::Skip, std::move(reason), nullptr, nullptr); }
+void CheckVerdict::skip(std::string reason) { set(Status::Skip, std::move(reason), nullptr, nullptr); }
 
-void Verdict::skip_absent(std::string reason) {
+void CheckVerdict::skip_absent(std::string reason) {
   skip(std::move(reason));
   absent_ = true;
 }
 
-void Verdict::expect(bool ok, const std::string& message, nlohmann::json expected, nlohmann::json actual) {
+void CheckVerdict::expect(bool ok, const std::string& message, nlohmann::json expected, nlohmann::json actual) {
   if (ok) {
     pass(std::move(expected), std::move(actual));
   } else {
@@ -134,7 +134,7 @@ std::vector<std::string_view> checks_with_code() {
   return ids;
 }
 
-StepReport run_step(int step, bool just_after, const Inputs& in, const Prerequisites& pre, double points) {
+StepReport check_step(int step, bool just_after, const Inputs& in, const Prerequisites& pre, double points) {
   const auto started = std::chrono::steady_clock::now();
   StepReport report;
   report.step = step;
@@ -151,7 +151,7 @@ StepReport run_step(int step, bool just_after, const Inputs& in, const Prerequis
       c.message = "the grader has no code for this check (a grader bug: please report it)";
     } else {
       // A file's contract is one rule for every file, chosen by the catalogue's "contract".
-      Verdict v;
+      CheckVerdict v;
       if (spec.contract.empty()) {
         body(v, in, just_after);
       } else {

@@ -50,7 +50,7 @@ void settle(StepReport& step, double points, const LabSpec& spec);
 struct Inputs;  // lab_checks.h
 
 // The one verdict a check's body gives.
-class Verdict {
+class CheckVerdict {
  public:
   void pass(nlohmann::json expected = nullptr, nlohmann::json actual = nullptr);
   // A pass that must say what it stood on (the benefit of a doubt the record cannot settle).
@@ -64,7 +64,7 @@ class Verdict {
   void expect(bool ok, const std::string& message, nlohmann::json expected = nullptr, nlohmann::json actual = nullptr);
 
  private:
-  friend StepReport run_step(int, bool, const Inputs&, const Prerequisites&, double);
+  friend StepReport check_step(int, bool, const Inputs&, const Prerequisites&, double);
   void set(Status status, std::string message, nlohmann::json expected, nlohmann::json actual);
   bool reported_ = false;
   bool twice_ = false;
@@ -75,7 +75,7 @@ class Verdict {
 };
 
 // A check's body: it judges, and says so in `v`. `just_after` is true under --step N.
-using CheckBody = void (*)(Verdict& v, const Inputs& in, bool just_after);
+using CheckBody = void (*)(CheckVerdict& v, const Inputs& in, bool just_after);
 struct CheckEntry {
   std::string_view id;
   CheckBody body;
@@ -88,6 +88,7 @@ struct CheckEntry {
 [[nodiscard]] CheckBody find_body(std::string_view id) noexcept;
 
 // Every check of step `step` that applies (--step N or a finished run), in catalogue order.
-[[nodiscard]] StepReport run_step(int step, bool just_after, const Inputs& in, const Prerequisites& pre, double points);
+[[nodiscard]] StepReport check_step(int step, bool just_after, const Inputs& in, const Prerequisites& pre,
+                                    double points);
 
 }  // namespace cb::grade

@@ -187,7 +187,7 @@ Result<void> copy_lab_files(const SubmissionDir& from, const DirHandle& to, cons
   for (std::string_view file : spec.files.all()) {
     const std::string name(file);
     const FileRead read = from.read(name);
-    if (read.status != FileRead::Status::Ok) continue;
+    if (read.found != FileRead::Found::Ok) continue;
     if (auto w = to.write(name, read.bytes); !w) return w.error();
   }
   return {};

@@ -79,7 +79,7 @@ SubmissionDir::~SubmissionDir() {
 FileRead SubmissionDir::read(const std::string& name, std::size_t limit) const {
   FileRead out;
   if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos) {
-    out.status = FileRead::Status::Refused;
+    out.found = FileRead::Found::Refused;
     out.reason = "'" + name + "' is not a plain file name";
     return out;
   }
@@ -88,11 +88,11 @@ FileRead SubmissionDir::read(const std::string& name, std::size_t limit) const {
     if (it == memory_->end()) {
       out.reason = name + " is missing";
     } else if (it->second.bytes.size() > limit) {
-      out.status = FileRead::Status::Refused;
+      out.found = FileRead::Found::Refused;
       out.reason = name + " is " + std::to_string(it->second.bytes.size()) + " bytes, more than the " +
                    std::to_string(limit) + " a lab file can be; it was not read";
     } else {
-      out.status = FileRead::Status::Ok;
+      out.found = FileRead::Found::Ok;
       out.bytes = it->second.bytes;
       out.mtime_us = it->second.mtime_us;
     }
@@ -105,8 +105,8 @@ FileRead SubmissionDir::read(const std::string& name, std::size_t limit) const {
       return out;
     }
     out = it->second;
-    if (out.status == FileRead::Status::Ok && out.bytes.size() > limit) {
-      out.status = FileRead::Status::Refused;
+    if (out.found == FileRead::Found::Ok && out.bytes.size() > limit) {
+      out.found = FileRead::Found::Refused;
       out.reason = name + " is " + std::to_string(out.bytes.size()) + " bytes, more than the " + std::to_string(limit) +
                    " a lab file can be; it was not read";
       out.bytes.clear();
@@ -114,7 +114,7 @@ FileRead SubmissionDir::read(const std::string& name, std::size_t limit) const {
     return out;
   }
   if (!refusal_.empty()) {
-    out.status = FileRead::Status::Refused;
+    out.found = FileRead::Found::Refused;
     out.reason = name + " was not read: " + refusal_;
     return out;
   }
@@ -129,7 +129,7 @@ FileRead SubmissionDir::read(const std::string& name, std::size_t limit) const {
       out.reason = name + " is missing";
       return out;
     }
-    out.status = FileRead::Status::Refused;
+    out.found = FileRead::Found::Refused;
     if (e == EXDEV)
       out.reason = name + " is a symbolic link that leads outside the submission; only files inside it are read";
     else if (e == ELOOP)
@@ -142,7 +142,7 @@ FileRead SubmissionDir::read(const std::string& name, std::size_t limit) const {
   ::fstat(fd, &st);
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    out.status = FileRead::Status::Refused;
+    out.found = FileRead::Found::Refused;
     out.reason =
         name + (S_ISDIR(st.st_mode) ? " is a directory" : " is not a regular file") + ", not a file the lab writes";
     return out;
@@ -151,13 +151,13 @@ FileRead SubmissionDir::read(const std::string& name, std::size_t limit) const {
   // has one name. Refused without reading, and without echoing a byte of it.
   if (st.st_nlink > 1) {
     ::close(fd);
-    out.status = FileRead::Status::Refused;
+    out.found = FileRead::Found::Refused;
     out.reason = name + " has other names (hard links); only a file the lab wrote, with one name, is read";
     return out;
   }
   if (static_cast<std::size_t>(st.st_size) > limit) {
     ::close(fd);
-    out.status = FileRead::Status::Refused;
+    out.found = FileRead::Found::Refused;
     out.reason = name + " is " + std::to_string(st.st_size) + " bytes, more than the " + std::to_string(limit) +
                  " a lab file can be; it was not read";
     return out;
@@ -165,16 +165,16 @@ FileRead SubmissionDir::read(const std::string& name, std::size_t limit) const {
   auto bytes = read_at_most(fd, limit);
   ::close(fd);
   if (!bytes) {
-    out.status = FileRead::Status::Refused;
+    out.found = FileRead::Found::Refused;
     out.reason = name + " cannot be read: " + bytes.error().message;
     return out;
   }
   if (bytes->size() > limit) {
-    out.status = FileRead::Status::Refused;
+    out.found = FileRead::Found::Refused;
     out.reason = name + " is more than the " + std::to_string(limit) + " bytes a lab file can be; it was not read";
     return out;
   }
-  out.status = FileRead::Status::Ok;
+  out.found = FileRead::Found::Ok;
   out.bytes = std::move(bytes).value();
   out.mtime_us = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000 + st.st_mtim.tv_nsec / 1000;
   return out;

@@ -99,7 +99,7 @@ CLI::App* setup_conform(CLI::App& app, ConformOptions&) {
   return cmd;
 }
 
-ExitCode run_conform(const ConformOptions&) {
+ExitCode conform_command(const ConformOptions&) {
   std::string line;
   std::ios::sync_with_stdio(false);  // read_line takes standard input's buffer as it is
   LineRead got = read_line(std::cin, line, kMaxLine);

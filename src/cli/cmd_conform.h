@@ -13,6 +13,6 @@ namespace cb::cli {
 struct ConformOptions {};
 
 CLI::App* setup_conform(CLI::App& app, ConformOptions& options);
-ExitCode run_conform(const ConformOptions& options);
+ExitCode conform_command(const ConformOptions& options);
 
 }  // namespace cb::cli

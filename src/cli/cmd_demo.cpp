@@ -86,7 +86,7 @@ CLI::App* setup_demo(CLI::App& app, DemoOptions& options) {
   return cmd;
 }
 
-ExitCode run_demo(const DemoOptions& options) {
+ExitCode demo_command(const DemoOptions& options) {
   Demo demo;
   const grade::LabSpec& spec = grade::lab_spec();
   const grade::LabScript& script = spec.script;

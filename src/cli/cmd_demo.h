@@ -13,6 +13,6 @@ struct DemoOptions {
 };
 
 CLI::App* setup_demo(CLI::App& app, DemoOptions& options);
-ExitCode run_demo(const DemoOptions& options);
+ExitCode demo_command(const DemoOptions& options);
 
 }  // namespace cb::cli

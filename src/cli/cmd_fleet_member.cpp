@@ -75,7 +75,7 @@ CLI::App* setup_fleet_member(CLI::App& app, FleetMemberOptions& o) {
   return cmd;
 }
 
-ExitCode run_fleet_member(const FleetMemberOptions& o) {
+ExitCode fleet_member_command(const FleetMemberOptions& o) {
   auto fail = [&](const std::string& m) {
     std::cerr << "cb-lab fleet-member " << o.instance << ": " << m << '\n';
     return ExitCode::Usage;

@@ -41,6 +41,6 @@ struct FleetMemberOptions {
 };
 
 CLI::App* setup_fleet_member(CLI::App& app, FleetMemberOptions& options);
-ExitCode run_fleet_member(const FleetMemberOptions& options);
+ExitCode fleet_member_command(const FleetMemberOptions& options);
 
 }  // namespace cb::cli

@@ -48,7 +48,7 @@ CLI::App* setup_init(CLI::App& app, InitOptions& options) {
   return cmd;
 }
 
-ExitCode run_init(const InitOptions& o) {
+ExitCode init_command(const InitOptions& o) {
   auto fail = [](const std::string& m) {
     std::cerr << "cb-lab init: " << m << '\n';
     return ExitCode::Usage;

@@ -19,6 +19,6 @@ struct InitOptions {
 };
 
 CLI::App* setup_init(CLI::App& app, InitOptions& options);
-ExitCode run_init(const InitOptions& options);
+ExitCode init_command(const InitOptions& options);
 
 }  // namespace cb::cli

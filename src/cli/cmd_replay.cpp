@@ -32,7 +32,7 @@ CLI::App* setup_replay(CLI::App& app, ReplayOptions& options) {
   return cmd;
 }
 
-ExitCode run_replay(const ReplayOptions& options) {
+ExitCode replay_command(const ReplayOptions& options) {
   if (options.threshold < 1) return fail("--threshold: must be >= 1, got " + std::to_string(options.threshold));
   auto cooldown = cb::parse_seconds(options.cooldown);
   if (!cooldown) return fail("--cooldown: " + cooldown.error().message);

@@ -18,6 +18,6 @@ struct ReplayOptions {
 };
 
 CLI::App* setup_replay(CLI::App& app, ReplayOptions& options);
-ExitCode run_replay(const ReplayOptions& options);
+ExitCode replay_command(const ReplayOptions& options);
 
 }  // namespace cb::cli

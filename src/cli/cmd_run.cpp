@@ -44,7 +44,7 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options) {
   return cmd;
 }
 
-ExitCode run_run(const RunOptions& o) {
+ExitCode run_command(const RunOptions& o) {
   const auto started = std::chrono::steady_clock::now();
   auto fail = [](const std::string& m, ExitCode c = ExitCode::Usage) {
     std::cerr << "cb-lab run: " << m << '\n';

@@ -18,7 +18,7 @@ struct RunOptions {
 };
 
 CLI::App* setup_run(CLI::App& app, RunOptions& options);
-ExitCode run_run(const RunOptions& options);
+ExitCode run_command(const RunOptions& options);
 
 // The shared flags of run and step: --dir, --server, --scenario, --call-timeout.
 void add_lab_flags(CLI::App& cmd, LabArgs& args);

@@ -54,7 +54,7 @@ CLI::App* setup_scene(CLI::App& app, SceneOptions& options) {
   return cmd;
 }
 
-ExitCode run_scene(const SceneOptions& o) {
+ExitCode scene_command(const SceneOptions& o) {
   auto fail = [&](const std::string& m) {
     std::cerr << "cb-lab scene: " << m << '\n';
     return ExitCode::Usage;

@@ -25,6 +25,6 @@ struct SceneOptions {
 };
 
 CLI::App* setup_scene(CLI::App& app, SceneOptions& options);
-ExitCode run_scene(const SceneOptions& options);
+ExitCode scene_command(const SceneOptions& options);
 
 }  // namespace cb::cli

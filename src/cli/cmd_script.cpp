@@ -33,7 +33,7 @@ CLI::App* setup_script(CLI::App& app, ScriptOptions& options) {
   return cmd;
 }
 
-ExitCode run_script(const ScriptOptions& options) {
+ExitCode script_command(const ScriptOptions& options) {
   const auto fail = [&](const std::string& where, const std::string& why) {
     std::cerr << "cb-lab script: " << where << ": " << why << '\n';
     return ExitCode::Usage;

@@ -15,6 +15,6 @@ struct ScriptOptions {
 };
 
 CLI::App* setup_script(CLI::App& app, ScriptOptions& options);
-ExitCode run_script(const ScriptOptions& options);
+ExitCode script_command(const ScriptOptions& options);
 
 }  // namespace cb::cli

@@ -27,7 +27,7 @@ CLI::App* setup_status(CLI::App& app, StatusOptions& options) {
   return cmd;
 }
 
-ExitCode run_status(const StatusOptions& o) {
+ExitCode status_command(const StatusOptions& o) {
   auto session = lab::load_session(o.dir);
   if (!session) {
     std::cerr << "cb-lab status: " << session.error().message << '\n';

@@ -15,6 +15,6 @@ struct StatusOptions {
 };
 
 CLI::App* setup_status(CLI::App& app, StatusOptions& options);
-ExitCode run_status(const StatusOptions& options);
+ExitCode status_command(const StatusOptions& options);
 
 }  // namespace cb::cli

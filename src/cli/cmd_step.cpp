@@ -32,7 +32,7 @@ CLI::App* setup_step(CLI::App& app, StepOptions& options) {
   return cmd;
 }
 
-ExitCode run_step(const StepOptions& o) {
+ExitCode step_command(const StepOptions& o) {
   auto fail = [&](const std::string& m, ExitCode c = ExitCode::Usage) {
     std::cerr << "cb-lab step " << o.step << ": " << m << '\n';
     return c;

@@ -15,6 +15,6 @@ struct StepOptions {
 };
 
 CLI::App* setup_step(CLI::App& app, StepOptions& options);
-ExitCode run_step(const StepOptions& options);
+ExitCode step_command(const StepOptions& options);
 
 }  // namespace cb::cli

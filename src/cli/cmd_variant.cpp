@@ -27,7 +27,7 @@ CLI::App* setup_variant(CLI::App& app, VariantOptions& options) {
   return cmd;
 }
 
-ExitCode run_variant(const VariantOptions& o) {
+ExitCode variant_command(const VariantOptions& o) {
   auto fail = [](const std::string& m) {
     std::cerr << "cb-lab variant: " << m << '\n';
     return ExitCode::Usage;

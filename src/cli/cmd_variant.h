@@ -18,6 +18,6 @@ struct VariantOptions {
 };
 
 CLI::App* setup_variant(CLI::App& app, VariantOptions& options);
-ExitCode run_variant(const VariantOptions& options);
+ExitCode variant_command(const VariantOptions& options);
 
 }  // namespace cb::cli

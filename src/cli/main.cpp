@@ -68,17 +68,17 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : to_int(ExitCode::Usage);
   }
   try {
-    if (*run_cmd) return to_int(run_run(run));
-    if (*step_cmd) return to_int(run_step(step));
-    if (*status_cmd) return to_int(run_status(status));
-    if (*scene_cmd) return to_int(run_scene(scene));
-    if (*demo_cmd) return to_int(run_demo(demo));
-    if (*script_cmd) return to_int(run_script(script));
-    if (*replay_cmd) return to_int(run_replay(replay));
-    if (*init_cmd) return to_int(run_init(init));
-    if (*conform_cmd) return to_int(run_conform(conform));
-    if (*variant_cmd) return to_int(run_variant(variant));
-    if (*fleet_member_cmd) return to_int(run_fleet_member(fleet_member));
+    if (*run_cmd) return to_int(run_command(run));
+    if (*step_cmd) return to_int(step_command(step));
+    if (*status_cmd) return to_int(status_command(status));
+    if (*scene_cmd) return to_int(scene_command(scene));
+    if (*demo_cmd) return to_int(demo_command(demo));
+    if (*script_cmd) return to_int(script_command(script));
+    if (*replay_cmd) return to_int(replay_command(replay));
+    if (*init_cmd) return to_int(init_command(init));
+    if (*conform_cmd) return to_int(conform_command(conform));
+    if (*variant_cmd) return to_int(variant_command(variant));
+    if (*fleet_member_cmd) return to_int(fleet_member_command(fleet_member));
   } catch (const std::exception& e) {
     // The program's edge: nothing below throws on bad input, so this is a bug or the system.
     std::cerr << "cb-lab: internal error: " << e.what() << '\n';

@@ -20,7 +20,7 @@ TEST_CASE("files: a regular file inside the submission is read") {
   auto dir = SubmissionDir::open(t.path());
   REQUIRE(dir.ok());
   const FileRead f = dir->read("state.json");
-  CHECK(f.status == FileRead::Status::Ok);
+  CHECK(f.found == FileRead::Found::Ok);
   CHECK(f.bytes == "{}");
 }
 
@@ -28,16 +28,16 @@ TEST_CASE("files: missing - a directory - a FIFO - a name with a slash") {
   TempDir t;
   auto dir = SubmissionDir::open(t.path());
   REQUIRE(dir.ok());
-  CHECK(dir->read("state.json").status == FileRead::Status::Missing);
+  CHECK(dir->read("state.json").found == FileRead::Found::Missing);
   CHECK(dir->read("state.json").reason == "state.json is missing");
   std::filesystem::create_directory(t / "fastfail.txt");
-  CHECK(dir->read("fastfail.txt").status == FileRead::Status::Refused);
+  CHECK(dir->read("fastfail.txt").found == FileRead::Found::Refused);
   CHECK(dir->read("fastfail.txt").reason == "fastfail.txt is a directory, not a file the lab writes");
   REQUIRE(::mkfifo((t / "transitions.log").c_str(), 0600) == 0);
   // A FIFO would block a plain open() until a writer came; this returns at once.
   CHECK(dir->read("transitions.log").reason == "transitions.log is not a regular file, not a file the lab writes");
-  CHECK(dir->read("../etc/passwd").status == FileRead::Status::Refused);
-  CHECK(dir->read("..").status == FileRead::Status::Refused);
+  CHECK(dir->read("../etc/passwd").found == FileRead::Found::Refused);
+  CHECK(dir->read("..").found == FileRead::Found::Refused);
 }
 
 TEST_CASE("files: a symbolic link out of the submission is refused - one that stays inside is followed") {
@@ -55,7 +55,7 @@ TEST_CASE("files: a symbolic link out of the submission is refused - one that st
   for (const char* name : {"state.json", "fastfail.txt", "transitions.log"}) {
     CAPTURE(name);
     const FileRead f = dir->read(name);
-    CHECK(f.status == FileRead::Status::Refused);
+    CHECK(f.found == FileRead::Found::Refused);
     CHECK(f.reason ==
           std::string(name) + " is a symbolic link that leads outside the submission; only files inside it are read");
     CHECK(f.bytes.empty());
@@ -70,7 +70,7 @@ TEST_CASE("files: a symbolic link loop is a loop - not a way out") {
   auto dir = SubmissionDir::open(t.path());
   REQUIRE(dir.ok());
   const FileRead f = dir->read("state.json");
-  CHECK(f.status == FileRead::Status::Refused);
+  CHECK(f.found == FileRead::Found::Refused);
   CHECK(f.reason == "state.json is a symbolic link that loops (or goes through too many links); it was not read");
 }
 
@@ -82,7 +82,7 @@ TEST_CASE("files: a hard link to a file outside the submission is refused - and 
   auto dir = SubmissionDir::open(t.path());
   REQUIRE(dir.ok());
   const FileRead f = dir->read("state.json");
-  CHECK(f.status == FileRead::Status::Refused);
+  CHECK(f.found == FileRead::Found::Refused);
   CHECK(f.reason == "state.json has other names (hard links); only a file the lab wrote, with one name, is read");
   CHECK(f.bytes.empty());
   CHECK(f.reason.find("secret") == std::string::npos);
@@ -98,7 +98,7 @@ TEST_CASE("files: a huge file is refused without being read") {
   auto dir = SubmissionDir::open(t.path());
   REQUIRE(dir.ok());
   const FileRead f = dir->read("state.json");
-  CHECK(f.status == FileRead::Status::Refused);
+  CHECK(f.found == FileRead::Found::Refused);
   CHECK(f.reason == "state.json is 104857600 bytes, more than the 1048576 a lab file can be; it was not read");
   CHECK(f.bytes.empty());
 }
@@ -150,13 +150,13 @@ TEST_CASE("files: in memory - what the runner wrote is read, nothing else, and n
   t.write("state.json", "on disk");  // the directory exists, and is not read
   auto dir = SubmissionDir::in_memory(t.path(), {{"state.json", {"{\"state\": \"CLOSED\"}", 42}}});
   const FileRead f = dir.read("state.json");
-  CHECK(f.status == FileRead::Status::Ok);
+  CHECK(f.found == FileRead::Found::Ok);
   CHECK(f.bytes == "{\"state\": \"CLOSED\"}");
   CHECK(f.mtime_us == 42);
-  CHECK(dir.read("fastfail.txt").status == FileRead::Status::Missing);
-  CHECK(dir.read("../state.json").status == FileRead::Status::Refused);
+  CHECK(dir.read("fastfail.txt").found == FileRead::Found::Missing);
+  CHECK(dir.read("../state.json").found == FileRead::Found::Refused);
   const FileRead big = dir.read("state.json", 4);
-  CHECK(big.status == FileRead::Status::Refused);
+  CHECK(big.found == FileRead::Found::Refused);
   CHECK(big.reason == "state.json is 19 bytes, more than the 4 a lab file can be; it was not read");
   CHECK(dir.path() == t.path());
 }

@@ -27,8 +27,8 @@ struct InMemoryFile {
 };
 
 struct FileRead {
-  enum class Status { Ok, Missing, Refused };
-  Status status = Status::Missing;
+  enum class Found { Ok, Missing, Refused };
+  Found found = Found::Missing;
   std::string bytes;          // Ok: the content
   std::int64_t mtime_us = 0;  // Ok: when it was last written (Unix epoch, microseconds)
   std::string reason;         // Missing / Refused: one line, naming the file

@@ -114,7 +114,7 @@ ConformanceRun read_conformance(const CLI::App& app, const Options& o, const Ask
 
 }  // namespace
 
-void add_grade_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool& max_score) {
+void add_grade_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool& max_score, bool& list) {
   app.add_option("--dir", o.dir, "The lab's output directory")->capture_default_str();
   app.add_option("--step", o.steps,
                  "Check what must hold right after step N (repeatable); default: every step, finished")
@@ -154,6 +154,8 @@ void add_grade_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool& max
                  "(docs/TEACHING.md)");
   app.add_flag("--max-score", max_score,
                "Print the points a report is out of under --rubric (with --conformance: its part too), and exit");
+  app.add_flag("--list-checks", list,
+               "Print every check, step by step (with --format json: as JSON), on the numbers graded on, and exit");
   app.add_option("--record", o.record_file, "Grade on a saved record (from --save-record) instead of a live server");
   app.add_option("--save-record", o.save_record, "Keep the server's record this grade was given on, as JSON");
   app.add_option("--batch", o.batch, "Grade every subdirectory of this directory into one gradebook (CSV, or JSON)");

@@ -16,7 +16,8 @@
 
 namespace cb::grade {
 
-void add_grade_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool& max_score);
+// `max_score`, `list`: --max-score and --list-checks, which print and exit.
+void add_grade_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool& max_score, bool& list);
 
 // What the flags ask, read once.
 struct Asked {

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "cb/grade/grade.h"
 #include "cb/sandbox/interrupt.h"
 #include "class_command.h"
 #include "cli_flags.h"
@@ -42,8 +43,9 @@ int grade_main(int argc, char** argv) {
   Options o;
   SandboxFlags sandbox_flags;
   bool max_score = false;
+  bool list = false;
   CLI::App app{"cb-grade: grades the circuit-breaker lab, step by step, on the server's evidence", "cb-grade"};
-  add_grade_flags(app, o, sandbox_flags, max_score);
+  add_grade_flags(app, o, sandbox_flags, max_score, list);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -58,6 +60,10 @@ int grade_main(int argc, char** argv) {
                            refused);
   auto asked = read_flags(app, o);
   if (!asked) return could_not_run(asked.error().message);
+  if (list) {
+    std::cout << list_checks(asked->grade.spec ? *asked->grade.spec : lab_spec(), asked->format == Format::Json);
+    return 0;
+  }
   if (max_score) {
     std::cout << asked->grade.rubric.max_score(!o.conformance.empty()) << '\n';
     return 0;

@@ -51,9 +51,8 @@ Result<Evidence> record_found(const Options& o, bool needed) {
 Result<SubmissionDir> files_found(const Options& o, const GradeOptions& g) {
   auto dir = open_in_or_beside(o.dir, o.submission, false);
   if (dir) return SubmissionDir::adopt(std::move(dir).value(), o.dir);
-  const LabSpec& spec = g.spec ? *g.spec : lab_spec();
   bool reads_files = g.steps.empty();
-  for (int step : g.steps) reads_files = reads_files || spec.reads_files(step);
+  for (int step : g.steps) reads_files = reads_files || grade::reads_files(step);
   if (reads_files) return dir.error();
   return SubmissionDir::absent(o.dir);
 }

@@ -1,8 +1,7 @@
 #pragma once
 // What the lab's check bodies share: the inputs they judge (the spec, the record's analysis and
-// the four files, parsed), and the small helpers that word their messages. The bodies are in
-// checks_early.cpp (steps 1-4) and checks_late.cpp (steps 5-8), each file's table of id -> body
-// at its end; step_builder.cpp runs them in catalogue order.
+// the four files, parsed), and the small helpers that word their messages (checks_common.cpp).
+// The checks are in their steps' files (check.h); step_builder.cpp runs them in order.
 
 #include <optional>
 #include <string>
@@ -12,6 +11,7 @@
 #include "cb/grade/grade.h"
 #include "cb/grade/lab_spec.h"
 #include "placement.h"
+#include "cb/grade/check.h"
 #include "step_builder.h"
 #include "cb/flaky/endpoints.h"
 
@@ -71,6 +71,11 @@ void expect_state(CheckVerdict& v, std::string_view file, const StateFile& f, co
 // handout's, or another variant's (variant.h). What it shows, in words; empty when it follows its
 // own, or matches no other set (then it is the breaker that is wrong, and the steps say where).
 [[nodiscard]] std::string other_numbers(const Inputs& in);
+
+// "1 trial", "3 trials".
+[[nodiscard]] std::string trials_text(std::size_t n);
+// "milliseconds", "tenths of a second": how finely a stamp is written.
+[[nodiscard]] std::string precision_text(std::int64_t resolution_us);
 
 // The last step of the script the record shows requests of (1 when none but the server's).
 [[nodiscard]] int last_step_seen(const LabRun& run);

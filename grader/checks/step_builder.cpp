@@ -20,8 +20,7 @@ const char* to_string(Status s) noexcept {
 
 namespace {
 
-bool applies(const CheckSpec& c, int step, bool just_after) {
-  if (c.step != step) return false;
+bool applies(const CheckDef& c, bool just_after) {
   return c.when == When::Always || (c.when == When::JustAfter) == just_after;
 }
 
@@ -31,34 +30,44 @@ const Check* reported(const std::vector<Check>& done, std::string_view id) {
   return nullptr;
 }
 
-// Why check `c` may not run, or nothing when every need is met. Its needs are checks listed
-// before it (the catalogue says so), so they have all been decided.
-std::optional<std::string> unmet(const CheckSpec& c, const LabSpec& spec, const Prerequisites& pre,
-                                 const std::vector<Check>& done, const std::set<std::string>& absent) {
-  for (const std::string& need : c.needs) {
-    if (need == "server") {
-      if (!pre.has_record) return pre.no_record_reason;
-    } else if (need == "record") {
-      if (!pre.has_record) return pre.no_record_reason;
-      if (!pre.record_unusable.empty()) return "not judged on the record: " + pre.record_unusable + " (step 1)";
-    } else if (need == "numbers") {
-      if (!pre.other_numbers.empty()) return std::string(kOtherNumbers);
-    } else if (need.rfind("file:", 0) == 0) {
-      const std::string role = need.substr(5);
-      if (const auto it = pre.file_problems.find(role); it != pre.file_problems.end())
-        return "needs " + std::string(spec.files.of(role)) +
-               (role == "transitions" ? " (judged in step " + std::to_string(spec.steps()) + ")" : std::string()) +
-               ": " + it->second;
-    } else {
-      const Check* done_need = reported(done, need);
-      if (done_need == nullptr) return "needs " + need + ", which was not checked";
-      if (done_need->status == Status::Pass) continue;
-      if (absent.count(need) != 0) return done_need->message;
-      // A file's contract is named by the file ("needs state.json: ..."); any other check by its
-      // id, so the reader can find the failure it stands on.
-      if (const CheckSpec* n = spec.find_check(need); n != nullptr && !n->contract.empty())
-        return "needs " + std::string(spec.files.of(n->contract)) + ": " + done_need->message;
-      return "not judged: it stands on " + need + ", which did not pass: " + done_need->message;
+// Why check `c` may not run, or nothing when every need is met. The checks it needs are listed
+// before it in its step, so they have all been decided.
+std::optional<std::string> unmet(const CheckDef& c, const LabSpec& spec, const Prerequisites& pre,
+                                 const std::vector<Check>& done, const std::set<std::string, std::less<>>& absent) {
+  for (const Need& need : c.needs) {
+    switch (need.kind) {
+      case Need::Kind::None: break;
+      case Need::Kind::Server:
+        if (!pre.has_record) return pre.no_record_reason;
+        break;
+      case Need::Kind::Record:
+        if (!pre.has_record) return pre.no_record_reason;
+        if (!pre.record_unusable.empty()) return "not judged on the record: " + pre.record_unusable + " (step 1)";
+        break;
+      case Need::Kind::Numbers:
+        if (!pre.other_numbers.empty()) return std::string(kOtherNumbers);
+        break;
+      case Need::Kind::File: {
+        const std::string_view role = role_name(need.file);
+        if (const auto it = pre.file_problems.find(role); it != pre.file_problems.end())
+          return "needs " + std::string(spec.files.of(role)) +
+                 (need.file == FileRole::Transitions ? " (judged in step " + std::to_string(spec.steps()) + ")"
+                                                     : std::string()) +
+                 ": " + it->second;
+        break;
+      }
+      case Need::Kind::Check: {
+        const std::string id(need.check->id);
+        const Check* done_need = reported(done, id);
+        if (done_need == nullptr) return "needs " + id + ", which was not checked";
+        if (done_need->status == Status::Pass) break;
+        if (absent.count(id) != 0) return done_need->message;
+        // A file's contract is named by the file ("needs state.json: ..."); any other check by its
+        // id, so the reader can find the failure it stands on.
+        if (need.check->contract != FileRole::None)
+          return "needs " + std::string(spec.files.of(role_name(need.check->contract))) + ": " + done_need->message;
+        return "not judged: it stands on " + id + ", which did not pass: " + done_need->message;
+      }
     }
   }
   return std::nullopt;
@@ -75,8 +84,8 @@ void settle(StepReport& step, double points, const LabSpec& spec) {
     any_error = any_error || c.status == Status::Error;
     // A file that follows its contract says nothing of the step's rule: a step whose other
     // checks were all skipped (their premise did not happen) is not passed on its file's form.
-    const CheckSpec* s = spec.find_check(c.id);
-    const bool contract = s != nullptr && !s->contract.empty();
+    const CheckDef* d = find_check(c.id);
+    const bool contract = d != nullptr && d->contract != FileRole::None;
     any_pass = any_pass || (c.status == Status::Pass && !contract);
   }
   step.status = any_fail ? Status::Fail : any_error ? Status::Error : any_pass ? Status::Pass : Status::Skip;
@@ -120,42 +129,25 @@ void CheckVerdict::expect(bool ok, const std::string& message, nlohmann::json ex
   }
 }
 
-CheckBody find_body(std::string_view id) noexcept {
-  for (auto table : {early_checks(), late_checks()})
-    for (const CheckEntry& e : table)
-      if (e.id == id) return e.body;
-  return nullptr;
-}
-
-std::vector<std::string_view> checks_with_code() {
-  std::vector<std::string_view> ids;
-  for (auto table : {early_checks(), late_checks()})
-    for (const CheckEntry& e : table) ids.push_back(e.id);
-  return ids;
-}
-
 StepReport check_step(int step, bool just_after, const Inputs& in, const Prerequisites& pre, double points) {
   const auto started = std::chrono::steady_clock::now();
   StepReport report;
   report.step = step;
   // Checks skipped because what they need is absent: their dependants inherit the reason.
-  std::set<std::string> absent;
-  for (const CheckSpec& spec : in.spec.checks()) {
-    if (!applies(spec, step, just_after)) continue;
-    Check c{spec.id, spec.title, Status::Skip, {}, nullptr, nullptr, spec.needs_server};
-    if (auto why = unmet(spec, in.spec, pre, report.checks, absent)) {
+  std::set<std::string, std::less<>> absent;
+  for (const CheckDef* def : checks_of_step(step)) {
+    if (!applies(*def, just_after)) continue;
+    Check c{std::string(def->id), in.spec.fill(def->title), Status::Skip, {}, nullptr, nullptr, needs_server(*def)};
+    if (auto why = unmet(*def, in.spec, pre, report.checks, absent)) {
       c.message = std::move(*why);
-      absent.insert(spec.id);
-    } else if (const CheckBody body = find_body(spec.id); body == nullptr && spec.contract.empty()) {
-      c.status = Status::Error;
-      c.message = "the grader has no code for this check (a grader bug: please report it)";
+      absent.insert(c.id);
     } else {
-      // A file's contract is one rule for every file, chosen by the catalogue's "contract".
+      // A file's contract is one rule for every file, chosen by the check's `contract`.
       CheckVerdict v;
-      if (spec.contract.empty()) {
-        body(v, in, just_after);
+      if (def->contract == FileRole::None) {
+        def->body(v, in, just_after);
       } else {
-        contract_check(v, in, spec.contract);
+        contract_check(v, in, role_name(def->contract));
       }
       if (!v.reported_ || v.twice_) {
         c.status = Status::Error;
@@ -166,7 +158,7 @@ StepReport check_step(int step, bool just_after, const Inputs& in, const Prerequ
         c.message = std::move(v.message_);
         c.expected = std::move(v.expected_);
         c.actual = std::move(v.actual_);
-        if (v.absent_) absent.insert(spec.id);
+        if (v.absent_) absent.insert(c.id);
       }
     }
     report.checks.push_back(std::move(c));

@@ -1,9 +1,8 @@
 #pragma once
-// Running one step's checks, check50-style. The catalogue (lab_spec.h) says which checks a step
-// has, in what order, and what each needs; each body is registered beside its code under its id
-// (checks_early.cpp, checks_late.cpp). A check whose need is unmet is skipped with the reason
-// and its body never runs, so no body judges on what it was not given; a body reports exactly
-// one verdict.
+// Running one step's checks, check50-style. Each step's file says which checks it has, in what
+// order, and what each needs (check.h). A check whose need is unmet is skipped with the reason and
+// its body never runs, so no body judges on what it was not given; a body reports exactly one
+// verdict.
 
 #include <chrono>
 #include <map>
@@ -14,6 +13,7 @@
 
 #include "cb/grade/lab_spec.h"
 #include "cb/grade/report.h"
+#include "cb/grade/check.h"
 
 namespace cb::grade {
 
@@ -48,44 +48,6 @@ inline constexpr std::string_view kOtherNumbers =
 void settle(StepReport& step, double points, const LabSpec& spec);
 
 struct Inputs;  // lab_checks.h
-
-// The one verdict a check's body gives.
-class CheckVerdict {
- public:
-  void pass(nlohmann::json expected = nullptr, nlohmann::json actual = nullptr);
-  // A pass that must say what it stood on (the benefit of a doubt the record cannot settle).
-  void pass_noting(std::string note, nlohmann::json expected = nullptr, nlohmann::json actual = nullptr);
-  void fail(std::string message, nlohmann::json expected = nullptr, nlohmann::json actual = nullptr);
-  void skip(std::string reason);
-  // Skipped because what it judges is absent (no record): its dependants are skipped for the same
-  // reason, in the same words, rather than for standing on a check that did not pass.
-  void skip_absent(std::string reason);
-  // pass or fail on `ok`; `message` is only kept on failure.
-  void expect(bool ok, const std::string& message, nlohmann::json expected = nullptr, nlohmann::json actual = nullptr);
-
- private:
-  friend StepReport check_step(int, bool, const Inputs&, const Prerequisites&, double);
-  void set(Status status, std::string message, nlohmann::json expected, nlohmann::json actual);
-  bool reported_ = false;
-  bool twice_ = false;
-  bool absent_ = false;
-  Status status_ = Status::Skip;
-  std::string message_;
-  nlohmann::json expected_, actual_;
-};
-
-// A check's body: it judges, and says so in `v`. `just_after` is true under --step N.
-using CheckBody = void (*)(CheckVerdict& v, const Inputs& in, bool just_after);
-struct CheckEntry {
-  std::string_view id;
-  CheckBody body;
-};
-// The bodies, each file's table beside its code. A file's contract check has none of its own: the
-// catalogue's "contract" names the file, and contract_check() judges it.
-[[nodiscard]] std::span<const CheckEntry> early_checks() noexcept;  // steps 1-4
-[[nodiscard]] std::span<const CheckEntry> late_checks() noexcept;   // steps 5-8
-// nullptr when no body is registered under `id`.
-[[nodiscard]] CheckBody find_body(std::string_view id) noexcept;
 
 // Every check of step `step` that applies (--step N or a finished run), in catalogue order.
 [[nodiscard]] StepReport check_step(int step, bool just_after, const Inputs& in, const Prerequisites& pre,

@@ -7,6 +7,7 @@
 
 #include "cb/bounded_file.h"
 #include "cb/decimal_time.h"
+#include "cb/flaky/endpoints.h"
 #include "cb/hmac_sha256.h"
 
 namespace cb::grade {
@@ -182,72 +183,16 @@ std::map<std::string, std::string, std::less<>> values_of(const LabSpec& spec) {
   v["fastfail_file"] = spec.files.fastfail;
   v["ignore_file"] = spec.files.ignore;
   v["transitions_file"] = spec.files.transitions;
+  v["fast_path"] = spec.script.fast_path;
+  v["fail_path"] = spec.script.fail_path;
+  v["bad_path"] = spec.script.bad_path;
+  v["count_path"] = std::string(flaky::path::kCount);
   v["transition_count"] = std::to_string(spec.transitions.size());
   v["transition_words"] = count_word(spec.transitions.size());
   std::string list;
   for (std::size_t i = 0; i < spec.transitions.size(); ++i) list += (i == 0 ? "" : ", ") + spec.transitions[i];
   v["transition_list"] = list;
   return v;
-}
-
-// One check of the catalogue, `cj` at `at`; what it needs is checked against the checks read
-// before it (`spec`'s so far).
-Result<CheckSpec> read_check(const Reader& r, const json& cj, const std::string& at, const LabSpec& spec) {
-  CheckSpec c;
-  CB_TRY(id, r.text(cj, at, "id"));
-  c.id = *id;
-  const auto dot = c.id.find('.');
-  if (c.id[0] != 's' || dot == std::string::npos || dot < 2 ||
-      !std::all_of(c.id.begin() + 1, c.id.begin() + static_cast<std::ptrdiff_t>(dot),
-                   [](char ch) { return ch >= '0' && ch <= '9'; }))
-    return r.error(at + ".id", "expected \"s<step>.<name>\"");
-  c.step = std::stoi(c.id.substr(1, dot - 1));
-  if (c.step < 1 || c.step > spec.steps()) return r.error(at + ".id", "names no step of the lab");
-  if (spec.find_check(c.id) != nullptr) return r.error(at + ".id", "\"" + c.id + "\" is listed twice");
-  CB_TRY(when, r.text(cj, at, "when"));
-  if (*when == "always") {
-    c.when = When::Always;
-  } else if (*when == "finished") {
-    c.when = When::Finished;
-  } else if (*when == "just_after") {
-    c.when = When::JustAfter;
-  } else {
-    return r.error(at + ".when", "expected \"always\", \"finished\" or \"just_after\"");
-  }
-  CB_TRY(title, r.text(cj, at, "title"));
-  c.title = spec.fill(*title);
-  if (cj.contains("on_server")) {
-    if (!cj["on_server"].is_boolean()) return r.error(at + ".on_server", "expected true or false");
-    c.needs_server = cj["on_server"].get<bool>();
-  }
-  if (cj.contains("contract")) {
-    CB_TRY(role, r.text(cj, at, "contract"));
-    if (spec.files.of(*role).empty()) return r.error(at + ".contract", "expected a file role");
-    c.contract = *role;
-  }
-  if (cj.contains("needs")) {
-    const json& needs = cj["needs"];
-    if (!needs.is_array()) return r.error(at + ".needs", "expected an array");
-    for (const json& n : needs) {
-      if (!n.is_string()) return r.error(at + ".needs", "expected strings");
-      const std::string need = n.get<std::string>();
-      if (need == "server" || need == "record") {
-        c.needs_server = true;
-      } else if (need == "numbers") {
-        // The run follows the numbers it is graded on (s1.numbers), judged before any step.
-      } else if (need.rfind("file:", 0) == 0) {
-        if (spec.files.of(need.substr(5)).empty()) return r.error(at + ".needs", "\"" + need + "\" names no file");
-      } else {
-        const CheckSpec* other = spec.find_check(need);
-        if (other == nullptr || other->step != c.step)
-          return r.error(at + ".needs",
-                         "\"" + need + "\" is no check listed before it in step " + std::to_string(c.step));
-        c.needs_server = c.needs_server || other->needs_server;
-      }
-      c.needs.push_back(need);
-    }
-  }
-  return c;
 }
 
 }  // namespace
@@ -354,16 +299,6 @@ Result<LabSpec> parse_spec(std::string_view json_text, const std::string& name, 
     spec.messages_.emplace(key, text.get<std::string>());
   }
 
-  // The catalogue: a need is met by what is already known when the check runs, so it names a
-  // check listed before it in its own step.
-  CB_TRY(checks, r.member(root, "", "checks"));
-  if (!(*checks)->is_array()) return r.error("checks", "expected an array");
-  for (std::size_t i = 0; i < (*checks)->size(); ++i) {
-    const json& cj = (**checks)[i];
-    const std::string at = "checks[" + std::to_string(i) + "]";
-    CB_TRY(c, read_check(r, cj, at, spec));
-    spec.checks_.push_back(std::move(*c));
-  }
   return spec;
 }
 
@@ -399,22 +334,6 @@ std::string_view LabSpec::step_title(int n) const noexcept {
 
 std::string_view LabSpec::step_id(int n) const noexcept {
   return n >= 1 && n <= steps() ? std::string_view(step_ids_[static_cast<std::size_t>(n - 1)]) : "";
-}
-
-const CheckSpec* LabSpec::find_check(std::string_view id) const noexcept {
-  for (const CheckSpec& c : checks_)
-    if (c.id == id) return &c;
-  return nullptr;
-}
-
-bool LabSpec::reads_files(int step) const {
-  for (const CheckSpec& c : checks_) {
-    if (c.step != step || c.when == When::Finished) continue;
-    if (!c.needs_server) return true;
-    for (const std::string& need : c.needs)
-      if (need.rfind("file:", 0) == 0) return true;
-  }
-  return false;
 }
 
 std::string LabSpec::fill(std::string_view text, Vars vars) const {

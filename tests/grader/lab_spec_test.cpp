@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "cb/flaky/server.h"
+#include "cb/grade/check.h"
 #include "flaky_fixture.h"
 #include "cb/grade/grade.h"
 #include "cb/grade/lab_spec.h"
@@ -72,7 +73,7 @@ TEST_CASE("lab spec: the trip is worked out from the numbers - the lab's opens o
   CHECK(s.trip_calls == 6);
   CHECK(s.trip_at_gt == 4);  // 3 of 6 is exactly 50%: > waits for 4 of 7
   CHECK(s.step_title(3) == "5 calls to /always500 open it on the 3rd failure");
-  CHECK(s.find_check("s2.window")->title == "state.json: \"window_size\" is 10");
+  CHECK(s.fill(grade::find_check("s2.window")->title) == "state.json: \"window_size\" is 10");
 
   const LabSpec other = parsed(other_numbers());
   // 3 successes, then 1 of 4 = 25%, 2 of 5 = 40% >= 40%: the 2nd; > waits for 3 of 6.
@@ -101,60 +102,34 @@ TEST_CASE("lab spec: what it refuses is named by file and field") {
   renamed["steps"][2]["id"] = "burst";
   CHECK(error_of(renamed).find("lab.json: steps[2].id: expected \"trip\"") == 0);
 
-  json bad_need = lab_json();
-  bad_need["checks"][5]["needs"] = json::array({"s3.trip"});
-  CHECK(error_of(bad_need).find("is no check listed before it in step 2") != std::string::npos);
-
   CHECK(grade::parse_lab_spec("{", "lab.json").error().message.rfind("lab.json: ", 0) == 0);
 }
 
-TEST_CASE("lab spec: every check of the catalogue has code, and all the code is in the catalogue") {
+TEST_CASE("lab spec: every check is well formed, and what it needs was decided before it") {
   const LabSpec& spec = grade::lab_spec();
-  std::set<std::string> with_code;
-  for (std::string_view id : grade::checks_with_code()) {
-    CAPTURE(id);
-    CHECK(with_code.insert(std::string(id)).second);  // registered once
-    const grade::CheckSpec* c = spec.find_check(id);
-    REQUIRE(c != nullptr);       // code for a check the catalogue does not have
-    CHECK(c->contract.empty());  // a contract is judged by the one rule for all files
+  std::set<std::string_view> ids;
+  for (int step = 1; step <= spec.steps(); ++step) {
+    std::set<const grade::CheckDef*> before;
+    REQUIRE(!grade::checks_of_step(step).empty());
+    for (const grade::CheckDef* c : grade::checks_of_step(step)) {
+      CAPTURE(c->id);
+      CHECK(ids.insert(c->id).second);  // one check of each id
+      CHECK(c->id.rfind("s" + std::to_string(step) + ".", 0) == 0);
+      // A body, or a file's contract, judged by the one rule for all files: never both, never neither.
+      CHECK((c->body == nullptr) == (c->contract != grade::FileRole::None));
+      CHECK((c->id.find("_contract") != std::string_view::npos) == (c->contract != grade::FileRole::None));
+      const std::string title = spec.fill(c->title);
+      CHECK((title.find('{') == std::string::npos || c->id == "s1.count"));  // {"count": N} is JSON
+      for (const grade::Need& n : c->needs) {
+        if (n.kind != grade::Need::Kind::Check) continue;
+        CAPTURE(n.check->id);
+        CHECK(before.count(n.check) == 1);  // a check of its own step, listed before it
+        CHECK(c->contract == grade::FileRole::None);  // a file's contract needs nothing
+      }
+      before.insert(c);
+    }
   }
-  for (const grade::CheckSpec& c : spec.checks()) {
-    CAPTURE(c.id);
-    CHECK((with_code.count(c.id) == 1) != !c.contract.empty());
-  }
-}
-
-TEST_CASE("lab spec: every message the grader says is in the spec, and the spec has none it never says") {
-  std::set<std::string> said;
-  const std::regex say(R"re(say\("([a-z0-9_.]+)")re");
-  for (const auto& e : std::filesystem::recursive_directory_iterator(std::string(CB_SOURCE_DIR) + "/grader")) {
-    const std::string text = read_text(e.path());
-    for (std::sregex_iterator it(text.begin(), text.end(), say), end; it != end; ++it) said.insert((*it)[1].str());
-  }
-  REQUIRE(!said.empty());
-  const auto& messages = grade::lab_spec().messages();
-  for (const std::string& key : said) {
-    CAPTURE(key);
-    CHECK(messages.count(key) == 1);
-  }
-  for (const auto& entry : messages) {
-    const std::string& key = entry.first;  // clang 14 cannot capture a structured binding
-    CAPTURE(key);
-    CHECK(said.count(key) == 1);
-  }
-}
-
-TEST_CASE("lab spec: every check is well formed") {
-  const LabSpec& spec = grade::lab_spec();
-  for (const grade::CheckSpec& c : spec.checks()) {
-    CAPTURE(c.id);
-    CHECK(c.id.rfind("s" + std::to_string(c.step) + ".", 0) == 0);
-    const bool filled = c.title.find('{') == std::string::npos || c.id == "s1.count";  // {"count": N} is JSON
-    CHECK(filled);
-    // A file's contract needs nothing; it is what the file's other checks need.
-    if (!c.contract.empty()) CHECK(c.needs.empty());
-    if (c.id.find("_contract") != std::string::npos) CHECK(!c.contract.empty());
-  }
+  CHECK(grade::checks_of_step(spec.steps() + 1).empty());
   for (const auto& entry : spec.messages()) {
     const std::string& key = entry.first;  // clang 14 cannot capture a structured binding
     CAPTURE(key);
@@ -227,12 +202,11 @@ std::string holding(const std::map<std::string, std::vector<std::string>>& sourc
   return found;
 }
 
-TEST_CASE("lab spec: the lab's numbers, titles and file names are written in scenarios/lab.json alone") {
+TEST_CASE("lab spec: the lab's numbers, step titles and file names are written in scenarios/lab.json alone") {
   const LabSpec& spec = grade::lab_spec();
   std::vector<std::string> banned;
   for (std::string_view f : spec.files.all()) banned.emplace_back(f);
   for (int n = 1; n <= spec.steps(); ++n) banned.emplace_back(spec.step_title(n));
-  for (const grade::CheckSpec& c : spec.checks()) banned.push_back(c.title);
   // The messages' words between the values they name, and the values with their units.
   const std::regex value(R"(\{[a-z_]+\})");
   for (const auto& [key, text] : spec.messages())

@@ -33,9 +33,14 @@ struct GradeOptions {
 // judge.h). Evidence without files is graded as a folder that is not there.
 [[nodiscard]] Report grade(const Evidence& evidence, const GradeOptions& options);
 
-// The ids of the checks the grader has code for (each registered beside its body). With the
-// catalogue's file contracts, judged by one rule for all, they are the spec's checks, exactly.
-[[nodiscard]] std::vector<std::string_view> checks_with_code();
+// The catalogue of checks, step by step, with their titles on `spec`'s numbers (cb-grade
+// --list-checks): a Markdown table (docs/GRADER.md holds it), or with `json`, a JSON array of
+// {step, id, when, needs, title}.
+[[nodiscard]] std::string list_checks(const LabSpec& spec, bool json);
+
+// Whether a check of `step` right after it (--step N) reads a lab file (step 1's stand on the
+// server alone).
+[[nodiscard]] bool reads_files(int step);
 
 // 0: every selected step passed; 1: a step failed; 2: the grader could not judge (bad usage, or
 // evidence that failed: Report::status is Status::Error).

@@ -59,27 +59,6 @@ struct LabFiles {
 // The steps the grader has checks for: a spec may add steps for the runner, not for the grader.
 inline constexpr int kGradedSteps = 8;
 
-// When a check applies: to a finished run, right after its step (--step N, a student checking as
-// they go), or both.
-enum class When { Finished, JustAfter, Always };
-
-// One check, check50-style: a stable id "s<step>.<name>" (it appears in every report format, so
-// tools and instructors can key on it), a title, whether it is judged on the server's record, and
-// what it needs. A need is another check of its step, "server" (the server's record, whatever it
-// holds), "record" (that record holding one whole run), "numbers" (the run following the numbers
-// it is graded on: judged against others, the check would blame the breaker for the numbers it was
-// given) or "file:ROLE" (that file parsed). A check
-// whose need is unmet is skipped with the reason, the same way everywhere.
-struct CheckSpec {
-  std::string id;
-  int step = 0;
-  When when = When::Always;
-  std::string title;
-  bool needs_server = false;
-  std::vector<std::string> needs;
-  std::string contract;  // the file role whose contract this check judges; "" for a rule's check
-};
-
 class LabSpec;
 // Makes a variant's spec (variant.h): the same text with other numbers, read as that student's.
 class VariantMaker {
@@ -123,12 +102,6 @@ class LabSpec {
   [[nodiscard]] std::string_view step_title(int n) const noexcept;
   // Step `n`'s id ("fast", "trip", ...), "" for any other number.
   [[nodiscard]] std::string_view step_id(int n) const noexcept;
-  // Every check, in the order the reports list them; nullptr for an unknown id.
-  [[nodiscard]] const std::vector<CheckSpec>& checks() const noexcept { return checks_; }
-  [[nodiscard]] const CheckSpec* find_check(std::string_view id) const noexcept;
-  // Whether any check of `step` right after it (--step N) reads a lab file (step 1's need only
-  // the server).
-  [[nodiscard]] bool reads_files(int step) const;
 
   // The message `key` with its placeholders filled: the lab's values ({window}, {trip_at_nth},
   // {state_file}, ...) and `vars` ({got}, {line}, ...). A key the spec lacks is a grader bug; it
@@ -146,7 +119,6 @@ class LabSpec {
   std::string source_;
   std::vector<std::string> step_titles_;
   std::vector<std::string> step_ids_;
-  std::vector<CheckSpec> checks_;
   std::map<std::string, std::string, std::less<>> messages_;
   std::map<std::string, std::string, std::less<>> values_;
 };

@@ -1,0 +1,77 @@
+// Step 5: the cool-down, and the first trial in HALF_OPEN.
+#include "cb/grade/check.h"
+#include "lab_checks.h"
+
+namespace cb::grade {
+namespace {
+
+constexpr CheckDef kStateContract{
+    "s5.state_contract", When::JustAfter, "{state_file} follows the contract", nullptr, {}, FileRole::State};
+
+void s5_state(CheckVerdict& v, const Inputs& in, bool) { state_just_after(v, in, 5, "HALF_OPEN"); }
+constexpr CheckDef kState{
+    "s5.state", When::JustAfter, "{state_file}: \"state\" is \"HALF_OPEN\"", s5_state, {after(kStateContract)}};
+
+void s5_failures(CheckVerdict& v, const Inputs& in, bool) {
+  // HALF_OPEN judges its trials alone, and the one made so far succeeded: a count carried over
+  // from the window that opened it would judge the trials by the outage.
+  const auto failures = in.state.value->failures;
+  v.expect(failures == 0,
+           in.spec.say("s5.failures", {{"got", str(failures)}}) +
+               (failures == in.spec.trip_failures ? in.spec.say("s5.failures.carried") : ""),
+           0, failures);
+}
+constexpr CheckDef kFailures{"s5.failures",
+                             When::JustAfter,
+                             "{state_file}: \"failures\" is 0 (HALF_OPEN counts its trials only)",
+                             s5_failures,
+                             {after(kStateContract)}};
+
+void s5_log_wait(CheckVerdict& v, const Inputs& in, bool) {
+  const auto& log = *in.transitions.value;
+  const TransitionLine* opened = find_transition(log, "CLOSED", "OPEN");
+  const TransitionLine* half = find_transition(log, "OPEN", "HALF_OPEN");
+  const std::string& file = in.spec.files.transitions;
+  if (!opened || !half)
+    return v.skip(file + " has no CLOSED->OPEN and OPEN->HALF_OPEN to measure (step 8 judges its lines)");
+  if (!opened->at_us || !half->at_us)
+    return v.skip(
+        "cannot be measured from the log: its lines have no stamps (step 8 says they are required); "
+        "the server's record measures the wait (s5.waited)");
+  const double ms = static_cast<double>(*half->at_us - *opened->at_us) / 1000.0;
+  v.expect(ms >= in.spec.rules.wait_ms,
+           in.spec.say("s5.log_wait", {{"line", str(half->line)}, {"got", seconds_text(ms)}}),
+           ">= " + in.spec.values().at("wait"), seconds_text(ms));
+}
+constexpr CheckDef kLogWait{"s5.log_wait",
+                            When::Finished,
+                            "{transitions_file}: OPEN->HALF_OPEN at least {wait} after CLOSED->OPEN",
+                            s5_log_wait,
+                            {file(FileRole::Transitions), kNumbers}};
+
+void s5_waited(CheckVerdict& v, const Inputs& in, bool) {
+  const LabRun& run = *in.run;
+  // A breaker that refused none of step 4's calls has shown no OPEN period to wait out: the
+  // pause before the next call would then be the program's, not the breaker's (a breaker with no
+  // rules at all would pass here). Step 3 or 4 is charged; this one is not judged.
+  if (never_opened(run, in.spec))
+    return v.skip(std::string(kNeverOpened) + ", and there was no cool-down to wait (steps 3 and 4 say why)");
+  if (!run.gap_after_open_ms)
+    return v.fail(run.last_500 ? "no call reached the server after the breaker opened" : "the breaker never opened");
+  v.expect(*run.gap_after_open_ms >= in.spec.rules.wait_ms,
+           in.spec.say("s5.waited", {{"got", seconds_text(*run.gap_after_open_ms)}}),
+           ">= " + in.spec.values().at("wait"), seconds_text(*run.gap_after_open_ms));
+}
+constexpr CheckDef kWaited{"s5.waited",
+                           When::Always,
+                           "the first call after the breaker opened came at least {wait} later",
+                           s5_waited,
+                           {kRecord, kNumbers}};
+
+constexpr const CheckDef* kStep[] = {&kStateContract, &kState, &kFailures, &kLogWait, &kWaited};
+
+}  // namespace
+
+std::span<const CheckDef* const> step5_checks() noexcept { return kStep; }
+
+}  // namespace cb::grade

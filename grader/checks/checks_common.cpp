@@ -10,6 +10,10 @@
 namespace cb::grade {
 namespace {
 
+// What its checks say, the lab's values and the moment's ({got}, {line}, ...) filled in.
+constexpr std::string_view kSayNumbers =
+    "{got}: these are the numbers of a different variant ({other}), not {numbers}; run the lab with the lab-settings.json made for this student (cb-lab variant writes it)";
+
 std::string quoted(const std::string& s) { return "\"" + s.substr(0, 40) + "\""; }
 
 std::string upper(std::string s) {
@@ -117,7 +121,7 @@ std::string other_numbers(const Inputs& in) {
     }
   }
   if (other.empty()) return {};
-  return spec.say("s1.numbers", {{"got", spec.files.state + " reports window_size " + str(f.window_size) +
+  return spec.fill(kSayNumbers, {{"got", spec.files.state + " reports window_size " + str(f.window_size) +
                                              " and permitted_in_half_open " + str(f.permitted_in_half_open) +
                                              ", and the breaker opened on the " + nth(trip) + " failure"},
                                  {"other", other}});

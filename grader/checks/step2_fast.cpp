@@ -5,6 +5,12 @@
 namespace cb::grade {
 namespace {
 
+// What its checks say, the lab's values and the moment's ({got}, {line}, ...) filled in.
+constexpr std::string_view kSayFailures = "{state_file}: \"failures\" is {got} after {fast} successful calls";
+constexpr std::string_view kSayFastFirst =
+    "{got} {fast_path} answered 200 reached the server before the first {fail_path}";
+constexpr std::string_view kSayWindow = "{state_file}: \"window_size\" is {got}; the lab's window is {window} calls";
+
 constexpr CheckDef kStateContract{
     "s2.state_contract", When::JustAfter, "{state_file} follows the contract", nullptr, {}, FileRole::State};
 
@@ -16,14 +22,14 @@ constexpr CheckDef kState{
 
 void s2_failures(CheckVerdict& v, const Inputs& in, bool) {
   const auto failures = in.state.value->failures;
-  v.expect(failures == 0, in.spec.say("s2.failures", {{"got", str(failures)}}), 0, failures);
+  v.expect(failures == 0, in.spec.fill(kSayFailures, {{"got", str(failures)}}), 0, failures);
 }
 constexpr CheckDef kFailures{
     "s2.failures", When::JustAfter, "{state_file}: \"failures\" is 0", s2_failures, {after(kStateContract)}};
 
 void s2_window(CheckVerdict& v, const Inputs& in, bool) {
   const auto window = in.state.value->window_size;
-  v.expect(window == in.spec.rules.window, in.spec.say("s2.window", {{"got", str(window)}}), in.spec.rules.window,
+  v.expect(window == in.spec.rules.window, in.spec.fill(kSayWindow, {{"got", str(window)}}), in.spec.rules.window,
            window);
 }
 constexpr CheckDef kWindow{"s2.window",
@@ -35,7 +41,7 @@ constexpr CheckDef kWindow{"s2.window",
 void s2_fast_first(CheckVerdict& v, const Inputs& in, bool) {
   const LabRun& run = *in.run;
   const auto fast = run.fast_before_first_500;
-  std::string message = in.spec.say("s2.fast_first", {{"got", std::to_string(fast)}});
+  std::string message = in.spec.fill(kSayFastFirst, {{"got", std::to_string(fast)}});
   if (fast == 0 && run.lab.empty())
     message = "the server saw no lab request at all: were the files written without calling it?";
   if (run.other_before_first_500 > 0)

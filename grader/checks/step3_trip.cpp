@@ -13,6 +13,25 @@
 namespace cb::grade {
 namespace {
 
+// What its checks say, the lab's values and the moment's ({got}, {line}, ...) filled in.
+constexpr std::string_view kSayFailures =
+    "{state_file}: \"failures\" is {got} in OPEN: the window that opened it held {trip_failures} failures of {trip_calls} calls (report those, or 0 if opening empties the window); a refused call is not a failure";
+constexpr std::string_view kSayTripDigit =
+    "(The stamp's last digit alone would allow the {trip_at_nth}, but then the {trip_next_nth} reached the server while OPEN and the next did not: the record reads the {got_nth}.)";
+constexpr std::string_view kSayTripEarly =
+    "it opened before the window held the minimum of {minimum_calls} calls (judging too early)";
+constexpr std::string_view kSayTripEitherGt =
+    "either it opened on the {trip_next_nth} (compared with > instead of >=; {trip_failures} of {trip_calls} is exactly {failure_rate}%), or it opened on the {trip_at_nth} and let the {trip_next_nth} through while OPEN; a stamped {transitions_file} would tell which";
+constexpr std::string_view kSayTripEitherNever =
+    "either it never opened (a {burst}-in-a-row rule, or no rate rule at all), or it opened and let calls through while OPEN; a stamped {transitions_file} would tell which";
+constexpr std::string_view kSayTripGt =
+    "compared with > instead of >= ({trip_failures} of {trip_calls} is exactly {failure_rate}%)";
+constexpr std::string_view kSayTripLate = "it opened late (a consecutive-failure rule, or no rate rule at all)";
+constexpr std::string_view kSayTripStamped =
+    "{transitions_file} stamps CLOSED->OPEN after the server answered the {got_nth} {fail_path}, expected the {trip_at_nth}";
+constexpr std::string_view kSayTripUnstamped =
+    "{got} {fail_path} reached the server before the breaker refused one, expected {trip_at} of the {burst}";
+
 constexpr CheckDef kStateContract{
     "s3.state_contract", When::JustAfter, "{state_file} follows the contract", nullptr, {}, FileRole::State};
 
@@ -26,7 +45,7 @@ void s3_failures(CheckVerdict& v, const Inputs& in, bool) {
   // calls among them.
   const auto failures = in.state.value->failures;
   const int want = in.spec.trip_failures;
-  v.expect(failures == want || failures == 0, in.spec.say("s3.failures", {{"got", str(failures)}}),
+  v.expect(failures == want || failures == 0, in.spec.fill(kSayFailures, {{"got", str(failures)}}),
            nlohmann::json::array({0, want}), failures);
 }
 constexpr CheckDef kFailures{"s3.failures",
@@ -44,25 +63,25 @@ void s3_trip(CheckVerdict& v, const Inputs& in, bool) {
   if (const auto& place = in.trip) {
     const std::size_t after = place->reading;
     if (after == want) return v.pass(spec.trip_at, static_cast<std::uint64_t>(n));
-    std::string message = spec.say("s3.trip.stamped", {{"got_nth", nth(after)}});
+    std::string message = spec.fill(kSayTripStamped, {{"got_nth", nth(after)}});
     if (after == gt)
-      message += ": " + spec.say("s3.trip.gt");
+      message += ": " + spec.fill(kSayTripGt);
     else if (after > want)
-      message += ": " + spec.say("s3.trip.late");
+      message += ": " + spec.fill(kSayTripLate);
     else
-      message += ": " + spec.say("s3.trip.early");
-    if (place->low <= want && want < after) message += ". " + spec.say("s3.trip.digit", {{"got_nth", nth(after)}});
+      message += ": " + spec.fill(kSayTripEarly);
+    if (place->low <= want && want < after) message += ". " + spec.fill(kSayTripDigit, {{"got_nth", nth(after)}});
     return v.fail(message, spec.trip_at, static_cast<std::uint64_t>(after));
   }
-  std::string message = spec.say("s3.trip.unstamped", {{"got", std::to_string(n)}});
+  std::string message = spec.fill(kSayTripUnstamped, {{"got", std::to_string(n)}});
   if (n == want + 1 && gt == want + 1)
-    message += ": " + spec.say("s3.trip.either_gt");
+    message += ": " + spec.fill(kSayTripEitherGt);
   else if (n == static_cast<std::size_t>(spec.script.burst))
-    message += ": " + spec.say("s3.trip.either_never");
+    message += ": " + spec.fill(kSayTripEitherNever);
   else if (n > want)
     message += ": calls kept reaching the server after it should have opened";
   else if (n > 0)
-    message += ": " + spec.say("s3.trip.early");
+    message += ": " + spec.fill(kSayTripEarly);
   else
     message = "no " + kFailingPath + " reached the server";
   v.expect(n == want, message, spec.trip_at, static_cast<std::uint64_t>(n));

@@ -5,6 +5,11 @@
 namespace cb::grade {
 namespace {
 
+// What its checks say, the lab's values and the moment's ({got}, {line}, ...) filled in.
+constexpr std::string_view kSayBlocked =
+    "blocked={got}: the lab makes {blocked} calls while OPEN, and all {blocked} must be refused";
+constexpr std::string_view kSayMaxMs = "max_ms={got} is not < {max_refusal_ms}: a refusal must not wait on the network";
+
 constexpr CheckDef kFastfailContract{
     "s4.fastfail_contract", When::Always, "{fastfail_file} follows the contract", nullptr, {}, FileRole::Fastfail};
 constexpr CheckDef kStateContract{
@@ -16,7 +21,7 @@ constexpr CheckDef kState{
 
 void s4_blocked(CheckVerdict& v, const Inputs& in, bool) {
   const FastFail& f = *in.fastfail.value;
-  v.expect(f.blocked == in.spec.script.blocked, in.spec.say("s4.blocked", {{"got", str(f.blocked)}}),
+  v.expect(f.blocked == in.spec.script.blocked, in.spec.fill(kSayBlocked, {{"got", str(f.blocked)}}),
            in.spec.script.blocked, f.blocked);
 }
 constexpr CheckDef kBlocked{
@@ -40,7 +45,7 @@ void s4_max_ms(CheckVerdict& v, const Inputs& in, bool) {
   const FastFail& f = *in.fastfail.value;
   char ms[64];
   std::snprintf(ms, sizeof ms, "%g", f.max_ms);
-  v.expect(f.max_ms < in.spec.max_refusal_ms, in.spec.say("s4.max_ms", {{"got", ms}}),
+  v.expect(f.max_ms < in.spec.max_refusal_ms, in.spec.fill(kSayMaxMs, {{"got", ms}}),
            "< " + in.spec.values().at("max_refusal_ms"), f.max_ms);
 }
 constexpr CheckDef kMaxMs{

@@ -5,6 +5,16 @@
 namespace cb::grade {
 namespace {
 
+// What its checks say, the lab's values and the moment's ({got}, {line}, ...) filled in.
+constexpr std::string_view kSayFailures =
+    "{state_file}: \"failures\" is {got} in HALF_OPEN: HALF_OPEN counts only its trials, and the one made so far succeeded";
+constexpr std::string_view kSayFailuresCarried =
+    " ({trip_failures} is the window that opened it, carried over: entering HALF_OPEN empties it)";
+constexpr std::string_view kSayLogWait =
+    "OPEN->HALF_OPEN (line {line}) is {got} after CLOSED->OPEN: the breaker must stay OPEN for its {wait} cool-down";
+constexpr std::string_view kSayWaited =
+    "the next call reached the server {got} after the breaker opened: the {wait} cool-down was not waited";
+
 constexpr CheckDef kStateContract{
     "s5.state_contract", When::JustAfter, "{state_file} follows the contract", nullptr, {}, FileRole::State};
 
@@ -17,8 +27,8 @@ void s5_failures(CheckVerdict& v, const Inputs& in, bool) {
   // from the window that opened it would judge the trials by the outage.
   const auto failures = in.state.value->failures;
   v.expect(failures == 0,
-           in.spec.say("s5.failures", {{"got", str(failures)}}) +
-               (failures == in.spec.trip_failures ? in.spec.say("s5.failures.carried") : ""),
+           in.spec.fill(kSayFailures, {{"got", str(failures)}}) +
+               (failures == in.spec.trip_failures ? in.spec.fill(kSayFailuresCarried) : ""),
            0, failures);
 }
 constexpr CheckDef kFailures{"s5.failures",
@@ -40,7 +50,7 @@ void s5_log_wait(CheckVerdict& v, const Inputs& in, bool) {
         "the server's record measures the wait (s5.waited)");
   const double ms = static_cast<double>(*half->at_us - *opened->at_us) / 1000.0;
   v.expect(ms >= in.spec.rules.wait_ms,
-           in.spec.say("s5.log_wait", {{"line", str(half->line)}, {"got", seconds_text(ms)}}),
+           in.spec.fill(kSayLogWait, {{"line", str(half->line)}, {"got", seconds_text(ms)}}),
            ">= " + in.spec.values().at("wait"), seconds_text(ms));
 }
 constexpr CheckDef kLogWait{"s5.log_wait",
@@ -59,7 +69,7 @@ void s5_waited(CheckVerdict& v, const Inputs& in, bool) {
   if (!run.gap_after_open_ms)
     return v.fail(run.last_500 ? "no call reached the server after the breaker opened" : "the breaker never opened");
   v.expect(*run.gap_after_open_ms >= in.spec.rules.wait_ms,
-           in.spec.say("s5.waited", {{"got", seconds_text(*run.gap_after_open_ms)}}),
+           in.spec.fill(kSayWaited, {{"got", seconds_text(*run.gap_after_open_ms)}}),
            ">= " + in.spec.values().at("wait"), seconds_text(*run.gap_after_open_ms));
 }
 constexpr CheckDef kWaited{"s5.waited",

@@ -10,6 +10,22 @@
 namespace cb::grade {
 namespace {
 
+// What its checks say, the lab's values and the moment's ({got}, {line}, ...) filled in.
+constexpr std::string_view kSayClosedDoubt =
+    "passed on the benefit of the doubt: HALF_OPEN->CLOSED (line {line}) is stamped in {precision}, which allows the close after the {trials_nth} trial but also after the {low_nth} (answered within the stamp's last digit); stamp to the microsecond to decide";
+constexpr std::string_view kSayClosedEarly =
+    "HALF_OPEN->CLOSED (line {line}) is stamped before the server answered the {trials_nth} trial: it closed after {got_trials}";
+constexpr std::string_view kSayClosedUnproven =
+    "not proven: HALF_OPEN->CLOSED (line {line}) {stamp}, so nothing shows whether the breaker closed after the {trials_nth} trial or after the 1st ({state_file}'s permitted_in_half_open is only a claim); stamp {transitions_file} to the millisecond or finer";
+constexpr std::string_view kSayPermitted =
+    "permitted_in_half_open={got}: with fewer than {trials} trials, one lucky call closes the breaker and it flaps";
+constexpr std::string_view kSayTrials =
+    "{got} successful call(s) reached the server after the cool-down, expected {trials} trials";
+constexpr std::string_view kSayTrialsClosedEarly =
+    ": the breaker closed after {got_trials} ({transitions_file}'s HALF_OPEN->CLOSED), so the program stopped calling; a breaker closes only on the judgement of all {trials} permitted trials";
+constexpr std::string_view kSayTrialsTooFew =
+    ": the program must make at least {trials} calls while HALF_OPEN, one at a time";
+
 constexpr CheckDef kStateContract{"s6.state_contract", When::Always, "{state_file} follows the contract", nullptr, {},
                                   FileRole::State};
 
@@ -31,7 +47,7 @@ constexpr CheckDef kState{
 void s6_permitted(CheckVerdict& v, const Inputs& in, bool) {
   if (skipped_never_left(v, in)) return;
   const auto permitted = in.state.value->permitted_in_half_open;
-  v.expect(permitted >= in.spec.rules.trials, in.spec.say("s6.permitted", {{"got", str(permitted)}}),
+  v.expect(permitted >= in.spec.rules.trials, in.spec.fill(kSayPermitted, {{"got", str(permitted)}}),
            ">= " + str(in.spec.rules.trials), permitted);
 }
 constexpr CheckDef kPermitted{"s6.permitted",
@@ -45,17 +61,17 @@ void s6_trials(CheckVerdict& v, const Inputs& in, bool) {
   const LabSpec& spec = in.spec;
   const auto trials = static_cast<std::size_t>(spec.rules.trials);
   const std::vector<const RecordEntry*> ok = successful_trials(*in.run);
-  std::string few = spec.say("s6.trials", {{"got", std::to_string(ok.size())}});
+  std::string few = spec.fill(kSayTrials, {{"got", std::to_string(ok.size())}});
   // Why there were fewer, where the files say: a close stamped after them (the program stops
   // calling once CLOSED), or a failed trial that reopened it.
   if (ok.size() < trials) {
     const std::size_t failed = in.run->trials.size() - ok.size();
     if (in.close && in.close->reading <= ok.size())
-      few += spec.say("s6.trials.closed_early", {{"got_trials", trials_text(in.close->reading)}});
+      few += spec.fill(kSayTrialsClosedEarly, {{"got_trials", trials_text(in.close->reading)}});
     else if (failed > 0)
       few += ": " + std::to_string(failed) + " trial(s) failed, and a failed trial reopens it";
     else
-      few += spec.say("s6.trials.too_few");
+      few += spec.fill(kSayTrialsTooFew);
   }
   v.expect(ok.size() >= trials, few, ">= " + str(spec.rules.trials), static_cast<std::uint64_t>(ok.size()));
 }
@@ -75,24 +91,24 @@ void s6_closed_after_trials(CheckVerdict& v, const Inputs& in, bool) {
   // Not proven is not passed: without a stamp that can place it, a breaker that closes on its
   // first lucky trial would pass step 6 on its files' word.
   if (!closed->at_us || closed->resolution_us > 1000)
-    return v.fail(spec.say("s6.closed.unproven",
-                           {{"line", line},
-                            {"stamp", closed->at_us ? "is stamped in " + precision_text(closed->resolution_us)
-                                                    : std::string("has no stamp")}}),
+    return v.fail(spec.fill(kSayClosedUnproven,
+                            {{"line", line},
+                             {"stamp", closed->at_us ? "is stamped in " + precision_text(closed->resolution_us)
+                                                     : std::string("has no stamp")}}),
                   spec.rules.trials, nullptr);
   if (!in.close) return v.skip("the server's record has no wall-clock times to place the trials by");
   // Placed by placement.h: the count is what the stamp proves; the stamp's last digit may leave
   // the close after the last trial, and then it passes on the benefit of the doubt, with a note.
   const Placement& p = *in.close;
   const auto trials = static_cast<std::size_t>(spec.rules.trials);
-  std::string message = spec.say("s6.closed.early", {{"line", line}, {"got_trials", trials_text(p.reading)}});
+  std::string message = spec.fill(kSayClosedEarly, {{"line", line}, {"got_trials", trials_text(p.reading)}});
   if (p.high > p.reading)
     message += " (or " + std::to_string(p.high) +
                ", if the calls answered within the stamp's last digit came first: stamp to the microsecond to decide)";
   if (p.high >= trials && p.low < trials)
     return v.pass_noting(
-        spec.say("s6.closed.doubt",
-                 {{"line", line}, {"precision", precision_text(closed->resolution_us)}, {"low_nth", nth(p.low)}}),
+        spec.fill(kSayClosedDoubt,
+                  {{"line", line}, {"precision", precision_text(closed->resolution_us)}, {"low_nth", nth(p.low)}}),
         spec.rules.trials, static_cast<std::uint64_t>(p.reading));
   v.expect(p.high >= trials, message + ", so one lucky call can close it and it flaps", spec.rules.trials,
            static_cast<std::uint64_t>(p.reading));

@@ -5,6 +5,9 @@
 namespace cb::grade {
 namespace {
 
+// What its checks say, the lab's values and the moment's ({got}, {line}, ...) filled in.
+constexpr std::string_view kSayBadAll = "{got} {bad_path} reached the server, expected all {bad}";
+
 constexpr CheckDef kIgnoreContract{
     "s7.ignore_contract", When::Always, "{ignore_file} follows the contract", nullptr, {}, FileRole::Ignore};
 
@@ -27,7 +30,7 @@ constexpr CheckDef kFailures{
 void s7_bad_all(CheckVerdict& v, const Inputs& in, bool) {
   const LabRun& run = *in.run;
   const auto bad = static_cast<std::size_t>(in.spec.script.bad);
-  std::string message = in.spec.say("s7.bad_all", {{"got", std::to_string(run.bad)}});
+  std::string message = in.spec.fill(kSayBadAll, {{"got", std::to_string(run.bad)}});
   if (run.bad < bad && run.bad > 0)
     message += ": the breaker refused the rest, so it opened on 400s (4xx counted as failures)";
   v.expect(run.bad == bad, message, in.spec.script.bad, static_cast<std::uint64_t>(run.bad));

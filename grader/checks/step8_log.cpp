@@ -5,6 +5,9 @@
 namespace cb::grade {
 namespace {
 
+// What its checks say, the lab's values and the moment's ({got}, {line}, ...) filled in.
+constexpr std::string_view kSayOrderCount = "{got} transition(s), expected {transition_count}";
+
 constexpr CheckDef kLogContract{"s8.log_contract", When::Always, "{transitions_file} follows the contract",
                                 nullptr,           {},           FileRole::Transitions};
 
@@ -15,7 +18,7 @@ void s8_order(CheckVerdict& v, const Inputs& in, bool) {
   const std::vector<std::string>& want = in.spec.transitions;
   std::string message;
   if (got.size() != want.size()) {
-    message = in.spec.say("s8.order.count", {{"got", std::to_string(got.size())}});
+    message = in.spec.fill(kSayOrderCount, {{"got", std::to_string(got.size())}});
   } else {
     for (std::size_t i = 0; i < want.size() && message.empty(); ++i)
       if (got[i] != want[i]) message = "line " + str(t[i].line) + " is " + got[i] + ", expected " + want[i];

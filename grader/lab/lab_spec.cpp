@@ -292,13 +292,6 @@ Result<LabSpec> parse_spec(std::string_view json_text, const std::string& name, 
     spec.step_titles_.push_back(spec.fill(*title));
   }
 
-  CB_TRY(messages, r.member(root, "", "messages"));
-  if (!(*messages)->is_object()) return r.error("messages", "expected an object of message templates");
-  for (const auto& [key, text] : (*messages)->items()) {
-    if (!text.is_string()) return r.error("messages." + key, "expected a string");
-    spec.messages_.emplace(key, text.get<std::string>());
-  }
-
   return spec;
 }
 
@@ -367,12 +360,6 @@ std::string LabSpec::fill(std::string_view text, Vars vars) const {
   }
   out.append(text.substr(i));
   return out;
-}
-
-std::string LabSpec::say(std::string_view key, Vars vars) const {
-  const auto it = messages_.find(key);
-  if (it == messages_.end()) return "[lab spec: no message " + std::string(key) + "]";
-  return fill(it->second, vars);
 }
 
 }  // namespace cb::grade

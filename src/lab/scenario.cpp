@@ -221,10 +221,10 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& name
     if (auto others = sf.no_others(); !others) return in_file(others.error());
     s.steps.push_back(std::move(step));
   }
-  // A lab spec (lab_spec.h) also holds the grader's part: how it grades and what it says. Its
-  // titles name the lab's numbers, filled from the same file.
+  // A lab spec (lab_spec.h) also holds the grader's part: how it grades. Its titles name the
+  // lab's numbers, filled from the same file.
   if (j.contains("grading")) {
-    for (const char* key : {"grading", "messages"}) f.use(key);
+    f.use("grading");
     auto spec = grade::parse_lab_spec(text, name);
     if (!spec) return spec.error();
     for (std::size_t i = 0; i < s.steps.size(); ++i)

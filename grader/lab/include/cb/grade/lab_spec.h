@@ -1,8 +1,8 @@
 #pragma once
 // The lab as data: one file (scenarios/lab.json, compiled into cb-grade) holds the breaker's
-// numbers, the steps and what they send, the four files, and every check with its title and the
-// messages that name a number. The runner runs its steps; the grader reads everything else from
-// it. What the grader expects (the call that opens the breaker, the trials, the waits) is worked
+// numbers, the steps and what they send, and the four files. The runner runs its steps; the
+// grader's checks (grader/checks/, each in its step's file) fill their titles and messages with
+// its values. What the grader expects (the call that opens the breaker, the trials, the waits) is worked
 // out here from the numbers, so a lab with other numbers is graded by the same code.
 
 #include <array>
@@ -103,14 +103,11 @@ class LabSpec {
   // Step `n`'s id ("fast", "trip", ...), "" for any other number.
   [[nodiscard]] std::string_view step_id(int n) const noexcept;
 
-  // The message `key` with its placeholders filled: the lab's values ({window}, {trip_at_nth},
-  // {state_file}, ...) and `vars` ({got}, {line}, ...). A key the spec lacks is a grader bug; it
-  // reads "[lab spec: no message KEY]" so every test that reaches it fails loudly.
+  // `text` (a check's title or message) with its placeholders filled: the lab's values ({window},
+  // {trip_at_nth}, {state_file}, ...) and `vars` ({got}, {line}, ...); an unknown {name} is left
+  // as it is.
   using Vars = std::initializer_list<std::pair<std::string_view, std::string>>;
-  [[nodiscard]] std::string say(std::string_view key, Vars vars = {}) const;
-  // `text` with the lab's values filled in (and `vars`); an unknown {name} is left as it is.
   [[nodiscard]] std::string fill(std::string_view text, Vars vars = {}) const;
-  [[nodiscard]] const std::map<std::string, std::string, std::less<>>& messages() const noexcept { return messages_; }
   // The lab's values by name, as the templates see them.
   [[nodiscard]] const std::map<std::string, std::string, std::less<>>& values() const noexcept { return values_; }
 
@@ -119,7 +116,6 @@ class LabSpec {
   std::string source_;
   std::vector<std::string> step_titles_;
   std::vector<std::string> step_ids_;
-  std::map<std::string, std::string, std::less<>> messages_;
   std::map<std::string, std::string, std::less<>> values_;
 };
 

@@ -3,18 +3,10 @@
 // grader does not link it): the reference a student's breaker is compared with, call by call,
 // when it is driven with generated traces. Pure: no clock, no I/O; time is the call's own t.
 //
-// The rules, as the handout gives them, with what it leaves open decided here:
-// - CLOSED: every call is permitted. 5xx and "no answer" are failures, 4xx is neither (not
-//   counted), anything below 400 a success. A counted call enters a window of the last `window`
-//   counted calls. Once the window holds `minimum_calls`, the breaker opens when
-//   failures x 100 >= failure_rate_percent x calls (3 of 6 at 50% opens); before that it does not
-//   judge at all. Opening is decided by the call that completes, at its t.
-// - OPEN: a call with t < opened_at + wait is rejected. The first call at or after that instant
-//   is the first trial: the breaker is HALF_OPEN and the call is permitted.
-// - HALF_OPEN: calls are permitted, one at a time (each completes before the next is made). A
-//   4xx is not counted and gives its trial slot back. After `permitted_in_half_open` counted
-//   trials the breaker judges them together with the same rate: OPEN again (a new wait from the
-//   deciding trial's t) when failures x 100 >= rate x trials, else CLOSED with an empty window.
+// The rules are docs/CONTRACTS.md's ("The rules a program is compared with"), which the students
+// read and this code follows, word for word; what the handout leaves open is decided there.
+// Opening is decided by the call that completes, at its t; HALF_OPEN's trials come one at a
+// time, each completing before the next is made.
 
 #include <cstdint>
 #include <deque>

@@ -32,7 +32,9 @@ std::vector<Function> functions_in(const std::filesystem::path& file) {
   std::vector<Function> out;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string& l = lines[i];
-    if (!std::regex_search(l, starts) || std::regex_search(l, not_a_function) || l.back() == ';') continue;
+    // A definition on one line ends there: `int f() { return 1; }`.
+    if (!std::regex_search(l, starts) || std::regex_search(l, not_a_function) || l.back() == ';' || l.back() == '}')
+      continue;
     std::size_t open = i;
     while (open < lines.size() && !lines[open].ends_with("{") && !lines[open].ends_with(";")) ++open;
     if (open == lines.size() || !lines[open].ends_with("{")) continue;

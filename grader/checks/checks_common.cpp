@@ -37,13 +37,13 @@ std::string precision_text(std::int64_t resolution_us) {
 }
 
 int last_step_seen(const LabRun& run) {
-  if (run.bad > 0) return 7;
-  if (run.trials.size() > 1) return 6;
-  if (!run.trials.empty()) return 5;
-  if (run.count_calls.size() >= 2 || run.always500 > run.first_burst_500) return 4;
-  if (!run.burst.empty()) return 3;
-  if (run.fast_before_first_500 > 0) return 2;
-  return 1;
+  if (run.bad > 0) return step(StepRole::Ignore4xx);
+  if (run.trials.size() > 1) return step(StepRole::Trials);
+  if (!run.trials.empty()) return step(StepRole::Cooldown);
+  if (run.count_calls.size() >= 2 || run.always500 > run.first_burst_500) return step(StepRole::Refused);
+  if (!run.burst.empty()) return step(StepRole::Trip);
+  if (run.fast_before_first_500 > 0) return step(StepRole::Fast);
+  return step(StepRole::Server);
 }
 
 void contract_check(CheckVerdict& v, const Inputs& in, std::string_view role) {

@@ -35,7 +35,7 @@ constexpr std::string_view kSayTripUnstamped =
 constexpr CheckDef kStateContract{
     "s3.state_contract", When::JustAfter, "{state_file} follows the contract", nullptr, {}, FileRole::State};
 
-void s3_state(CheckVerdict& v, const Inputs& in, bool) { state_just_after(v, in, 3, "OPEN"); }
+void s3_state(CheckVerdict& v, const Inputs& in, bool) { state_just_after(v, in, step(StepRole::Trip), "OPEN"); }
 constexpr CheckDef kState{
     "s3.state", When::JustAfter, "{state_file}: \"state\" is \"OPEN\"", s3_state, {after(kStateContract)}};
 

@@ -15,7 +15,7 @@ constexpr CheckDef kFastfailContract{
 constexpr CheckDef kStateContract{
     "s4.state_contract", When::JustAfter, "{state_file} follows the contract", nullptr, {}, FileRole::State};
 
-void s4_state(CheckVerdict& v, const Inputs& in, bool) { state_just_after(v, in, 4, "OPEN"); }
+void s4_state(CheckVerdict& v, const Inputs& in, bool) { state_just_after(v, in, step(StepRole::Refused), "OPEN"); }
 constexpr CheckDef kState{
     "s4.state", When::JustAfter, "{state_file}: \"state\" is \"OPEN\"", s4_state, {after(kStateContract)}};
 

@@ -18,7 +18,9 @@ constexpr std::string_view kSayWaited =
 constexpr CheckDef kStateContract{
     "s5.state_contract", When::JustAfter, "{state_file} follows the contract", nullptr, {}, FileRole::State};
 
-void s5_state(CheckVerdict& v, const Inputs& in, bool) { state_just_after(v, in, 5, "HALF_OPEN"); }
+void s5_state(CheckVerdict& v, const Inputs& in, bool) {
+  state_just_after(v, in, step(StepRole::Cooldown), "HALF_OPEN");
+}
 constexpr CheckDef kState{
     "s5.state", When::JustAfter, "{state_file}: \"state\" is \"HALF_OPEN\"", s5_state, {after(kStateContract)}};
 

@@ -15,11 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-// The script the grader's checks are written for, step by step: a spec may change every number,
-// title and file name, not what each step does.
-constexpr std::array<std::string_view, kGradedSteps> kStepIds{"server",   "fast",   "trip",      "refused",
-                                                              "cooldown", "trials", "ignore4xx", "log"};
-
 }  // namespace
 
 TripPoint trip_point(const LabRules& r, int fast, int burst, bool strict) {
@@ -263,18 +258,18 @@ Result<LabSpec> parse_spec(std::string_view json_text, const std::string& name, 
     if (path != nullptr) *path = (*a)->value("path", "");
     return {};
   };
-  CB_TRY_VOID(times(1, spec.script.fast, &spec.script.fast_path));
-  CB_TRY_VOID(times(2, spec.script.burst, &spec.script.fail_path));
-  CB_TRY_VOID(times(3, spec.script.blocked, nullptr));
-  CB_TRY_VOID(times(6, spec.script.bad, &spec.script.bad_path));
+  CB_TRY_VOID(times(step_index(StepRole::Fast), spec.script.fast, &spec.script.fast_path));
+  CB_TRY_VOID(times(step_index(StepRole::Trip), spec.script.burst, &spec.script.fail_path));
+  CB_TRY_VOID(times(step_index(StepRole::Refused), spec.script.blocked, nullptr));
+  CB_TRY_VOID(times(step_index(StepRole::Ignore4xx), spec.script.bad, &spec.script.bad_path));
   {
-    CB_TRY(a, call_in(5));
+    CB_TRY(a, call_in(step_index(StepRole::Trials)));
     spec.script.trials_max = (*a)->value("max", 20);
   }
-  CB_TRY_VOID(file_in(1, "write_state", spec.files.state));
-  CB_TRY_VOID(file_in(3, "write_fastfail", spec.files.fastfail));
-  CB_TRY_VOID(file_in(6, "write_state", spec.files.ignore));
-  CB_TRY_VOID(file_in(7, "write_transitions", spec.files.transitions));
+  CB_TRY_VOID(file_in(step_index(StepRole::Fast), "write_state", spec.files.state));
+  CB_TRY_VOID(file_in(step_index(StepRole::Refused), "write_fastfail", spec.files.fastfail));
+  CB_TRY_VOID(file_in(step_index(StepRole::Ignore4xx), "write_state", spec.files.ignore));
+  CB_TRY_VOID(file_in(step_index(StepRole::Log), "write_transitions", spec.files.transitions));
 
   const TripPoint trip = trip_point(spec.rules, spec.script.fast, spec.script.burst, false);
   if (trip.at == 0)

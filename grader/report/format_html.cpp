@@ -314,8 +314,8 @@ void draw_cooldown(std::string& s, const Axis& axis, const Timeline& tl, bool st
     const TimelineRequest* last_burst = nullptr;
     const TimelineRequest* first_trial = nullptr;
     for (const TimelineRequest& q : tl.requests) {
-      if (q.step == 3) last_burst = &q;
-      if (q.step == 5 && first_trial == nullptr) first_trial = &q;
+      if (q.step == step(StepRole::Trip)) last_burst = &q;
+      if (q.step == step(StepRole::Cooldown) && first_trial == nullptr) first_trial = &q;
     }
     if (last_burst != nullptr && first_trial != nullptr) {
       opened = last_burst->at_us + static_cast<std::int64_t>(last_burst->duration_ms * 1000);
@@ -408,7 +408,7 @@ void draw_steps(std::string& s, const Axis& axis, const Report& r, std::vector<s
   for (const StepReport& st : r.steps) {
     const auto e = extent.find(st.step);
     // A step with nothing in the record (8: transitions.log) is drawn at the end of the axis.
-    const double x = e != extent.end() ? axis.x(e->second.first) : st.step == 1 ? kLeft : kRight;
+    const double x = e != extent.end() ? axis.x(e->second.first) : st.step == step(StepRole::Server) ? kLeft : kRight;
     const std::string cls = to_string(st.status);
     std::string marks;
     for (const Check& c : st.checks) {

@@ -38,23 +38,23 @@ Timeline make_timeline(const Record* record, const LabRun* run, const std::vecto
     trials.insert(run->trials.begin(), run->trials.end());
     if (!run->trials.empty()) first_trial = run->trials.front();
   }
-  int step = 1;
+  int step = grade::step(StepRole::Server);
   bool after_burst = false;
   for (const RecordEntry& e : record->entries) {
     if (e.path.rfind(flaky::path::kAdmin, 0) == 0 || !e.wall_us) continue;
     if (burst.count(&e) != 0) {
-      step = 3;
+      step = grade::step(StepRole::Trip);
       after_burst = true;
     } else if (&e == first_trial) {
-      step = 5;
+      step = grade::step(StepRole::Cooldown);
     } else if (trials.count(&e) != 0) {
-      step = 6;
+      step = grade::step(StepRole::Trials);
     } else if (e.path == spec.script.bad_path) {
-      step = 7;
+      step = grade::step(StepRole::Ignore4xx);
     } else if (e.counted && e.path == spec.script.fast_path && !after_burst) {
-      step = 2;
-    } else if (after_burst && step == 3) {
-      step = 4;
+      step = grade::step(StepRole::Fast);
+    } else if (after_burst && step == grade::step(StepRole::Trip)) {
+      step = grade::step(StepRole::Refused);
     }
     t.requests.push_back({e.seq, *e.wall_us, e.duration_ms.value_or(0), e.path, e.status, step});
   }

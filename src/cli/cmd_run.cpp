@@ -27,7 +27,8 @@ void add_lab_flags(CLI::App& cmd, LabArgs& args) {
 }
 
 CLI::App* setup_run(CLI::App& app, RunOptions& options) {
-  auto* cmd = app.add_subcommand("run", "The whole lab, steps 1-8, against the flaky server, graded as it goes");
+  auto* cmd = app.add_subcommand("run", "The whole lab, steps 1-" + std::to_string(grade::kGradedSteps) +
+                                            ", against the flaky server, graded as it goes");
   add_lab_flags(*cmd, options.lab);
   cmd->add_flag("--json", options.json, "Print a machine-readable summary instead");
   cmd->add_option("--student", options.student,

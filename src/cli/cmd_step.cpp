@@ -20,7 +20,9 @@ namespace cb::cli {
 
 CLI::App* setup_step(CLI::App& app, StepOptions& options) {
   auto* cmd = app.add_subcommand("step", "Only step N, continuing from the state the earlier steps left");
-  cmd->add_option("N", options.step, "The step, 1-8")->required()->check(CLI::Range(1, 1000));
+  cmd->add_option("N", options.step, "The step, 1-" + std::to_string(grade::kGradedSteps))
+      ->required()
+      ->check(CLI::Range(1, 1000));
   add_lab_flags(*cmd, options.lab);
   cmd->footer(
       "The breakers' state after each step is kept in DIR/.cb-lab/session.json (times as wall-clock\n"

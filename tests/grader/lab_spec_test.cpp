@@ -228,6 +228,11 @@ TEST_CASE("lab spec: every title and message of the checks names only the lab's 
   CHECK(templates > 50);  // the scan sees the titles and messages at all
 }
 
+TEST_CASE("lab spec: the number of the lab's steps is written in cb/grade/lab_steps.h alone") {
+  const std::string found = holding(source_literals(), {"1-8", "8 steps", "eight steps", "steps 1 to 8"});
+  CHECK_MESSAGE(found.empty(), found);
+}
+
 TEST_CASE("lab spec: the flaky server's port and paths are written in cb/flaky/endpoints.h alone") {
   // Each as a literal of its own or inside one ("http://127.0.0.1:8110", "/admin/record?since=").
   const std::vector<std::string> banned{"8110",  "/fast",   "/always500", "/bad",     "/count", "/slow",

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "cb/grade/lab_steps.h"
 #include "cb/result.h"
 
 namespace cb::grade {
@@ -56,8 +57,6 @@ struct LabFiles {
   [[nodiscard]] std::string_view of(std::string_view role) const noexcept;
 };
 
-// The steps the grader has checks for: a spec may add steps for the runner, not for the grader.
-inline constexpr int kGradedSteps = 8;
 
 class LabSpec;
 // Makes a variant's spec (variant.h): the same text with other numbers, read as that student's.

@@ -183,7 +183,7 @@ Report grade(const Evidence& e, const GradeOptions& options) {
         c.message = "not judged: " + problem;
         c.status = Status::Error;
       }
-      settle(step, points, spec);
+      settle(step, points);
     }
     step.title = std::string(spec.step_title(n));
     for (const Check& c : step.checks) {

@@ -45,7 +45,7 @@ inline constexpr std::string_view kOtherNumbers =
 // A step's status and score from its checks: fail if one failed, else error if one erred, else
 // pass if a check of a rule passed (a file's contract alone passes nothing), else skip. A step
 // scores all its points or none.
-void settle(StepReport& step, double points, const LabSpec& spec);
+void settle(StepReport& step, double points);
 
 struct Inputs;  // lab_checks.h
 

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cb/bounded_file.h"
+#include "cb/flaky/endpoints.h"
 #include "cb/hmac_sha256.h"
 
 namespace cb::grade {
@@ -168,7 +169,16 @@ std::string kit_settings_json(const LabSpec& spec) {
                            {"burst", spec.script.burst},
                            {"blocked", spec.script.blocked},
                            {"trials_max", spec.script.trials_max},
-                           {"bad", spec.script.bad}};
+                           {"bad", spec.script.bad},
+                           {"server", flaky::default_url()},
+                           {"count_path", std::string(flaky::path::kCount)},
+                           {"fast_path", spec.script.fast_path},
+                           {"fail_path", spec.script.fail_path},
+                           {"bad_path", spec.script.bad_path},
+                           {"state_file", spec.files.state},
+                           {"fastfail_file", spec.files.fastfail},
+                           {"ignore_file", spec.files.ignore},
+                           {"transitions_file", spec.files.transitions}};
   std::string out = "{\n";
   bool first = true;
   for (const auto& [key, value] : j.items()) {

@@ -1,6 +1,6 @@
 // The lab's eight steps, already written: you write the breaker's rules in breaker.hpp.
 //
-// Calls the flaky server at $CB_SERVER (default http://127.0.0.1:8110) and writes the lab's four
+// Calls the flaky server at $CB_SERVER (default: the one lab-settings.json names) and writes the lab's four
 // files into $CB_DIR (default ./cb), each in the form docs/CONTRACTS.md gives. The C++ standard
 // library and POSIX sockets only; run.sh builds it with the system compiler.
 #include <arpa/inet.h>
@@ -27,8 +27,8 @@
 
 namespace {
 
-std::string g_host = "127.0.0.1";
-std::string g_port = "8110";
+std::string g_host;  // the server, from $CB_SERVER or lab-settings.json
+std::string g_port;
 std::string g_out = "cb";
 int g_timeout_ms = 0;  // a breaker is blind to a server that never answers without a timeout (the lab's)
 
@@ -38,7 +38,20 @@ struct Lab {
   Settings settings;
   int fast = 0, burst = 0, blocked = 0, trials_max = 0, bad = 0;
   std::string numbers;
+  std::string server;
+  // The server's paths, and the files the lab writes, as lab-settings.json names them.
+  std::string count_path, fast_path, fail_path, bad_path;
+  std::string state_file, fastfail_file, ignore_file, transitions_file;
 };
+
+// "key": "text" on its line, or "".
+std::string text_of(const std::string& text, const char* key) {
+  const std::string quoted = std::string("\"") + key + "\": \"";
+  const auto at = text.find(quoted);
+  if (at == std::string::npos) return "";
+  const auto from = at + quoted.size();
+  return text.substr(from, text.find('"', from) - from);
+}
 
 bool number_of(const std::string& text, const char* key, double& out) {
   const std::string quoted = std::string("\"") + key + "\":";
@@ -81,9 +94,18 @@ Lab load_lab(const std::string& program) {
   lab.blocked = static_cast<int>(v[8]);
   lab.trials_max = static_cast<int>(v[9]);
   lab.bad = static_cast<int>(v[10]);
-  const std::string quoted = "\"numbers\": \"";
-  if (const auto at = text.find(quoted); at != std::string::npos)
-    lab.numbers = text.substr(at + quoted.size(), text.find('"', at + quoted.size()) - at - quoted.size());
+  lab.numbers = text_of(text, "numbers");
+  std::string* texts[] = {&lab.server,     &lab.count_path,    &lab.fast_path,   &lab.fail_path,       &lab.bad_path,
+                          &lab.state_file, &lab.fastfail_file, &lab.ignore_file, &lab.transitions_file};
+  const char* text_keys[] = {"server",     "count_path",    "fast_path",   "fail_path",       "bad_path",
+                             "state_file", "fastfail_file", "ignore_file", "transitions_file"};
+  for (int i = 0; i < 9; ++i) {
+    *texts[i] = text_of(text, text_keys[i]);
+    if (texts[i]->empty()) {
+      std::cerr << "lab: " << path << ": no \"" << text_keys[i] << "\" (cb-lab init writes it)" << std::endl;
+      std::exit(2);
+    }
+  }
   return lab;
 }
 
@@ -140,9 +162,9 @@ Answer get(const std::string& path) {
   return answer;
 }
 
-// The server's own count of the lab's requests (GET /count), or -1.
-long long count() {
-  const Answer a = get("/count");
+// The server's own count of the lab's requests (GET count_path), or -1.
+long long count(const Lab& lab) {
+  const Answer a = get(lab.count_path);
   const auto key = a.body.find("\"count\"");
   if (a.status != 200 || key == std::string::npos) return -1;
   const auto colon = a.body.find(':', key);
@@ -192,65 +214,64 @@ int main(int argc, char** argv) {
     std::cerr << "lab: usage: lab [--until N], N a step from 1 to 8" << std::endl;
     return 2;
   }
-  if (const char* server = std::getenv("CB_SERVER"); server != nullptr && *server != '\0') {
-    std::string s = server;  // http://HOST:PORT
-    if (s.rfind("http://", 0) == 0) s = s.substr(7);
-    if (!s.empty() && s.back() == '/') s.pop_back();
-    const auto colon = s.rfind(':');
-    g_host = s.substr(0, colon);
-    g_port = colon == std::string::npos ? "80" : s.substr(colon + 1);
-  }
+  const Lab lab = load_lab(argv[0]);
+  const char* named = std::getenv("CB_SERVER");
+  std::string s = named != nullptr && *named != '\0' ? named : lab.server;  // http://HOST:PORT
+  if (s.rfind("http://", 0) == 0) s = s.substr(7);
+  if (!s.empty() && s.back() == '/') s.pop_back();
+  const auto colon = s.rfind(':');
+  g_host = s.substr(0, colon);
+  g_port = colon == std::string::npos ? "80" : s.substr(colon + 1);
   if (const char* dir = std::getenv("CB_DIR"); dir != nullptr && *dir != '\0') g_out = dir;
   mkdir(g_out.c_str(), 0755);
 
-  const Lab lab = load_lab(argv[0]);
   Breaker b(lab.settings);
-  std::cout << "step 1: the server at " << g_host << ":" << g_port << ": /count -> " << count() << " (" << lab.numbers
-            << ")" << std::endl;
+  std::cout << "step 1: the server at " << g_host << ":" << g_port << ": " << lab.count_path << " -> " << count(lab)
+            << " (" << lab.numbers << ")" << std::endl;
   if (last == 1) return 0;
-  step(2, std::to_string(lab.fast) + " x /fast", b, "/fast", lab.fast);
-  write_state("state.json", b);
+  step(2, std::to_string(lab.fast) + " x " + lab.fast_path, b, lab.fast_path, lab.fast);
+  write_state(lab.state_file, b);
   if (last == 2) return 0;
-  step(3, std::to_string(lab.burst) + " x /always500", b, "/always500", lab.burst);
-  write_state("state.json", b);
+  step(3, std::to_string(lab.burst) + " x " + lab.fail_path, b, lab.fail_path, lab.burst);
+  write_state(lab.state_file, b);
   if (last == 3) return 0;
 
-  const long long before = count();
+  const long long before = count(lab);
   int blocked = 0;
   double slowest_ms = 0;
   for (int i = 0; i < lab.blocked; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
-    if (call(b, "/always500") == "refused") ++blocked;
+    if (call(b, lab.fail_path) == "refused") ++blocked;
     slowest_ms =
         std::max(slowest_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
-  const long long after = count();
+  const long long after = count(lab);
   char line[160];
   std::snprintf(line, sizeof line, "before=%lld after=%lld blocked=%d max_ms=%.3f", before, after, blocked, slowest_ms);
-  write("fastfail.txt", std::string(line) + "\n");
-  std::cout << "step 4: " << lab.blocked << " x /always500: " << line << std::endl;
+  write(lab.fastfail_file, std::string(line) + "\n");
+  std::cout << "step 4: " << lab.blocked << " x " << lab.fail_path << ": " << line << std::endl;
   if (last == 4) return 0;
 
   std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(b.settings.wait_in_open_ms + 50));
-  step(5, "waited the cool-down, 1 x /fast", b, "/fast", 1);
-  write_state("state.json", b);
+  step(5, "waited the cool-down, 1 x " + lab.fast_path, b, lab.fast_path, 1);
+  write_state(lab.state_file, b);
   if (last == 5) return 0;
   int trials = 0;
   while (b.state != "CLOSED" && trials < lab.trials_max) {
-    call(b, "/fast");
+    call(b, lab.fast_path);
     ++trials;
   }
-  std::cout << "step 6: " << trials << " x /fast -> " << b.state << std::endl;
-  write_state("state.json", b);
+  std::cout << "step 6: " << trials << " x " << lab.fast_path << " -> " << b.state << std::endl;
+  write_state(lab.state_file, b);
   if (last == 6) return 0;
 
   Breaker fresh(lab.settings);
-  step(7, "a new breaker, " + std::to_string(lab.bad) + " x /bad", fresh, "/bad", lab.bad);
-  write_state("ignore4xx.json", fresh);
+  step(7, "a new breaker, " + std::to_string(lab.bad) + " x " + lab.bad_path, fresh, lab.bad_path, lab.bad);
+  write_state(lab.ignore_file, fresh);
   if (last == 7) return 0;
   std::string log;
   for (const auto& l : b.transitions) log += l + "\n";
-  write("transitions.log", log);
-  std::cout << "step 8: transitions.log: " << b.transitions.size() << " line(s)" << std::endl;
+  write(lab.transitions_file, log);
+  std::cout << "step 8: " << lab.transitions_file << ": " << b.transitions.size() << " line(s)" << std::endl;
   return 0;
 }

@@ -1,16 +1,16 @@
 #!/usr/bin/env node
 // The lab's eight steps, already written: you write the breaker's rules in breaker.js.
 //
-// Calls the flaky server at $CB_SERVER (default http://127.0.0.1:8110) and writes the lab's four
-// files into $CB_DIR (default ./cb), each in the form docs/CONTRACTS.md gives. Node's standard
-// library only: no npm packages.
+// Calls the flaky server at $CB_SERVER (default: the one lab-settings.json names) and writes the
+// lab's four files into $CB_DIR (default ./cb), each in the form docs/CONTRACTS.md gives. The
+// server's paths and the files' names come from lab-settings.json too. Node's standard library
+// only: no npm packages.
 'use strict';
 const fs = require('fs');
 const http = require('http');
 const path = require('path');
 const { Breaker, classify } = require('./breaker');
 
-const SERVER = new URL(process.env.CB_SERVER || 'http://127.0.0.1:8110');
 const OUT = process.env.CB_DIR || 'cb';
 
 // The lab's numbers, from lab-settings.json beside this file (cb-lab init writes it: the
@@ -25,6 +25,10 @@ function loadSettings() {
   }
 }
 const LAB = loadSettings();
+const SERVER = new URL(process.env.CB_SERVER || LAB.server);
+// The server's paths, and the files the lab writes, as lab-settings.json names them.
+const { count_path: COUNT, fast_path: FAST, fail_path: FAIL, bad_path: BAD } = LAB;
+const { state_file: STATE, fastfail_file: FASTFAIL, ignore_file: IGNORE, transitions_file: LOG } = LAB;
 // The breaker's settings; the script's counts (LAB.fast, ...) are what the steps send.
 const SETTINGS = {
   windowSize: LAB.window_size,
@@ -53,9 +57,9 @@ function get(urlPath) {
   });
 }
 
-// The server's own count of the lab's requests (GET /count), or null.
+// The server's own count of the lab's requests (GET COUNT), or null.
 async function count() {
-  const { status, body } = await get('/count');
+  const { status, body } = await get(COUNT);
   try { return status === 200 ? Number.parseInt(JSON.parse(body).count, 10) : null; } catch { return null; }
 }
 
@@ -100,13 +104,13 @@ async function main() {
   const last = until();
   fs.mkdirSync(OUT, { recursive: true });
   const b = new Breaker(undefined, SETTINGS);
-  console.log(`step 1: the server at ${SERVER.origin}: /count -> ${await count()} (${LAB.numbers})`);
+  console.log(`step 1: the server at ${SERVER.origin}: ${COUNT} -> ${await count()} (${LAB.numbers})`);
   if (last === 1) return;
-  await step(2, `${LAB.fast} x /fast`, b, '/fast', LAB.fast);
-  writeState('state.json', b);
+  await step(2, `${LAB.fast} x ${FAST}`, b, FAST, LAB.fast);
+  writeState(STATE, b);
   if (last === 2) return;
-  await step(3, `${LAB.burst} x /always500`, b, '/always500', LAB.burst);
-  writeState('state.json', b);
+  await step(3, `${LAB.burst} x ${FAIL}`, b, FAIL, LAB.burst);
+  writeState(STATE, b);
   if (last === 3) return;
 
   const before = await count();
@@ -114,31 +118,31 @@ async function main() {
   let slowestMs = 0;
   for (let i = 0; i < LAB.blocked; i++) {
     const t0 = process.hrtime.bigint();
-    if ((await call(b, '/always500')) === 'refused') blocked++;
+    if ((await call(b, FAIL)) === 'refused') blocked++;
     slowestMs = Math.max(slowestMs, Number(process.hrtime.bigint() - t0) / 1e6);
   }
   const after = await count();
   const line = `before=${before} after=${after} blocked=${blocked} max_ms=${slowestMs.toFixed(3)}`;
-  write('fastfail.txt', line + '\n');
-  console.log(`step 4: ${LAB.blocked} x /always500: ${line}`);
+  write(FASTFAIL, line + '\n');
+  console.log(`step 4: ${LAB.blocked} x ${FAIL}: ${line}`);
   if (last === 4) return;
 
   await new Promise((resolve) => setTimeout(resolve, b.waitInOpenMs + 50));
-  await step(5, `waited ${b.waitInOpenMs} ms, 1 x /fast`, b, '/fast', 1);
-  writeState('state.json', b);
+  await step(5, `waited ${b.waitInOpenMs} ms, 1 x ${FAST}`, b, FAST, 1);
+  writeState(STATE, b);
   if (last === 5) return;
   let trials = 0;
-  while (b.state !== 'CLOSED' && trials < LAB.trials_max) { await call(b, '/fast'); trials++; }
-  console.log(`step 6: ${trials} x /fast -> ${b.state}`);
-  writeState('state.json', b);
+  while (b.state !== 'CLOSED' && trials < LAB.trials_max) { await call(b, FAST); trials++; }
+  console.log(`step 6: ${trials} x ${FAST} -> ${b.state}`);
+  writeState(STATE, b);
   if (last === 6) return;
 
   const fresh = new Breaker(undefined, SETTINGS);
-  await step(7, `a new breaker, ${LAB.bad} x /bad`, fresh, '/bad', LAB.bad);
-  writeState('ignore4xx.json', fresh);
+  await step(7, `a new breaker, ${LAB.bad} x ${BAD}`, fresh, BAD, LAB.bad);
+  writeState(IGNORE, fresh);
   if (last === 7) return;
-  write('transitions.log', b.transitions.map((l) => l + '\n').join(''));
-  console.log(`step 8: transitions.log: ${b.transitions.length} line(s)`);
+  write(LOG, b.transitions.map((l) => l + '\n').join(''));
+  console.log(`step 8: ${LOG}: ${b.transitions.length} line(s)`);
 }
 
 main().catch((e) => { console.error(`lab.js: ${e.message}`); process.exit(1); });

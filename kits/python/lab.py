@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The lab's eight steps, already written: you write the breaker's rules in breaker.py.
 
-Calls the flaky server at $CB_SERVER (default http://127.0.0.1:8110) and writes the lab's four
-files into $CB_DIR (default ./cb), each in the form docs/CONTRACTS.md gives. Standard library only.
+Calls the flaky server at $CB_SERVER (default: the one lab-settings.json names) and writes the
+lab's four files into $CB_DIR (default ./cb), each in the form docs/CONTRACTS.md gives. The
+server's paths and the files' names come from lab-settings.json too. Standard library only.
 """
 import json
 import os
@@ -13,7 +14,6 @@ import urllib.request
 
 from breaker import Breaker, classify
 
-SERVER = os.environ.get("CB_SERVER", "http://127.0.0.1:8110").rstrip("/")
 OUT = os.environ.get("CB_DIR", "cb")
 
 
@@ -33,6 +33,10 @@ LAB = load_settings()
 SETTINGS = {k: LAB[k] for k in ("window_size", "minimum_calls", "failure_rate_percent", "wait_in_open_ms",
                                 "permitted_in_half_open")}
 TIMEOUT_S = LAB["call_timeout_ms"] / 1000  # a breaker is blind to a server that never answers without a timeout
+SERVER = (os.environ.get("CB_SERVER") or LAB["server"]).rstrip("/")
+# The server's paths, and the files the lab writes, as lab-settings.json names them.
+COUNT, FAST, FAIL, BAD = LAB["count_path"], LAB["fast_path"], LAB["fail_path"], LAB["bad_path"]
+STATE, FASTFAIL, IGNORE, LOG = LAB["state_file"], LAB["fastfail_file"], LAB["ignore_file"], LAB["transitions_file"]
 
 
 def get(path):
@@ -48,9 +52,9 @@ def get(path):
 
 
 def count():
-    """The server's own count of the lab's requests (GET /count), or None."""
+    """The server's own count of the lab's requests (GET COUNT), or None."""
     try:
-        with urllib.request.urlopen(SERVER + "/count", timeout=TIMEOUT_S) as r:
+        with urllib.request.urlopen(SERVER + COUNT, timeout=TIMEOUT_S) as r:
             return int(json.loads(r.read())["count"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -98,15 +102,15 @@ def main():
     last = until()
     os.makedirs(OUT, exist_ok=True)
     b = Breaker(settings=SETTINGS)
-    print(f"step 1: the server at {SERVER}: /count -> {count()} ({LAB['numbers']})")
+    print(f"step 1: the server at {SERVER}: {COUNT} -> {count()} ({LAB['numbers']})")
     if last == 1:
         return
-    step(2, f"{LAB['fast']} x /fast", b, "/fast", LAB["fast"])
-    write_state("state.json", b)
+    step(2, f"{LAB['fast']} x {FAST}", b, FAST, LAB["fast"])
+    write_state(STATE, b)
     if last == 2:
         return
-    step(3, f"{LAB['burst']} x /always500", b, "/always500", LAB["burst"])
-    write_state("state.json", b)
+    step(3, f"{LAB['burst']} x {FAIL}", b, FAIL, LAB["burst"])
+    write_state(STATE, b)
     if last == 3:
         return
 
@@ -114,36 +118,36 @@ def main():
     blocked, slowest_ms = 0, 0.0
     for _ in range(LAB["blocked"]):
         t0 = time.perf_counter()
-        if call(b, "/always500") == "refused":
+        if call(b, FAIL) == "refused":
             blocked += 1
         slowest_ms = max(slowest_ms, (time.perf_counter() - t0) * 1000)
     after = count()
-    write("fastfail.txt", f"before={before} after={after} blocked={blocked} max_ms={slowest_ms:.3f}\n")
-    print(f"step 4: {LAB['blocked']} x /always500: before={before} after={after} blocked={blocked} max_ms={slowest_ms:.3f}")
+    write(FASTFAIL, f"before={before} after={after} blocked={blocked} max_ms={slowest_ms:.3f}\n")
+    print(f"step 4: {LAB['blocked']} x {FAIL}: before={before} after={after} blocked={blocked} max_ms={slowest_ms:.3f}")
     if last == 4:
         return
 
     time.sleep(b.wait_in_open_ms / 1000 + 0.05)
-    step(5, f"waited {b.wait_in_open_ms} ms, 1 x /fast", b, "/fast", 1)
-    write_state("state.json", b)
+    step(5, f"waited {b.wait_in_open_ms} ms, 1 x {FAST}", b, FAST, 1)
+    write_state(STATE, b)
     if last == 5:
         return
     trials = 0
     while b.state != "CLOSED" and trials < LAB["trials_max"]:
-        call(b, "/fast")
+        call(b, FAST)
         trials += 1
-    print(f"step 6: {trials} x /fast -> {b.state}")
-    write_state("state.json", b)
+    print(f"step 6: {trials} x {FAST} -> {b.state}")
+    write_state(STATE, b)
     if last == 6:
         return
 
     fresh = Breaker(settings=SETTINGS)
-    step(7, f"a new breaker, {LAB['bad']} x /bad", fresh, "/bad", LAB["bad"])
-    write_state("ignore4xx.json", fresh)
+    step(7, f"a new breaker, {LAB['bad']} x {BAD}", fresh, BAD, LAB["bad"])
+    write_state(IGNORE, fresh)
     if last == 7:
         return
-    write("transitions.log", "".join(line + "\n" for line in b.transitions))
-    print(f"step 8: transitions.log: {len(b.transitions)} line(s)")
+    write(LOG, "".join(line + "\n" for line in b.transitions))
+    print(f"step 8: {LOG}: {len(b.transitions)} line(s)")
 
 
 if __name__ == "__main__":

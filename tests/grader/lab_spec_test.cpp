@@ -228,6 +228,38 @@ TEST_CASE("lab spec: every title and message of the checks names only the lab's 
   CHECK(templates > 50);  // the scan sees the titles and messages at all
 }
 
+// A kit's code with its comments (and a Python file's docstrings) taken out: what it does, not
+// what it says to its reader.
+std::string kit_code(const std::filesystem::path& file) {
+  std::string text = read_text(file);
+  if (file.extension() == ".py") {
+    text = std::regex_replace(text, std::regex(R"re("""[\s\S]*?""")re"), "");
+    return std::regex_replace(text, std::regex("#[^\n]*"), "");
+  }
+  return std::regex_replace(text, std::regex(R"((^|\s)//[^\n]*)"), "$1");
+}
+
+TEST_CASE("lab spec: the kits take the server, its paths and the file names from lab-settings.json") {
+  const LabSpec& spec = grade::lab_spec();
+  std::vector<std::string> banned{std::to_string(cb::flaky::kDefaultPort), std::string(cb::flaky::path::kCount)};
+  for (const std::string& p : {spec.script.fast_path, spec.script.fail_path, spec.script.bad_path})
+    banned.push_back("\"" + p + "\"");  // as a string of its own: "/fast", not "/fast_path"
+  for (std::string_view f : spec.files.all()) banned.emplace_back(f);
+  std::string found;
+  std::size_t files = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(std::string(CB_SOURCE_DIR) + "/kits")) {
+    const std::string ext = e.path().extension().string();
+    if (ext != ".py" && ext != ".js" && ext != ".cpp" && ext != ".hpp" && ext != ".sh") continue;
+    ++files;
+    const std::string code = kit_code(e.path());
+    for (const std::string& b : banned)
+      if (code.find(b) != std::string::npos)
+        found += std::filesystem::relative(e.path(), CB_SOURCE_DIR).string() + " has " + b + "\n";
+  }
+  CHECK(files >= 15);
+  CHECK_MESSAGE(found.empty(), found);
+}
+
 TEST_CASE("lab spec: the number of the lab's steps is written in cb/grade/lab_steps.h alone") {
   const std::string found = holding(source_literals(), {"1-8", "8 steps", "eight steps", "steps 1 to 8"});
   CHECK_MESSAGE(found.empty(), found);

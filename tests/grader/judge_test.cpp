@@ -41,6 +41,18 @@ ConformancePart first_run(ConformanceEvidence& c, conformance::ShrinkBudget shri
   return live;
 }
 
+// A first run of a right breaker (the model itself), recorded into `c`.
+void record_right(ConformanceEvidence& c) {
+  const Program right = [](const conformance::Trace& t) { return conformance::model_answers(t.settings, t.calls); };
+  c.command = "right";
+  c.traces = kTraces;
+  c.seed = kSeed;
+  ConformanceOptions co;
+  co.traces = kTraces;
+  co.seed = kSeed;
+  (void)check_conformance(co, c.answers.recording(Programs{right, right, {}}));
+}
+
 TEST_CASE("judge: a replay of the answers a first run recorded says what that run said") {
   ConformanceEvidence c;
   const ConformancePart live = first_run(c);
@@ -76,14 +88,7 @@ TEST_CASE("judge: a first run whose shrinking ran out of time is judged where it
 
 TEST_CASE("judge: a part that was too slow is judged on the traces answered before its time ran out") {
   ConformanceEvidence c;
-  const Program right = [](const conformance::Trace& t) { return conformance::model_answers(t.settings, t.calls); };
-  c.command = "right";
-  c.traces = kTraces;
-  c.seed = kSeed;
-  ConformanceOptions co;
-  co.traces = kTraces;
-  co.seed = kSeed;
-  (void)check_conformance(co, c.answers.recording(Programs{right, right, {}}));
+  record_right(c);
   c.refused = {"too_slow", "answered 12 of 40 traces rightly, then ran out of the time"};
   c.judged = 12;
   const ConformancePart part = judge_conformance(c, Rubric::equal());
@@ -97,15 +102,7 @@ TEST_CASE("judge: a part that was too slow is judged on the traces answered befo
 
 TEST_CASE("judge: evidence without files is the conformance part alone") {
   Evidence e;
-  const Program right = [](const conformance::Trace& t) { return conformance::model_answers(t.settings, t.calls); };
-  ConformanceEvidence& c = e.conformance.emplace();
-  c.command = "right";
-  c.traces = kTraces;
-  c.seed = kSeed;
-  ConformanceOptions co;
-  co.traces = kTraces;
-  co.seed = kSeed;
-  (void)check_conformance(co, c.answers.recording(Programs{right, right, {}}));
+  record_right(e.conformance.emplace());
   const Report r = judge(e, GradeOptions{});
   CHECK(r.steps.empty());
   REQUIRE(r.conformance);

@@ -57,7 +57,6 @@ struct LabFiles {
   [[nodiscard]] std::string_view of(std::string_view role) const noexcept;
 };
 
-
 class LabSpec;
 // Makes a variant's spec (variant.h): the same text with other numbers, read as that student's.
 class VariantMaker {

@@ -53,8 +53,9 @@ int main(int argc, char** argv) {
   std::string known;
   bool is_known = false;
   for (const auto* sub : app.get_subcommands({})) {
-    known += (known.empty() ? "" : ", ") + sub->get_name();
     is_known = is_known || (argc > 1 && sub->get_name() == argv[1]);
+    // A hidden one (fleet-member, which cb-lab starts itself) is not offered to a person.
+    if (!sub->get_group().empty()) known += (known.empty() ? "" : ", ") + sub->get_name();
   }
   if (argc > 1 && argv[1][0] != '-' && !is_known) {
     std::cerr << "cb-lab: unknown subcommand '" << argv[1] << "' (known: " << known << ")\n";

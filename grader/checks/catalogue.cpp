@@ -57,7 +57,7 @@ bool needs_server(const CheckDef& check) {
   });
 }
 
-ExtraCheck::ExtraCheck(int step, const CheckDef& check) : step_(step) {
+ExtraCheck::ExtraCheck(int step, const CheckDef& check) : step_(step), check_(&check) {
   auto& steps = with_extras(step);
   if (steps.empty()) {
     const auto own = kSteps[step - 1]();
@@ -66,7 +66,12 @@ ExtraCheck::ExtraCheck(int step, const CheckDef& check) : step_(step) {
   steps.push_back(&check);
 }
 
-ExtraCheck::~ExtraCheck() { with_extras(step_).clear(); }
+ExtraCheck::~ExtraCheck() {
+  auto& steps = with_extras(step_);
+  std::erase(steps, check_);
+  // With only the step's own left, its table serves again.
+  if (steps.size() == kSteps[step_ - 1]().size()) steps.clear();
+}
 
 bool reads_files(int step) {
   for (const CheckDef* c : checks_of_step(step)) {

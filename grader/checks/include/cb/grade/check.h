@@ -108,6 +108,7 @@ class ExtraCheck {
 
  private:
   int step_;
+  const CheckDef* check_;
 };
 
 }  // namespace cb::grade

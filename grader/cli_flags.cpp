@@ -136,9 +136,10 @@ void add_grade_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool& max
                  "Classroom's grading reporter)")
       ->capture_default_str();
   app.add_option("-o,--output", o.output, "Write the report here (atomically) instead of standard output");
-  app.add_option("--spec", o.spec,
-                 "Grade against this lab (scenarios/lab.json's format: its numbers, step titles and files) instead of the "
-                 "one built in");
+  app.add_option(
+      "--spec", o.spec,
+      "Grade against this lab (scenarios/lab.json's format: its numbers, step titles and files) instead of the "
+      "one built in");
   app.add_option("--student", o.student,
                  "Grade on this student's own numbers (with --course-key; cb-lab variant prints them)");
   app.add_option("--course-key", o.course_key,

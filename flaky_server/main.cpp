@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cb/cli_usage.h"
 #include "cb/decimal_time.h"
 #include "cb/flaky/server.h"
 #include "cb/flaky/until_stopped.h"
@@ -61,7 +62,8 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help
-    return fail(e.what());                           // one line, with the program's name
+    std::cerr << cb::usage_error(app, e, "flaky-server", {argv + 1, argv + argc}) << '\n';
+    return static_cast<int>(ExitCode::Usage);
   }
   for (auto [flag, text, field] :
        {std::tuple{"--toggle-period", &toggle, &o.toggle_period}, std::tuple{"--hang-limit", &hang, &o.hang_limit},

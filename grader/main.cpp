@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "cb/cli_usage.h"
 #include "cb/grade/grade.h"
 #include "cb/sandbox/interrupt.h"
 #include "class_command.h"
@@ -49,8 +50,9 @@ int grade_main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : static_cast<int>(ExitCode::CouldNotRun);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    std::cerr << cb::usage_error(app, e, "cb-grade", {argv + 1, argv + argc}) << '\n';
+    return static_cast<int>(ExitCode::CouldNotRun);
   }
   if (!o.batch.empty() || !o.regrade.empty())
     if (const std::string refused = flags_not_for_a_class(app, o); !refused.empty())

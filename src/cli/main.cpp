@@ -13,6 +13,7 @@
 #include "cmd_replay.h"
 #include "cmd_variant.h"
 #include "cmd_script.h"
+#include "cb/cli_usage.h"
 #include "cb/grade/prebuilt.h"
 #include "exit_code.h"
 
@@ -64,9 +65,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // CLI11 prints help on --help (exit 0) and a message otherwise; bad usage is exit 2.
-    const int code = app.exit(e);
-    return code == 0 ? 0 : to_int(ExitCode::Usage);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::cerr << cb::usage_error(app, e, "cb-lab", {argv + 1, argv + argc}) << '\n';
+    return to_int(ExitCode::Usage);
   }
   try {
     if (*run_cmd) return to_int(run_command(run));

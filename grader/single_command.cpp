@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <iostream>
 
 #include "cb/bounded_file.h"
 #include "cb/flaky/endpoints.h"
@@ -127,6 +128,8 @@ int grade_single(const Options& o, Asked a, sandbox::Sandbox& sandbox) {
   const bool colour = a.format == Format::Text && o.output.empty() && ::isatty(STDOUT_FILENO) != 0 &&
                       std::getenv("NO_COLOR") == nullptr;
   if (const int rc = emit(o, render(report, a.format, colour)); rc != 0) return rc;
+  // A report written to a file leaves the terminal empty: the verdict is said there anyway.
+  if (!o.output.empty()) std::cout << score_line(report) << " The report: " << o.output << '\n';
   if (const int rc = keep_reports(o, report); rc != 0) return rc;
   if (report.status == Status::Error && !report.evidence.problem.empty())
     std::cerr << "cb-grade: not graded: " << report.evidence.problem << '\n';

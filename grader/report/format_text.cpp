@@ -25,6 +25,41 @@ std::string label(Status s, const Paint& paint) {
 
 }  // namespace
 
+namespace {
+
+std::string score_line(const Report& r, int failed, int skipped) {
+  std::string out = "Score " + points(r.score) + "/" + points(r.max_score);
+  if (r.status == Status::Error && r.evidence.problem.empty())
+    out += ": NOT GRADED, the grader could not run the program";
+  else if (r.status == Status::Error)
+    out += ": NOT GRADED, the evidence failed (the grader's fault, not the submission's)";
+  else if (failed > 0)
+    out += ": " + std::to_string(failed) + (r.conformance ? " part(s) failed" : " step(s) failed");
+  else if (r.passed)
+    out += r.steps.empty() ? ": passed" : ": every step checked passed";
+  out += ". " + std::to_string(r.checks_run) + " of " + std::to_string(r.checks_total) + " checks run";
+  if (skipped > 0 || r.checks_run < r.checks_total) {
+    out += " (" + std::to_string(r.checks_total - r.checks_run) + " skipped";
+    // The hint fits the evidence: without a record it is how to get one; with one, the skips
+    // come from checks whose prerequisites failed, and each says which.
+    if (r.server.empty()) out += "; the server's record verifies the rest: --server or --run";
+    out += ")";
+  }
+  return out + ".";
+}
+
+}  // namespace
+
+std::string score_line(const Report& r) {
+  int failed = r.conformance && r.conformance->status == Status::Fail ? 1 : 0;
+  int skipped = 0;
+  for (const StepReport& s : r.steps) {
+    failed += s.status == Status::Fail ? 1 : 0;
+    skipped += s.status == Status::Skip ? 1 : 0;
+  }
+  return score_line(r, failed, skipped);
+}
+
 std::string render_text_raw(const Report& r, bool colour);
 
 std::string render_text(const Report& r, bool colour) { return valid_utf8(render_text_raw(r, colour)); }
@@ -83,24 +118,7 @@ std::string render_text_raw(const Report& r, bool colour) {
       at = nl == std::string::npos ? lines.size() : nl + 1;
     }
   }
-  out += "\nScore " + points(r.score) + "/" + points(r.max_score);
-  if (r.status == Status::Error && r.evidence.problem.empty())
-    out += ": NOT GRADED, the grader could not run the program";
-  else if (r.status == Status::Error)
-    out += ": NOT GRADED, the evidence failed (the grader's fault, not the submission's)";
-  else if (failed > 0)
-    out += ": " + std::to_string(failed) + (r.conformance ? " part(s) failed" : " step(s) failed");
-  else if (r.passed)
-    out += r.steps.empty() ? ": passed" : ": every step checked passed";
-  out += ". " + std::to_string(r.checks_run) + " of " + std::to_string(r.checks_total) + " checks run";
-  if (skipped > 0 || r.checks_run < r.checks_total) {
-    out += " (" + std::to_string(r.checks_total - r.checks_run) + " skipped";
-    // The hint fits the evidence: without a record it is how to get one; with one, the skips
-    // come from checks whose prerequisites failed, and each says which.
-    if (r.server.empty()) out += "; the server's record verifies the rest: --server or --run";
-    out += ")";
-  }
-  out += ".\n";
+  out += "\n" + score_line(r, failed, skipped) + "\n";
   if (r.program) out += program_line(*r.program) + "\n";
   if (r.sandbox)
     out += (r.sandbox->trusted ? sandbox_line(*r.sandbox) : paint("1;35", sandbox_line(*r.sandbox))) + "\n";

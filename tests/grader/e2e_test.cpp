@@ -198,7 +198,9 @@ TEST_CASE("cb-grade: -o writes the report to a file") {
   const Ran r =
       run({kGrade, "--dir", kGood, "--record", kGood + "/record.json", "--format", "json", "-o", t / "r.json"});
   CHECK(r.exit_code == 0);
-  CHECK(r.out.empty());
+  // The report is in the file; the terminal is told the verdict and where the report went.
+  CHECK(r.out.rfind("Score 8/8: every step checked passed.", 0) == 0);
+  CHECK(r.out.find("The report: " + (t / "r.json")) != std::string::npos);
   CHECK(json::parse(std::ifstream(t / "r.json"))["score"] == 8);
 }
 

@@ -17,6 +17,10 @@ enum class Format { Text, Json, Junit, Gradescope, Html, Classroom };
 // results GitHub Classroom's grading reporter reads (version 1: a status, max_score, tests).
 [[nodiscard]] std::string render(const Report& report, Format format, bool colour);
 
+// The verdict in one line ("Score 6/8: 1 step(s) failed. ..."): the text report's last line, and
+// what the terminal is told when the report goes to a file.
+[[nodiscard]] std::string score_line(const Report& report);
+
 // XML 1.0 text: escaped, and characters XML cannot hold at all replaced by '?'.
 [[nodiscard]] std::string xml_escape(std::string_view text);
 

@@ -131,7 +131,9 @@ int grade_single(const Options& o, Asked a, sandbox::Sandbox& sandbox) {
   // A report written to a file leaves the terminal empty: the verdict is said there anyway.
   if (!o.output.empty()) std::cout << score_line(report) << " The report: " << o.output << '\n';
   if (const int rc = keep_reports(o, report); rc != 0) return rc;
-  if (report.status == Status::Error && !report.evidence.problem.empty())
+  // Said once: the text report on the terminal begins with it.
+  const bool said = a.format == Format::Text && o.output.empty();
+  if (report.status == Status::Error && !report.evidence.problem.empty() && !said)
     std::cerr << "cb-grade: not graded: " << report.evidence.problem << '\n';
   return exit_code(report);
 }

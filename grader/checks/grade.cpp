@@ -97,6 +97,8 @@ std::string evidence_problem(const std::optional<Record>& record, const std::opt
   return {};
 }
 
+constexpr const char* kNotJudgedOnEvidence = "not judged: the evidence failed (the report says why, first)";
+
 }  // namespace
 
 int exit_code(const Report& report) noexcept {
@@ -154,6 +156,7 @@ Report grade(const Evidence& e, const GradeOptions& options) {
                            "only the program's own uid is served, so the record is its alone");
   const std::string problem = evidence_problem(record, in.run, e, pre.record_unusable, newest, report.server);
   report.evidence.problem = problem;
+  report.evidence.taken_by_grader = e.expected_epoch.has_value();
   const bool taints_files = !e.evidence_failure.empty();
 
   const bool just_after = !options.steps.empty();
@@ -179,9 +182,16 @@ Report grade(const Evidence& e, const GradeOptions& options) {
         const bool stood_on_evidence = c.needs_server || (taints_files && c.status == Status::Fail);
         if (c.status == Status::Skip || !stood_on_evidence) continue;
         // What the check found is not repeated: on evidence that failed it would read as a
-        // verdict (expected and actual keep the values).
-        c.message = "not judged: " + problem;
+        // verdict (expected and actual keep the values). Why it failed is said once, first.
+        c.message = kNotJudgedOnEvidence;
         c.status = Status::Error;
+      }
+      // A dependant skipped on what its check found says instead that the check was not judged.
+      for (Check& c : step.checks) {
+        if (c.status != Status::Skip) continue;
+        for (const Check& need : step.checks)
+          if (need.status == Status::Error && c.message.rfind("not judged: it stands on " + need.id + ",", 0) == 0)
+            c.message = "not judged: it stands on " + need.id + ", which was not judged either";
       }
       settle(step, points);
     }

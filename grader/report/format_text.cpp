@@ -31,8 +31,12 @@ std::string score_line(const Report& r, int failed, int skipped) {
   std::string out = "Score " + points(r.score) + "/" + points(r.max_score);
   if (r.status == Status::Error && r.evidence.problem.empty())
     out += ": NOT GRADED, the grader could not run the program";
-  else if (r.status == Status::Error)
+  else if (r.status == Status::Error && r.evidence.taken_by_grader)
     out += ": NOT GRADED, the evidence failed (the grader's fault, not the submission's)";
+  else if (r.status == Status::Error)
+    out +=
+        ": NOT GRADED, the record given cannot be judged (the first lines say why); nothing counts against the "
+        "submission";
   else if (failed > 0)
     out += ": " + std::to_string(failed) + (r.conformance ? " part(s) failed" : " step(s) failed");
   else if (r.passed)

@@ -204,6 +204,25 @@ TEST_CASE("cb-grade: -o writes the report to a file") {
   CHECK(json::parse(std::ifstream(t / "r.json"))["score"] == 8);
 }
 
+// A record handed to the grader that holds the lab twice is how it was taken (the person ran the
+// lab again on a server they keep): not the grader's fault, and said once, not under every check.
+TEST_CASE("cb-grade: a record of two runs is blamed on how it was taken, and said once") {
+  const std::string dir = std::string(CB_FIXTURES) + "/submissions/two-runs";
+  const Ran r = run({kGrade, "--dir", dir, "--record", dir + "/record.json"});
+  CHECK(r.exit_code == 2);
+  const auto count = [&](const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count(r.out, "reset the server") == 1);
+  CHECK(count(r.err, "reset the server") == 0);
+  CHECK(r.out.find("the grader's fault") == std::string::npos);
+  CHECK(r.out.find("NOT GRADED, the record given cannot be judged") != std::string::npos);
+  // s6.trials was not judged, so its dependant does not quote what it found.
+  CHECK(r.out.find("it stands on s6.trials, which was not judged either") != std::string::npos);
+}
+
 TEST_CASE("cb-grade --batch: a class at once - into one gradebook") {
   TempDir root;
   std::filesystem::copy(kGood, root / "alice");

@@ -44,6 +44,11 @@ struct EvidenceInfo {
   std::size_t requests = 0;  // entries in the record
   std::size_t runs = 0;      // lab runs found in it (1 for a clean record)
   std::string problem;       // non-empty: the evidence failed, and why (one line)
+  // The grader took the record (--run: a server of its own, reset for the run). Otherwise the
+  // record was handed to it (--record, or a server the person keeps running), and a record it
+  // cannot judge (the lab run twice without a reset, files of another run) is how it was taken:
+  // not the grader's fault, and not the submission's.
+  bool taken_by_grader = false;
   // --run: no other program could reach the server (its own network, or only its uid served);
   // what was refused at the door on the way.
   bool private_server = false;

@@ -99,6 +99,27 @@ std::string evidence_problem(const std::optional<Record>& record, const std::opt
 
 constexpr const char* kNotJudgedOnEvidence = "not judged: the evidence failed (the report says why, first)";
 
+// Evidence that failed leaves every check that stood on it unjudged. What the check found is not
+// repeated: on such evidence it would read as a verdict (expected and actual keep the values).
+// Why the evidence failed is said once, first.
+void not_judged_on_evidence(StepReport& step, bool taints_files, double points) {
+  for (Check& c : step.checks) {
+    if (c.id == "s1.server" && c.status == Status::Pass) continue;  // it did answer
+    const bool stood_on_evidence = c.needs_server || (taints_files && c.status == Status::Fail);
+    if (c.status == Status::Skip || !stood_on_evidence) continue;
+    c.message = kNotJudgedOnEvidence;
+    c.status = Status::Error;
+  }
+  // A dependant skipped on what its check found says instead that the check was not judged.
+  for (Check& c : step.checks) {
+    if (c.status != Status::Skip) continue;
+    for (const Check& need : step.checks)
+      if (need.status == Status::Error && c.message.rfind("not judged: it stands on " + need.id + ",", 0) == 0)
+        c.message = "not judged: it stands on " + need.id + ", which was not judged either";
+  }
+  settle(step, points);
+}
+
 }  // namespace
 
 int exit_code(const Report& report) noexcept {
@@ -133,6 +154,8 @@ Report grade(const Evidence& e, const GradeOptions& options) {
   if (!in.transitions.ok) pre.file_problems.emplace("transitions", in.transitions.problem);
   if (!in.state.ok) pre.file_problems.emplace("state", in.state.problem);
   if (options.steps.empty()) pre.other_numbers = other_numbers(in);
+  for (int n = 1; n <= spec.steps(); ++n)
+    if (options.steps.empty() || options.steps.count(n) != 0) pre.shown_steps.insert(n);
 
   Report report;
   report.grader_version = grader_version();
@@ -176,25 +199,7 @@ Report grade(const Evidence& e, const GradeOptions& options) {
       step.status = Status::Skip;
       step.score = 0;
     }
-    if (!problem.empty()) {
-      for (Check& c : step.checks) {
-        if (c.id == "s1.server" && c.status == Status::Pass) continue;  // it did answer
-        const bool stood_on_evidence = c.needs_server || (taints_files && c.status == Status::Fail);
-        if (c.status == Status::Skip || !stood_on_evidence) continue;
-        // What the check found is not repeated: on evidence that failed it would read as a
-        // verdict (expected and actual keep the values). Why it failed is said once, first.
-        c.message = kNotJudgedOnEvidence;
-        c.status = Status::Error;
-      }
-      // A dependant skipped on what its check found says instead that the check was not judged.
-      for (Check& c : step.checks) {
-        if (c.status != Status::Skip) continue;
-        for (const Check& need : step.checks)
-          if (need.status == Status::Error && c.message.rfind("not judged: it stands on " + need.id + ",", 0) == 0)
-            c.message = "not judged: it stands on " + need.id + ", which was not judged either";
-      }
-      settle(step, points);
-    }
+    if (!problem.empty()) not_judged_on_evidence(step, taints_files, points);
     step.title = std::string(spec.step_title(n));
     for (const Check& c : step.checks) {
       ++report.checks_total;

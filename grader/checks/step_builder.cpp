@@ -24,6 +24,22 @@ bool applies(const CheckDef& c, bool just_after) {
   return c.when == When::Always || (c.when == When::JustAfter) == just_after;
 }
 
+// The check of a file's contract that this report shows, where the file's problem is said in
+// full; null when no step shown judges it.
+const CheckDef* contract_shown(FileRole role, const Prerequisites& pre, bool just_after) {
+  for (int step : pre.shown_steps)
+    for (const CheckDef* c : checks_of_step(step))
+      if (c->contract == role && applies(*c, just_after)) return c;
+  return nullptr;
+}
+
+// A file that is missing is said so in a few words; any other problem is pointed to where it is
+// said in full.
+std::string needs_unusable(const std::string& file, const std::string& problem, std::string_view contract_id) {
+  if (problem == file + " is missing") return "needs " + file + ", which is missing";
+  return "needs " + file + ", which cannot be used (" + std::string(contract_id) + " says why)";
+}
+
 const Check* reported(const std::vector<Check>& done, std::string_view id) {
   for (const Check& c : done)
     if (c.id == id) return &c;
@@ -32,7 +48,7 @@ const Check* reported(const std::vector<Check>& done, std::string_view id) {
 
 // Why check `c` may not run, or nothing when every need is met. The checks it needs are listed
 // before it in its step, so they have all been decided.
-std::optional<std::string> unmet(const CheckDef& c, const LabSpec& spec, const Prerequisites& pre,
+std::optional<std::string> unmet(const CheckDef& c, const LabSpec& spec, const Prerequisites& pre, bool just_after,
                                  const std::vector<Check>& done, const std::set<std::string, std::less<>>& absent) {
   for (const Need& need : c.needs) {
     switch (need.kind) {
@@ -49,12 +65,13 @@ std::optional<std::string> unmet(const CheckDef& c, const LabSpec& spec, const P
         break;
       case Need::Kind::File: {
         const std::string_view role = role_name(need.file);
-        if (const auto it = pre.file_problems.find(role); it != pre.file_problems.end())
-          return "needs " + std::string(spec.files.of(role)) +
-                 (need.file == FileRole::Transitions ? " (judged in step " + std::to_string(spec.steps()) + ")"
-                                                     : std::string()) +
-                 ": " + it->second;
-        break;
+        const auto it = pre.file_problems.find(role);
+        if (it == pre.file_problems.end()) break;
+        const std::string file(spec.files.of(role));
+        // Said in full once, by the check of the file's contract, when the report shows it.
+        if (const CheckDef* contract = contract_shown(need.file, pre, just_after))
+          return needs_unusable(file, it->second, contract->id);
+        return "needs " + file + ": " + it->second;
       }
       case Need::Kind::Check: {
         const std::string id(need.check->id);
@@ -62,10 +79,14 @@ std::optional<std::string> unmet(const CheckDef& c, const LabSpec& spec, const P
         if (done_need == nullptr) return "needs " + id + ", which was not checked";
         if (done_need->status == Status::Pass) break;
         if (absent.count(id) != 0) return done_need->message;
-        // A file's contract is named by the file ("needs state.json: ..."); any other check by its
-        // id, so the reader can find the failure it stands on.
-        if (need.check->contract != FileRole::None)
-          return "needs " + std::string(spec.files.of(role_name(need.check->contract))) + ": " + done_need->message;
+        // A file's contract is named by the file, its failure said just above; any other check by
+        // its id, so the reader can find the failure it stands on.
+        if (need.check->contract != FileRole::None) {
+          const std::string_view role = role_name(need.check->contract);
+          const auto problem = pre.file_problems.find(role);
+          return needs_unusable(std::string(spec.files.of(role)),
+                                problem == pre.file_problems.end() ? done_need->message : problem->second, id);
+        }
         return "not judged: it stands on " + id + ", which did not pass: " + done_need->message;
       }
     }
@@ -138,7 +159,7 @@ StepReport check_step(int step, bool just_after, const Inputs& in, const Prerequ
   for (const CheckDef* def : checks_of_step(step)) {
     if (!applies(*def, just_after)) continue;
     Check c{std::string(def->id), in.spec.fill(def->title), Status::Skip, {}, nullptr, nullptr, needs_server(*def)};
-    if (auto why = unmet(*def, in.spec, pre, report.checks, absent)) {
+    if (auto why = unmet(*def, in.spec, pre, just_after, report.checks, absent)) {
       c.message = std::move(*why);
       absent.insert(c.id);
     } else {

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <map>
+#include <set>
 #include <optional>
 #include <span>
 #include <string>
@@ -36,6 +37,9 @@ struct Prerequisites {
   // judge its requests against these numbers are skipped with this reason, so it is charged once.
   std::string other_numbers;
   std::map<std::string, std::string, std::less<>> file_problems;  // file role -> problem; absent when it parsed
+  // The steps this report shows: a file's problem is said in full by its contract's check when
+  // that check's step is shown, and only pointed to elsewhere.
+  std::set<int> shown_steps;
 };
 
 // Why a check that stands on the numbers is not judged when the run follows others.

@@ -9,7 +9,7 @@ namespace {
 // Counts nesting and nothing else; stops at the first level too deep.
 class DepthProbe final : public nlohmann::json_sax<nlohmann::json> {
  public:
-  explicit DepthProbe(int max) : max_(max) {}
+  DepthProbe(int max, std::string_view text) : max_(max), text_(text) {}
   bool too_deep = false;
   std::string syntax_error;
   std::string duplicate;
@@ -40,7 +40,7 @@ class DepthProbe final : public nlohmann::json_sax<nlohmann::json> {
   }
   bool start_array(std::size_t) override { return enter(); }
   bool end_array() override { return leave(); }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& ex) override {
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) override {
     syntax_error = ex.what();
     if (const auto at = syntax_error.find(" at line "); at != std::string::npos)
       syntax_error = syntax_error.substr(at + 4);
@@ -50,6 +50,8 @@ class DepthProbe final : public nlohmann::json_sax<nlohmann::json> {
       syntax_error = "the number " + syntax_error.substr(over + 24, 42) + " is too large for any field of a lab file";
     else if (syntax_error.rfind("[json.exception", 0) == 0 && syntax_error.find("] ") != std::string::npos)
       syntax_error = syntax_error.substr(syntax_error.find("] ") + 2);
+    if (const std::string hint = python_hint(position); !hint.empty())
+      syntax_error = syntax_error.substr(0, syntax_error.find(": ")) + ": " + hint;
     return false;
   }
 
@@ -65,7 +67,21 @@ class DepthProbe final : public nlohmann::json_sax<nlohmann::json> {
     --depth_;
     return true;
   }
+  // The commonest broken lab file is a Python dict written with str() or print(): the parser's
+  // "invalid literal; last read: '{''" does not say so.
+  std::string python_hint(std::size_t position) const {
+    const std::size_t at = position == 0 ? 0 : position - 1;
+    if (at < text_.size() && text_[at] == '\'')
+      return "a single quote where JSON has a double quote: this looks like a Python dict written with str() or "
+             "print(); write the file with json.dump";
+    for (const char* word : {"True", "False", "None"})
+      if (at < text_.size() && text_.substr(at).rfind(word, 0) == 0)
+        return std::string("Python's ") + word + " where JSON has true, false or null: write the file with json.dump";
+    return {};
+  }
+
   int max_;
+  std::string_view text_;
   int depth_ = 0;
   std::vector<std::set<std::string>> keys_;
 };
@@ -73,7 +89,7 @@ class DepthProbe final : public nlohmann::json_sax<nlohmann::json> {
 }  // namespace
 
 Result<void> check_bounded_json(std::string_view text, int max_depth) {
-  DepthProbe probe(max_depth);
+  DepthProbe probe(max_depth, text);
   if (!nlohmann::json::sax_parse(text, &probe, nlohmann::json::input_format_t::json, true)) {
     if (probe.too_deep) return Error{"nested deeper than " + std::to_string(max_depth) + " levels; not a lab file"};
     if (!probe.duplicate.empty())

@@ -37,6 +37,7 @@ void check_fixture(const std::string& name) {
     CHECK(to_string(s.status) == expected["steps"][std::to_string(s.step)].get<std::string>());
     messages += step_messages;
   }
+  for (const std::string& note : report.notes) messages += note + "\n";
   for (const auto& m : expected["messages"]) {
     CAPTURE(m.get<std::string>());
     CAPTURE(messages);
@@ -49,12 +50,17 @@ void check_fixture(const std::string& name) {
   for (const StepReport& s : report.steps)
     for (const Check& c : s.checks)
       if (c.status == Status::Skip) CHECK(!c.message.empty());
-  // Contaminated evidence is found once, and named in every check it touched.
+  // Contaminated evidence is found once and said once, first; every check it touched says it
+  // was not judged, without repeating why.
   if (report.status == Status::Error) {
     REQUIRE(report.notes.size() == 1);
+    CHECK(report.notes[0].find(report.evidence.problem) != std::string::npos);
     for (const StepReport& s : report.steps)
       for (const Check& c : s.checks)
-        if (c.status == Status::Error) CHECK(c.message.find(report.evidence.problem) != std::string::npos);
+        if (c.status == Status::Error) {
+          CHECK(c.message.rfind("not judged", 0) == 0);
+          CHECK(c.message.find(report.evidence.problem) == std::string::npos);
+        }
   }
 }
 
@@ -194,6 +200,27 @@ TEST_CASE("--step 3 and --step 5: what state.json counts as failures in OPEN and
   const Check carried = graded(5, "HALF_OPEN", 3);
   CHECK(carried.status == Status::Fail);
   CHECK(carried.message.find("3 is the window that opened it, carried over") != std::string::npos);
+}
+
+TEST_CASE("a file that breaks its contract is said once - by its contract's check - and pointed to elsewhere") {
+  cb::testing::TempDir dir;
+  const std::string good = std::string(CB_FIXTURES) + "/submissions/good";
+  std::filesystem::copy(good, dir.path(), std::filesystem::copy_options::recursive);
+  dir.write("state.json", "{'state': 'CLOSED', 'failures': 0, 'window_size': 10, 'permitted_in_half_open': 3}");
+  auto sub = SubmissionDir::open(dir.path());
+  REQUIRE(sub.ok());
+  auto record = parse_record(slurp(good + "/record.json"));
+  REQUIRE(record.ok());
+  const Report r = grade(cb::testing::evidence_of(*sub, *record), GradeOptions{});
+  std::size_t said = 0;
+  std::size_t pointed = 0;
+  for (const StepReport& s : r.steps)
+    for (const Check& c : s.checks) {
+      said += c.message.find("a single quote where JSON has a double quote") != std::string::npos ? 1U : 0U;
+      pointed += c.message == "needs state.json, which cannot be used (s6.state_contract says why)" ? 1U : 0U;
+    }
+  CHECK(said == 1);
+  CHECK(pointed == 3);  // s1.numbers, s6.state, s6.permitted
 }
 
 TEST_CASE("a rubric weighs the steps") {

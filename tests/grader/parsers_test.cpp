@@ -67,6 +67,13 @@ TEST_CASE("state.json: the contract's four keys with their types") {
     CHECK(parse_record(R"({"entries":[{"seq":1,"seq":2}]})").error().message.find("the key \"seq\" appears twice") !=
           std::string::npos);
   }
+  SUBCASE("a Python dict written with str() is named as one, not left to the parser's words") {
+    CHECK(error_of(parse_state_file("{'state': 'CLOSED', 'failures': 0}")) ==
+          "line 1, column 2: a single quote where JSON has a double quote: this looks like a Python dict written "
+          "with str() or print(); write the file with json.dump");
+    CHECK(error_of(parse_state_file(R"({"state": "CLOSED", "half_open": None})")) ==
+          "line 1, column 34: Python's None where JSON has true, false or null: write the file with json.dump");
+  }
   SUBCASE("a million nested brackets are refused by a scan - not a recursion") {
     CHECK(error_of(parse_state_file(std::string(1'000'000, '['))) == "nested deeper than 32 levels; not a lab file");
   }

@@ -9,6 +9,7 @@
 
 #include "cb/atomic_file.h"
 #include "cb/bounded_file.h"
+#include "cb/grade/json_limits.h"
 
 namespace cb::lab {
 namespace {
@@ -236,9 +237,11 @@ Result<json> read_json_file(const std::string& path, const char* what) {
   // A step's file holds its breakers' snapshots, a few KiB; anything past 1 MiB is not one.
   auto text = read_bounded_file(path, 1U << 20, what);
   if (!text) return Error{text.error().message + kAfresh};
-  json j = json::parse(*text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return Error{path + ": not a " + std::string(what) + kAfresh};
-  return j;
+  // A damaged file names where: the line and column, or the field, not just "damaged".
+  auto j = grade::parse_bounded_json(*text);
+  if (!j) return Error{path + ": " + j.error().message + kAfresh};
+  if (!j->is_object()) return Error{path + ": expected a JSON object (a " + std::string(what) + ")" + kAfresh};
+  return std::move(j).value();
 }
 
 }  // namespace

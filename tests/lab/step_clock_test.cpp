@@ -153,6 +153,17 @@ TEST_CASE("cb-lab step and status: a damaged session is refused, naming the fiel
         if (k == 3) s.erase("ended_at_us");
       },
       three + "ended_at_us: missing");
+  // The session's own file, cut short: where it broke, not "not a cb-lab session".
+  edit_steps(out.path(), 3, [&](int k, json& step) { step = good[k]; });
+  { std::ofstream(out / ".cb-lab/session.json", std::ios::trunc) << "{\"steps\": 3,"; }
+  for (const std::string command : {"status", "step"}) {
+    std::vector<std::string> argv{kLab, command, "--dir", out.path()};
+    if (command == "step") argv.insert(argv.begin() + 2, "4");
+    const Ran r = run(argv);
+    CHECK(r.exit_code == 2);
+    CHECK_MESSAGE(r.err.find(".cb-lab/session.json: line 1, column 13: syntax error") != std::string::npos, r.err);
+    CHECK(r.err.find('\n') == r.err.size() - 1);
+  }
 }
 
 }  // namespace

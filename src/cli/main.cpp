@@ -14,6 +14,7 @@
 #include "cmd_variant.h"
 #include "cmd_script.h"
 #include "cb/cli_usage.h"
+#include "cb/process_title.h"
 #include "cb/grade/prebuilt.h"
 #include "exit_code.h"
 
@@ -23,6 +24,7 @@
 
 int main(int argc, char** argv) {
   using namespace cb::cli;
+  cb::remember_arguments(argc, argv);  // a server cb-lab leaves running is titled as one in ps
   CLI::App app{"cb-lab: a lab harness for the circuit-breaker pattern", "cb-lab"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("cb-lab ") + CB_LAB_VERSION);

@@ -2,6 +2,7 @@
 
 #include "cb/flaky/until_stopped.h"
 #include "cb/flaky/endpoints.h"
+#include "cb/process_title.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -81,6 +82,7 @@ Result<BackgroundServer> start_in_background(const flaky::ServerOptions& options
     flaky::ServerOptions o = options;
     o.access_log = true;
     auto started = flaky::FlakyServer::start(o);
+    if (started) set_process_title("flaky-server " + o.host + ":" + std::to_string((*started)->port()) + " (cb-lab's)");
     // "y PORT\n" when serving, else "n WHY\n".
     const std::string line = started && stop ? "y " + std::to_string((*started)->port()) + "\n"
                                              : "n " + (stop ? started.error().message : stop.error().message) + "\n";

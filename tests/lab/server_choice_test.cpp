@@ -3,6 +3,8 @@
 // one this test starts on a free port and writes into a copy of the lab's scenario as the
 // scenario's own address, so the test never needs port 8110.
 #include <doctest/doctest.h>
+
+#include <algorithm>
 #include <poll.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -121,6 +123,23 @@ TEST_CASE("cb-lab step: step 1 starts a server of its own in the background, and
   ::kill(pid, SIGTERM);
   CHECK(theirs.epoch() == 1);
   CHECK(theirs.entries() == 1);
+}
+
+// Forked without an exec, the server would show in ps as the command that started it: a step
+// that looks as if it never ended.
+TEST_CASE("cb-lab step 1: the server it leaves running shows in ps as a flaky server") {
+  SomeoneElses theirs;
+  TempDir out;
+  const std::string scenario = scenario_at(out, theirs.server->url());
+  REQUIRE(run({kLab, "step", "1", "--dir", out / "cb", "--scenario", scenario}).exit_code == 0);
+  const int pid = session_server_pid(out / "cb");
+  const std::string proc = "/proc/" + std::to_string(pid);
+  std::string args = slurp(proc + "/cmdline");
+  std::replace(args.begin(), args.end(), '\0', ' ');
+  CHECK_MESSAGE(args.rfind("flaky-server 127.0.0.1:", 0) == 0, args);
+  CHECK(args.find("step") == std::string::npos);
+  CHECK(slurp(proc + "/comm") == "flaky-server\n");
+  ::kill(pid, SIGTERM);
 }
 
 TEST_CASE("cb-lab step 1: the background server keeps none of the descriptors cb-lab was given") {

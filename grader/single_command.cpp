@@ -38,8 +38,13 @@ Result<Evidence> record_found(const Options& o, bool needed) {
     e.record = std::move(fetched).value();
     e.server = url;
     e.check_file_times = true;  // a live server may hold another run's record (or yesterday's)
-  } else if (named || needed) {
+  } else if (named) {
     return fetched.error();
+  } else if (needed) {
+    // Step 1 asks whether a server runs; the person asking may never have started one.
+    return Error{fetched.error().message +
+                 "; start one (cb-lab step 1 leaves one running, or run flaky-server), name another with --server, "
+                 "or grade a whole run with --run"};
   } else {
     e.no_record_reason =
         "no flaky server at " + url + ", so checks on its record are skipped (start it, or use --server or --run)";

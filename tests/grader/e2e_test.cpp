@@ -7,7 +7,10 @@
 #include <regex>
 
 #include "cb/flaky/server.h"
+#include "cb/flaky/endpoints.h"
+#include "cb/grade/record.h"
 #include "process.h"
+#include "skip.h"
 #include "temp_dir.h"
 
 namespace cb::testing {
@@ -221,6 +224,18 @@ TEST_CASE("cb-grade: a record of two runs is blamed on how it was taken, and sai
   CHECK(r.out.find("NOT GRADED, the record given cannot be judged") != std::string::npos);
   // s6.trials was not judged, so its dependant does not quote what it found.
   CHECK(r.out.find("it stands on s6.trials, which was not judged either") != std::string::npos);
+}
+
+// Step 1 asks whether a server runs; a student who never started one is told how.
+TEST_CASE("cb-grade --step 1: with no server it says how to start one") {
+  if (skip_unless(!grade::fetch_record(flaky::default_url(), std::chrono::milliseconds(500)).ok(),
+                  "a server answers on " + flaky::default_url() + " here"))
+    return;
+  const Ran r = run({kGrade, "--step", "1", "--dir", "/nonexistent"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.rfind("cb-grade: no flaky server answers at " + flaky::default_url(), 0) == 0);
+  CHECK(r.err.find("; start one (cb-lab step 1 leaves one running, or run flaky-server), name another with --server, "
+                   "or grade a whole run with --run\n") != std::string::npos);
 }
 
 TEST_CASE("cb-grade --batch: a class at once - into one gradebook") {

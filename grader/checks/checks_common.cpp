@@ -52,6 +52,14 @@ void contract_check(CheckVerdict& v, const Inputs& in, std::string_view role) {
   if (role == "ignore") return judge(in.ignore);
   if (role == "fastfail") return judge(in.fastfail);
   if (in.transitions.ok && !in.stamp_problem.empty()) return v.fail(in.stamp_problem);
+  // Empty while the state moved: the state was set somewhere other than the one place that
+  // writes a line for each change.
+  const std::string& log = in.spec.files.transitions;
+  if (!in.transitions.ok && in.transitions.problem == log + " is empty" && in.run && !in.run->burst.empty() &&
+      !never_opened(*in.run, in.spec))
+    return v.fail(in.transitions.problem +
+                  ", yet the record shows the breaker opened: a change of state set directly, not through the one "
+                  "function that writes a line for it (move_to in the kits), is never recorded");
   judge(in.transitions);
 }
 
@@ -63,7 +71,13 @@ void state_just_after(CheckVerdict& v, const Inputs& in, int step, const std::st
   if (const int seen = in.run ? last_step_seen(*in.run) : 0; seen > step)
     later = ": " + file + " is from a later step, since the record shows the run went on to step " + str(seen) +
             "; stop the program after step " + str(step) + " (a starter kit: sh run.sh --until " + str(step) + ")";
-  expect_state(v, file, *in.state.value, want, later);
+  // CLOSED right after the first trial: the breaker closed on one success, where it permits more.
+  else if (step == grade::step(StepRole::Cooldown) && want == "HALF_OPEN" && in.state.value->state == "CLOSED" &&
+           in.spec.rules.trials > 1)
+    later = ": the breaker closed on its first successful trial; it permits " + str(in.spec.rules.trials) +
+            " trial calls in HALF_OPEN and closes only when they have all succeeded (" + file +
+            " says permitted_in_half_open " + str(in.state.value->permitted_in_half_open) + ")";
+  expect_state(v, *in.state.value, want, later);
 }
 
 std::string seconds_text(double ms) {
@@ -72,15 +86,16 @@ std::string seconds_text(double ms) {
   return buf;
 }
 
-void expect_state(CheckVerdict& v, std::string_view file, const StateFile& f, const std::string& want,
-                  const std::string& why_other) {
-  std::string message = std::string(file) + ": \"state\" is " + quoted(f.state);
+void expect_state(CheckVerdict& v, const StateFile& f, const std::string& want, const std::string& why_other) {
+  // What was seen, after the title that says what was expected ("state.json: \"state\" is
+  // \"OPEN\"": found \"CLOSED\"): the file's words again would read as a contradiction.
+  std::string message = "found " + quoted(f.state);
   if (upper(f.state) == want) {
     message += "; states are upper case: \"" + want + "\"";
   } else if (f.state == "HALF-OPEN" || f.state == "HALFOPEN") {
     message += "; the state is spelled \"HALF_OPEN\"";
   } else {
-    message += ", expected \"" + want + "\"" + why_other;
+    message += why_other;
   }
   v.expect(f.state == want, message, want, f.state);
 }

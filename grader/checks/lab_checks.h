@@ -62,10 +62,9 @@ inline std::string str(std::int64_t n) { return std::to_string(n); }
 
 // "1.234 s"
 [[nodiscard]] std::string seconds_text(double ms);
-// "CLOSED", "state.json: \"state\" is \"closed\"; states are upper case: \"CLOSED\"", ...
+// "found \"closed\"; states are upper case: \"CLOSED\"", ...
 // `why_other` is added when the state is another one altogether (not a spelling).
-void expect_state(CheckVerdict& v, std::string_view file, const StateFile& f, const std::string& want,
-                  const std::string& why_other = {});
+void expect_state(CheckVerdict& v, const StateFile& f, const std::string& want, const std::string& why_other = {});
 
 // The run reports, and behaves by, another set of the lab's numbers than `in.spec`'s: the
 // handout's, or another variant's (variant.h). What it shows, in words; empty when it follows its

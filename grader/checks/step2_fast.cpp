@@ -14,9 +14,7 @@ constexpr std::string_view kSayWindow = "{state_file}: \"window_size\" is {got};
 constexpr CheckDef kStateContract{
     "s2.state_contract", When::JustAfter, "{state_file} follows the contract", nullptr, {}, FileRole::State};
 
-void s2_state(CheckVerdict& v, const Inputs& in, bool) {
-  expect_state(v, in.spec.files.state, *in.state.value, "CLOSED");
-}
+void s2_state(CheckVerdict& v, const Inputs& in, bool) { expect_state(v, *in.state.value, "CLOSED"); }
 constexpr CheckDef kState{
     "s2.state", When::JustAfter, "{state_file}: \"state\" is \"CLOSED\"", s2_state, {after(kStateContract)}};
 

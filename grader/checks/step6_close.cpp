@@ -39,7 +39,7 @@ bool skipped_never_left(CheckVerdict& v, const Inputs& in) {
 
 void s6_state(CheckVerdict& v, const Inputs& in, bool) {
   if (skipped_never_left(v, in)) return;
-  expect_state(v, in.spec.files.state, *in.state.value, "CLOSED");
+  expect_state(v, *in.state.value, "CLOSED");
 }
 constexpr CheckDef kState{
     "s6.state", When::Always, "{state_file}: \"state\" is \"CLOSED\"", s6_state, {after(kStateContract)}};

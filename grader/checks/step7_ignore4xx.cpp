@@ -11,9 +11,7 @@ constexpr std::string_view kSayBadAll = "{got} {bad_path} reached the server, ex
 constexpr CheckDef kIgnoreContract{
     "s7.ignore_contract", When::Always, "{ignore_file} follows the contract", nullptr, {}, FileRole::Ignore};
 
-void s7_state(CheckVerdict& v, const Inputs& in, bool) {
-  expect_state(v, in.spec.files.ignore, *in.ignore.value, "CLOSED");
-}
+void s7_state(CheckVerdict& v, const Inputs& in, bool) { expect_state(v, *in.ignore.value, "CLOSED"); }
 constexpr CheckDef kState{
     "s7.state", When::Always, "{ignore_file}: \"state\" is \"CLOSED\"", s7_state, {after(kIgnoreContract)}};
 

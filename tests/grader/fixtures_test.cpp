@@ -162,15 +162,14 @@ TEST_CASE("--step: what must hold right after a step") {
   REQUIRE(report.steps.size() == 1);
   CHECK(report.steps[0].step == 3);
   CHECK(report.steps[0].status == Status::Fail);
-  CHECK(report.steps[0].checks[1].message == "state.json: \"state\" is \"CLOSED\", expected \"OPEN\"");
+  CHECK(report.steps[0].checks[1].message == "found \"CLOSED\"");
   // With the record of a run that went on: it says so, and what to do.
   const auto record = parse_record(slurp(std::string(CB_FIXTURES) + "/submissions/good/record.json"));
   REQUIRE(record.ok());
   const Report on = grade(cb::testing::evidence_of(*dir, *record, ""), just_after);
-  CHECK(
-      on.steps[0].checks[1].message ==
-      "state.json: \"state\" is \"CLOSED\", expected \"OPEN\": state.json is from a later step, since the record shows the "
-      "run went on to step 7; stop the program after step 3 (a starter kit: sh run.sh --until 3)");
+  CHECK(on.steps[0].checks[1].message ==
+        "found \"CLOSED\": state.json is from a later step, since the record shows the "
+        "run went on to step 7; stop the program after step 3 (a starter kit: sh run.sh --until 3)");
 }
 
 TEST_CASE("--step 3 and --step 5: what state.json counts as failures in OPEN and in HALF_OPEN") {
@@ -221,6 +220,44 @@ TEST_CASE("a file that breaks its contract is said once - by its contract's chec
     }
   CHECK(said == 1);
   CHECK(pointed == 3);  // s1.numbers, s6.state, s6.permitted
+}
+
+// A breaker that closes on its first successful trial is CLOSED right after step 5: the report
+// says why, not only that the state differs.
+TEST_CASE("--step 5: CLOSED after one trial is named as closing on the first trial") {
+  cb::testing::TempDir dir;
+  dir.write("state.json", R"({"state": "CLOSED", "failures": 0, "window_size": 10, "permitted_in_half_open": 1})");
+  auto sub = SubmissionDir::open(dir.path());
+  REQUIRE(sub.ok());
+  GradeOptions o;
+  o.steps = {5};
+  const Report r = grade(cb::testing::evidence_of(*sub, std::nullopt, "no server"), o);
+  const auto state = std::find_if(r.steps[0].checks.begin(), r.steps[0].checks.end(),
+                                  [](const Check& c) { return c.id == "s5.state"; });
+  REQUIRE(state != r.steps[0].checks.end());
+  CHECK(state->status == Status::Fail);
+  CHECK(state->message ==
+        "found \"CLOSED\": the breaker closed on its first successful trial; it permits 3 trial calls in HALF_OPEN "
+        "and closes only when they have all succeeded (state.json says permitted_in_half_open 1)");
+}
+
+// A breaker that sets its state without the function that records the change leaves the log
+// empty while the record shows it opened: the report says where the lines went missing.
+TEST_CASE("an empty transitions.log from a breaker that opened is named as state set directly") {
+  cb::testing::TempDir dir;
+  const std::string good = std::string(CB_FIXTURES) + "/submissions/good";
+  std::filesystem::copy(good, dir.path(), std::filesystem::copy_options::recursive);
+  dir.write("transitions.log", "");
+  auto sub = SubmissionDir::open(dir.path());
+  REQUIRE(sub.ok());
+  auto record = parse_record(slurp(good + "/record.json"));
+  REQUIRE(record.ok());
+  const Report r = grade(cb::testing::evidence_of(*sub, *record), GradeOptions{});
+  const Check& contract = r.steps[7].checks[0];
+  CHECK(contract.id == "s8.log_contract");
+  CHECK(contract.message ==
+        "transitions.log is empty, yet the record shows the breaker opened: a change of state set directly, not "
+        "through the one function that writes a line for it (move_to in the kits), is never recorded");
 }
 
 TEST_CASE("a rubric weighs the steps") {

@@ -7,6 +7,7 @@
 #include "cb/decimal_time.h"
 #include "cb/flaky/endpoints.h"
 #include "cb/grade/conformance_check.h"
+#include "cb/grade/files.h"
 #include "cb/grade/lab_spec.h"
 #include "cb/grade/variant.h"
 
@@ -43,7 +44,22 @@ Result<std::chrono::milliseconds> duration_flag(const char* flag, const std::str
   return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
 }
 
-// The lab and the numbers graded on: --spec's, then --settings' or --student's own.
+// The numbers of the lab-settings.json in the folder graded (a starter kit's), or none when it
+// holds none. Read as every file handed in is: without following a link, bounded.
+Result<std::optional<LabNumbers>> folder_numbers(const std::string& folder) {
+  auto dir = SubmissionDir::open(folder);
+  if (!dir) return std::optional<LabNumbers>{};
+  const FileRead f = dir->read("lab-settings.json");
+  if (f.found == FileRead::Found::Missing) return std::optional<LabNumbers>{};
+  const std::string name = (folder == "." ? std::string() : folder + "/") + "lab-settings.json";
+  if (f.found != FileRead::Found::Ok) return Error{name + ": " + f.reason + " (or grade with --handout-numbers)"};
+  auto numbers = numbers_of_settings(f.bytes, name);
+  if (!numbers) return Error{numbers.error().message + " (or grade with --handout-numbers)"};
+  return std::optional<LabNumbers>{*numbers};
+}
+
+// The lab and the numbers graded on: --spec's, then --settings', --student's, the folder's
+// lab-settings.json (a student checking their own kit), or the handout's.
 Result<void> read_lab(Options& o, Asked& a) {
   if (!o.spec.empty()) {
     auto spec = load_lab_spec(o.spec);
@@ -67,6 +83,7 @@ Result<void> read_lab(Options& o, Asked& a) {
   if (!a.course_key.empty() && o.student.empty() && o.batch.empty())
     return Error{"--course-key: goes with --student ID, --submission-metadata FILE or --batch DIR"};
   const LabSpec& base = a.grade.spec ? *a.grade.spec : lab_spec();
+  if (!o.settings.empty() && o.handout_numbers) return Error{"--settings: does not go with --handout-numbers"};
   if (!o.settings.empty()) {
     if (!o.student.empty() || !a.course_key.empty())
       return Error{"--settings: the course key decides a student's numbers; give one or the other"};
@@ -76,13 +93,36 @@ Result<void> read_lab(Options& o, Asked& a) {
     if (!numbers) return numbers.error();
     auto spec = with_numbers(base, *numbers, "");
     if (!spec) return Error{o.settings + ": " + spec.error().message};
+    spec->numbers_from = "--settings " + o.settings;
     a.grade.spec = std::make_shared<const LabSpec>(std::move(*spec));
+    return {};
   }
+  if (!o.batch.empty() || !o.regrade.empty()) return {};  // each folder's numbers are the key's, or the handout's
+  auto own = folder_numbers(o.submission);
+  if (!own) return own.error();
   if (!o.student.empty()) {
     auto variant = variant_spec(base, o.student, a.course_key);
     if (!variant) return Error{"--student: " + variant.error().message};
-    a.grade.spec = *variant;
+    LabSpec keyed = **variant;
+    keyed.numbers_from = "the course key";
+    a.grade.spec = std::make_shared<const LabSpec>(std::move(keyed));
+    // A file in the folder handed in is the student's to write: never trusted, but told.
+    if (*own && **own != numbers_of(*a.grade.spec))
+      a.numbers_note = "the folder's lab-settings.json holds other numbers (" + (*own)->text() +
+                       "); a grading with the course key never uses them";
+    return {};
   }
+  if (!*own || **own == numbers_of(base)) return {};
+  if (o.handout_numbers) {
+    a.numbers_note = "the folder's lab-settings.json holds other numbers (" + (*own)->text() +
+                     "); --handout-numbers grades on the handout's";
+    return {};
+  }
+  // A student checking their own kit: the numbers it was made with.
+  auto spec = with_numbers(base, **own, "");
+  if (!spec) return Error{o.submission + "/lab-settings.json: " + spec.error().message};
+  spec->numbers_from = "lab-settings.json in the folder graded";
+  a.grade.spec = std::make_shared<const LabSpec>(std::move(*spec));
   return {};
 }
 
@@ -147,6 +187,9 @@ void add_grade_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool& max
                  "is the student, or --roster says)");
   app.add_option("--settings", o.settings,
                  "Grade on the numbers of this lab-settings.json (a kit made for one student: checking your own work)");
+  app.add_flag("--handout-numbers", o.handout_numbers,
+               "Grade on the handout's numbers even when the folder's lab-settings.json holds others (an instructor "
+               "grading without a course key)");
   app.add_option("--roster", o.roster, "--batch with --course-key: a CSV of folder,student");
   app.add_option("--submission-metadata", o.submission_metadata,
                  "With --course-key: the student is the one Gradescope's submission_metadata.json names");

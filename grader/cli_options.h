@@ -51,6 +51,7 @@ struct Options {
   std::string roster;
   std::string submission_metadata;
   std::string settings;
+  bool handout_numbers = false;
 };
 
 // To -o's file (atomically), or to standard output. A file inside the folder handed in (the

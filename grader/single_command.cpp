@@ -129,7 +129,8 @@ int grade_single(const Options& o, Asked a, sandbox::Sandbox& sandbox) {
     if (auto w = write_file_atomically(o.save_record, to_json(*evidence->record)); !w)
       return could_not_run(w.error().message);
   }
-  const Report report = judge(*evidence, a.grade);
+  Report report = judge(*evidence, a.grade);
+  if (!a.numbers_note.empty()) report.notes.insert(report.notes.begin(), a.numbers_note);
   const bool colour = a.format == Format::Text && o.output.empty() && ::isatty(STDOUT_FILENO) != 0 &&
                       std::getenv("NO_COLOR") == nullptr;
   if (const int rc = emit(o, render(report, a.format, colour)); rc != 0) return rc;

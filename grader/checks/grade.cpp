@@ -162,7 +162,7 @@ Report grade(const Evidence& e, const GradeOptions& options) {
   report.stdout_visibility = options.rubric.stdout_visibility;
   report.lab_spec_sha256 = spec.sha256;
   report.dir = dir.path();
-  report.numbers = spec.numbers_name();
+  report.numbers = spec.numbers_said();
   report.student = spec.student;
   report.server = e.server;
   report.evidence_note = record ? "" : e.no_record_reason;

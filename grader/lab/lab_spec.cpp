@@ -1,5 +1,7 @@
 #include "cb/grade/lab_spec.h"
 
+#include "cb/grade/variant.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <deque>
@@ -314,6 +316,13 @@ std::string LabSpec::numbers_name() const {
   if (student.empty() && variant.empty()) return "the handout's numbers";
   if (student.empty()) return "the numbers of lab-settings.json (" + variant + ")";
   return "student " + student + "'s numbers (" + variant + ")";
+}
+
+std::string LabSpec::numbers_said() const {
+  std::string said = numbers_name();
+  if (student.empty() && variant.empty()) said += " (" + numbers_of(rules).text() + ")";
+  if (!numbers_from.empty()) said += ", from " + numbers_from;
+  return said;
 }
 
 std::string_view LabSpec::step_title(int n) const noexcept {

@@ -83,7 +83,8 @@ std::string render_text_raw(const Report& r, bool colour) {
            std::to_string(r.evidence.requests) + " request(s), " + std::to_string(r.evidence.runs) +
            (r.evidence.runs == 1 ? " lab run)\n" : " lab runs)\n");
   }
-  if (!r.student.empty()) out += "  graded on " + printable(r.numbers) + "\n";
+  // Which numbers, always: a student with their own who graded on the handout's sees it first.
+  if (!r.numbers.empty()) out += "  graded on " + printable(r.numbers) + "\n";
   for (const std::string& note : r.notes) out += paint("1;35", "! " + printable(note)) + "\n";
   int failed = 0;
   int skipped = 0;

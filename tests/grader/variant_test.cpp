@@ -140,14 +140,33 @@ TEST_CASE("variants: a student checks their own kit on its lab-settings.json, wi
     INFO(r.err);
     return json::parse(r.out);
   };
+  // Without a flag: the folder's own lab-settings.json, and the report says so first.
+  const json found = grade_kit({});
+  CHECK(found["score"] == 8);
+  const std::string found_numbers = found["numbers"];
+  CHECK(found_numbers.rfind("the numbers of lab-settings.json (window ", 0) == 0);
+  CHECK(found_numbers.find("), from lab-settings.json in the folder graded") != std::string::npos);
   const json own = grade_kit({"--settings", kit + "/lab-settings.json"});
   CHECK(own["score"] == 8);
   CHECK(own["numbers"].get<std::string>().rfind("the numbers of lab-settings.json (window ", 0) == 0);
-  const json handout = grade_kit({});
+  // An instructor without a key: the handout's, whatever the folder holds, and the report says so.
+  const json handout = grade_kit({"--handout-numbers"});
   CHECK(handout["passed"] == false);
   CHECK(handout["steps"][0]["status"] == "fail");
+  CHECK(handout["notes"][0].get<std::string>().find("--handout-numbers grades on the handout's") != std::string::npos);
   const json keyed = grade_kit({"--student", id, "--course-key", work / "course.key"});
   CHECK(keyed["score"] == 8);
+  CHECK(keyed["numbers"].get<std::string>().find(", from the course key") != std::string::npos);
+  SUBCASE("with the course key, a settings file claiming other numbers is never trusted, and the report says so") {
+    // The student writes the handout's numbers into the kit: its program runs on them, and the
+    // grade is still on the student's own (s1.numbers fails), with a note naming the file.
+    std::ofstream(kit + "/lab-settings.json", std::ios::trunc) << grade::kit_settings_json(grade::lab_spec());
+    const json tampered = grade_kit({"--student", id, "--course-key", work / "course.key"});
+    CHECK(tampered["passed"] == false);
+    CHECK(tampered["numbers"].get<std::string>().rfind("student " + id + "'s numbers", 0) == 0);
+    CHECK(tampered["notes"][0].get<std::string>().find("lab-settings.json holds other numbers") != std::string::npos);
+    CHECK(tampered["notes"][0].get<std::string>().find("never uses them") != std::string::npos);
+  }
 }
 
 // ---- A class of ten ------------------------------------------------------------------------

@@ -39,6 +39,15 @@ check_json "$tmp/ok/results/results.json" "d['score'] == 8 and len(d['tests']) =
 check_json "$tmp/ok/results/results.json" "d['tests'][8]['number'] == 'C' and d['tests'][8]['score'] == 0 and 'cannot open replay.sh' in d['tests'][8]['output']"
 check_json "$tmp/ok/results/results.json" "d['output_format'] == 'text' and all(t['output_format'] == 'text' for t in d['tests']) and d['extra_data']['grader_version']"
 
+# Without a course key every student is graded on the handout's numbers: a lab-settings.json
+# handed in with easier ones is the student's to write, never used, and the output says so.
+mkdir -p "$tmp/own/submission"
+cp "$project/tests/fixtures/students/good_breaker.py" "$tmp/own/submission/breaker.py"
+printf '{"window_size": 4, "minimum_calls": 2, "failure_rate_percent": 90, "wait_in_open_ms": 1000, "permitted_in_half_open": 1}\n' \
+  >"$tmp/own/submission/lab-settings.json"
+autograde own 9
+check_json "$tmp/own/results/results.json" "d['score'] == 8 and 'on the handout' in d['output'] and 'holds other numbers' in d['output']"
+
 # The same, zipped as one folder (and macOS's __MACOSX beside it): found one folder down.
 mkdir -p "$tmp/folder/submission/my-lab" "$tmp/folder/submission/__MACOSX"
 cp "$project/tests/fixtures/students/good_breaker.py" "$tmp/folder/submission/my-lab/breaker.py"

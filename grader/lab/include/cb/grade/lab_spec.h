@@ -92,6 +92,11 @@ class LabSpec {
   // "the handout's numbers", "student alice's numbers (window 9, ...)", "the numbers of
   // lab-settings.json (...)" (a student checking their own kit): what reports name.
   [[nodiscard]] std::string numbers_name() const;
+  // Where they came from, for the report's first lines: "the course key", "lab-settings.json in
+  // the folder graded", "--settings FILE"; empty for the handout's own.
+  std::string numbers_from;
+  // What a report opens with: the name, the handout's numbers in words too, and where from.
+  [[nodiscard]] std::string numbers_said() const;
   // The text it was read from, for a variant to be made of it.
   [[nodiscard]] const std::string& source() const noexcept { return source_; }
 

@@ -24,6 +24,8 @@ void add_lab_flags(CLI::App& cmd, LabArgs& args) {
                  "Use this flaky server, and reset its record (default: CB_SERVER, else a server of cb-lab's own)");
   cmd.add_option("--scenario", args.scenario, "The steps to run (default: scenarios/lab.json)");
   cmd.add_option("--call-timeout", args.call_timeout, "Per-call timeout, e.g. 2s (default: the scenario's)");
+  cmd.add_option("--settings", args.settings,
+                 "Run (and grade) the lab on the numbers of this lab-settings.json: a student's own, from their kit");
 }
 
 CLI::App* setup_run(CLI::App& app, RunOptions& options) {
@@ -54,10 +56,13 @@ ExitCode run_command(const RunOptions& o) {
   const std::string scenario_path = o.lab.scenario.empty() ? default_scenario_path() : o.lab.scenario;
   auto scenario = lab::load_scenario(scenario_path);
   if (!scenario) return fail(scenario.error().message);
-  if (!o.student.empty() || !o.course_key.empty()) {
+  if (!o.lab.settings.empty() && (!o.student.empty() || !o.course_key.empty()))
+    return fail("--settings: the course key decides a student's numbers; give one or the other");
+  if (!o.student.empty() || !o.course_key.empty() || !o.lab.settings.empty()) {
     if (!scenario->lab_spec)
-      return fail(scenario_path + " is not the lab (it has no checks): --student has no numbers to vary");
-    auto variant = student_spec(o.student, o.course_key, *scenario->lab_spec);
+      return fail(scenario_path + " is not the lab (it has no checks): there are no numbers to vary");
+    auto variant = o.lab.settings.empty() ? student_spec(o.student, o.course_key, *scenario->lab_spec)
+                                          : settings_spec(o.lab.settings, *scenario->lab_spec);
     if (!variant) return fail(variant.error().message);
     scenario = scenario_with(*variant, scenario_path);
     if (!scenario) return fail(scenario.error().message);
@@ -88,8 +93,9 @@ ExitCode run_command(const RunOptions& o) {
   }
   const std::string where = url.text() + " (" + server->how + ")";
   const std::atomic<bool>& interrupted = install_interrupt_flag();
+  const std::string numbers = scenario->lab_spec ? "\n  on " + scenario->lab_spec->numbers_said() : "";
   console.header("cb-lab: " + scenario->title + "\n  " + std::to_string(scenario->steps.size()) + " steps, files in " +
-                 o.lab.dir + "\n  server " + where);
+                 o.lab.dir + "\n  server " + where + numbers);
 
   lab::Runner runner(*scenario, o.lab.dir, url, *timeout, console, interrupted);
   lab::Session session;

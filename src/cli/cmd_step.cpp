@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <iostream>
 
 #include "cb/atomic_file.h"
@@ -51,6 +52,17 @@ ExitCode step_command(const StepOptions& o) {
                                                                  : default_scenario_path();
   auto scenario = lab::load_scenario(scenario_path);
   if (!scenario) return fail(scenario.error().message);
+  // The numbers step 1 ran on are the session's: a later step goes on with them.
+  const std::string settings_path =
+      !o.lab.settings.empty() ? std::filesystem::absolute(o.lab.settings).string() : session->settings;
+  if (!settings_path.empty()) {
+    if (!scenario->lab_spec)
+      return fail(scenario_path + " is not the lab (it has no checks): there are no numbers to vary");
+    auto spec = settings_spec(settings_path, *scenario->lab_spec);
+    if (!spec) return fail(spec.error().message);
+    scenario = scenario_with(*spec, scenario_path);
+    if (!scenario) return fail(scenario.error().message);
+  }
   const int n = o.step;
   if (n > static_cast<int>(scenario->steps.size()))
     return fail("the scenario has " + std::to_string(scenario->steps.size()) + " steps");
@@ -113,7 +125,9 @@ ExitCode step_command(const StepOptions& o) {
     session->after.clear();
   }
   session->scenario = scenario_path;
+  session->settings = settings_path;
   session->server = url.text();
+  if (!settings_path.empty()) console.note("cb-lab: on " + scenario->lab_spec->numbers_said());
   console.step(n, scenario->steps[static_cast<std::size_t>(n - 1)].title);
   if (auto r = runner.run_step(n); !r) {
     if (interrupted.load()) return fail("interrupted; the files written so far are whole", ExitCode::Interrupted);

@@ -13,6 +13,7 @@
 #include <cstdlib>
 
 #include "cb/atomic_file.h"
+#include "cb/bounded_file.h"
 #include "cb/decimal_time.h"
 #include "cb/grade/judge.h"
 #include "cb/grade/variant.h"
@@ -155,8 +156,14 @@ grade::Report grade_now(const std::string& dir, const lab::ServerUrl& server, co
 }
 
 grade::StepReport step_verdict(const grade::Report& report, int n) {
-  for (const grade::StepReport& s : report.steps)
-    if (s.step == n) return s;
+  for (grade::StepReport s : report.steps) {
+    if (s.step != n) continue;
+    // The step's line is all cb-lab shows of the report: why the evidence failed is said there.
+    if (!report.evidence.problem.empty())
+      for (grade::Check& c : s.checks)
+        if (c.status == grade::Status::Error) c.message = "not judged: " + report.evidence.problem;
+    return s;
+  }
   // A scenario may have more steps than the lab the grader knows.
   grade::StepReport none;
   none.step = n;
@@ -189,6 +196,17 @@ Result<std::shared_ptr<const grade::LabSpec>> student_spec(const std::string& st
   auto spec = grade::variant_spec(base, student, *key);
   if (!spec) return Error{"--student: " + spec.error().message};
   return spec;
+}
+
+Result<std::shared_ptr<const grade::LabSpec>> settings_spec(const std::string& path, const grade::LabSpec& base) {
+  const auto text = read_bounded_file(path, 64 << 10, "settings");
+  if (!text) return Error{"--settings: " + text.error().message};
+  auto numbers = grade::numbers_of_settings(*text, path);
+  if (!numbers) return Error{"--settings: " + numbers.error().message};
+  auto spec = grade::with_numbers(base, *numbers, "");
+  if (!spec) return Error{"--settings: " + path + ": " + spec.error().message};
+  spec->numbers_from = path;
+  return std::make_shared<const grade::LabSpec>(std::move(*spec));
 }
 
 Result<lab::Scenario> scenario_with(std::shared_ptr<const grade::LabSpec> spec, const std::string& name) {

@@ -23,6 +23,7 @@ struct LabArgs {
   std::string server;        // empty: CB_SERVER, else a server of the command's own
   std::string scenario;      // empty: the session's, else scenarios/lab.json
   std::string call_timeout;  // empty: the scenario's
+  std::string settings;      // a lab-settings.json: the lab on its numbers (a student's own)
 };
 
 // A one-line error for the program to print, and the exit code it means.
@@ -93,6 +94,9 @@ struct LabFacts {
 [[nodiscard]] Result<std::shared_ptr<const grade::LabSpec>> student_spec(const std::string& student,
                                                                          const std::string& course_key,
                                                                          const grade::LabSpec& base);
+// --settings FILE: `base` on the numbers of a lab-settings.json (a student's kit holds theirs).
+[[nodiscard]] Result<std::shared_ptr<const grade::LabSpec>> settings_spec(const std::string& path,
+                                                                          const grade::LabSpec& base);
 // The lab's scenario with the numbers of `spec` (a variant of its own lab spec), graded on them.
 [[nodiscard]] Result<lab::Scenario> scenario_with(std::shared_ptr<const grade::LabSpec> spec, const std::string& name);
 

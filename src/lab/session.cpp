@@ -260,6 +260,7 @@ Result<Session> load_session(const std::string& dir) {
   Session s;
   if (j.contains("scenario") && j["scenario"].is_string()) s.scenario = j["scenario"].get<std::string>();
   if (j.contains("server") && j["server"].is_string()) s.server = j["server"].get<std::string>();
+  if (j.contains("settings") && j["settings"].is_string()) s.settings = j["settings"].get<std::string>();
   if (j.contains("server_pid") && j["server_pid"].is_number_integer()) s.server_pid = j["server_pid"].get<int>();
   if (!j.contains("steps") || !j["steps"].is_number_unsigned() || j["steps"].get<std::uint64_t>() > 100'000)
     return damaged(path, "steps: expected how many steps have run (a cb-lab session of this version)");
@@ -305,6 +306,7 @@ Result<void> save_session(const std::string& dir, const Session& s, std::optiona
   }
   json j{{"version", 2}, {"scenario", s.scenario}, {"server", s.server}, {"steps", last}};
   if (s.server_pid) j["server_pid"] = *s.server_pid;
+  if (!s.settings.empty()) j["settings"] = s.settings;
   if (auto w = write_file_atomically(session_path(dir), j.dump(1) + "\n"); !w) return w;
   // Steps past the last are what a run longer than this one left: gone, so none is read later.
   for (int n = last + 1;; ++n)

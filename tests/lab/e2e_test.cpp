@@ -76,6 +76,37 @@ TEST_CASE("cb-lab step: one by one gives the same files and verdicts as a run") 
   CHECK(comparable(stepwise) == comparable(whole));
 }
 
+// A student's own numbers (a kit made for them holds them in lab-settings.json): the reference
+// run they watch is their lab, not the handout's, and a session of steps keeps them.
+TEST_CASE("cb-lab run and step --settings: the lab on a student's own numbers, graded on them") {
+  TempDir kit;
+  kit.write("lab-settings.json", R"({"window_size": 8, "minimum_calls": 5, "failure_rate_percent": 50,
+                                     "wait_in_open_ms": 3500, "permitted_in_half_open": 2})");
+  const std::string settings = kit / "lab-settings.json";
+  const std::string own = "the numbers of lab-settings.json (window 8, minimum 5, 50%, 3.5 s, 2 trials)";
+  Flaky f;
+  TempDir whole;
+  const Ran r = run({kLab, "run", "--dir", whole.path(), "--server", f.url, "--settings", settings, "--json"});
+  CHECK(r.exit_code == 0);
+  const json summary = json::parse(r.out);
+  CHECK(summary["score"] == 8);
+  CHECK(summary["report"]["numbers"].get<std::string>().rfind(own, 0) == 0);
+  CHECK(json::parse(slurp(whole / "state.json"))["window_size"] == 8);
+  SUBCASE("step by step: step 1 names the numbers, the later steps go on with them") {
+    Flaky g;
+    TempDir stepwise;
+    for (int n = 1; n <= 8; ++n) {
+      CAPTURE(n);
+      std::vector<std::string> argv{kLab, "step", std::to_string(n), "--dir", stepwise.path(), "--server", g.url};
+      if (n == 1) argv.insert(argv.end(), {"--settings", settings});
+      const Ran step = run(argv);
+      CHECK(step.exit_code == 0);
+      CHECK(step.out.find("on " + own) != std::string::npos);
+    }
+    CHECK(comparable(stepwise) == comparable(whole));
+  }
+}
+
 TEST_CASE("cb-lab step: a step graded on contaminated evidence is not graded - exit 2, not 0") {
   Flaky f;
   TempDir out;

@@ -26,6 +26,7 @@ struct StepState {
 
 struct Session {
   std::string scenario;            // the scenario's path
+  std::string settings;            // the lab-settings.json its numbers came from, if not the scenario's
   std::string server;              // the server the steps ran against
   std::optional<int> server_pid;   // a flaky server cb-lab started in the background, if it did
   std::map<int, StepState> after;  // after[N]: the state once step N had run

@@ -190,7 +190,7 @@ std::string kit_settings_json(const LabSpec& spec) {
 
 std::string settings_table(const LabSpec& spec) {
   const auto& v = spec.values();
-  return "| setting | lab value |\n"
+  return "| setting | value |\n"
          "|---|---|\n"
          "| window: the recent calls the failure rate is judged over | " +
          v.at("window") +
@@ -210,6 +210,10 @@ std::string settings_table(const LabSpec& spec) {
          "| what counts as a failure | 5xx and no answer at all (timeout, refused, reset); never 4xx |\n"
          "| per-call timeout | " +
          v.at("call_timeout") + " (without one, a hanging server never produces a failure to count) |\n";
+}
+
+std::string handout_text(const LabSpec& spec) {
+  return spec.fill(embedded_handout_text(), {{"settings_table", settings_table(spec)}});
 }
 
 }  // namespace cb::grade

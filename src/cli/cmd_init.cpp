@@ -78,10 +78,14 @@ ExitCode init_command(const InitOptions& o) {
   const std::string settings = o.dir + "/lab-settings.json";
   if (auto w = write_file_atomically(settings, grade::kit_settings_json(numbers)); !w) return fail(w.error().message);
   std::cout << "  wrote " << settings << " (" << numbers.numbers_name() << ")\n";
+  // The handout with these numbers in every step: a student with their own reads theirs.
+  const std::string handout = o.dir + "/HANDOUT.md";
+  if (auto w = write_file_atomically(handout, grade::handout_text(numbers)); !w) return fail(w.error().message);
+  std::cout << "  wrote " << handout << " (the handout, on these numbers)\n";
   std::cout << "\nThe " << o.lang << " starter is in " << o.dir << ". Your part is " << rules_file(o.lang)
             << " (look for YOUR PART). Run and grade it with:\n\n"
-            << "  cd " << o.dir << " && cb-grade --run \"sh run.sh\" --dir out"
-            << (o.student.empty() ? "" : " --settings lab-settings.json") << "\n"
+            << "  cd " << o.dir << " && cb-grade --run \"sh run.sh\" --dir out\n"
+            << "\n(cb-grade reads the numbers from lab-settings.json and names them first)\n"
             << "\nand check the same rules on generated traces, call by call, with:\n\n"
             << "  cb-grade --conformance \"sh replay.sh\"\n";
   return ExitCode::Ok;

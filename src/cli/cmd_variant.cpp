@@ -18,6 +18,8 @@ CLI::App* setup_variant(CLI::App& app, VariantOptions& options) {
       ->required();
   cmd->add_option("--course-key", options.course_key, "The course's secret (a file of 16 bytes or more)")->required();
   cmd->add_option("--settings", options.settings, "Also write the student's lab-settings.json here, for their kit");
+  cmd->add_option("--handout", options.handout,
+                  "Also write the student's handout here: the lab's, with their numbers in every step");
   cmd->add_flag("--json", options.json, "Print the numbers as JSON");
   cmd->footer(
       "Grade the student on the same numbers with\n"
@@ -37,6 +39,8 @@ ExitCode variant_command(const VariantOptions& o) {
   const grade::LabSpec& s = **spec;
   if (!o.settings.empty())
     if (auto w = write_file_atomically(o.settings, grade::kit_settings_json(s)); !w) return fail(w.error().message);
+  if (!o.handout.empty())
+    if (auto w = write_file_atomically(o.handout, grade::handout_text(s)); !w) return fail(w.error().message);
   if (o.json) {
     std::cout << nlohmann::json{{"student", s.student},
                                 {"numbers", s.variant},
@@ -47,6 +51,7 @@ ExitCode variant_command(const VariantOptions& o) {
   }
   std::cout << "Student " << s.student << ": " << s.variant << "\n\n" << grade::settings_table(s);
   if (!o.settings.empty()) std::cout << "\nwrote " << o.settings << '\n';
+  if (!o.handout.empty()) std::cout << "wrote " << o.handout << '\n';
   return ExitCode::Ok;
 }
 

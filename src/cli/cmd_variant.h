@@ -14,6 +14,7 @@ struct VariantOptions {
   std::string student;
   std::string course_key;
   std::string settings;  // where to write the student's lab-settings.json
+  std::string handout;   // where to write the student's handout
   bool json = false;
 };
 

@@ -110,11 +110,43 @@ TEST_CASE("variants: the id and the key decide the numbers, and nothing else") {
   CHECK(grade::read_course_key(d / "short.key").error().message.find("at least 16 bytes") != std::string::npos);
 }
 
-TEST_CASE("variants: the handout's table of settings is the spec's") {
+TEST_CASE("variants: docs/HANDOUT.md is the handout filled in with the spec's own numbers") {
   std::ifstream f(std::string(CB_SOURCE_DIR) + "/docs/HANDOUT.md");
   std::stringstream s;
   s << f.rdbuf();
   CHECK(s.str().find(grade::settings_table(grade::lab_spec())) != std::string::npos);
+  // scenarios/handout.md is the text; after an edit there: cb-lab init DIR --lang python, and
+  // copy DIR/HANDOUT.md to docs/HANDOUT.md.
+  CHECK_MESSAGE(s.str() == grade::handout_text(grade::lab_spec()),
+                "docs/HANDOUT.md is not scenarios/handout.md filled in with the lab's numbers");
+}
+
+// A student with numbers of their own reads them in every step of their handout, not the
+// handout's ("wait at least 3 s", "all 3 permitted trials" for a student with 3.5 s and 2).
+TEST_CASE("variants: a kit made for a student holds their handout, with their numbers in every step") {
+  TempDir work;
+  work.write("course.key", std::string(kKey) + "\n");
+  std::string id;
+  for (int i = 0; id.empty(); ++i) {
+    const LabNumbers n = grade::numbers_of(**grade::variant_spec(grade::lab_spec(), "own" + std::to_string(i), kKey));
+    if (n.wait_ms != grade::lab_spec().rules.wait_ms && n.trials != grade::lab_spec().rules.trials)
+      id = "own" + std::to_string(i);
+  }
+  const auto spec = *grade::variant_spec(grade::lab_spec(), id, kKey);
+  const std::string kit = work / "kit";
+  REQUIRE(run({CB_LAB_BIN, "init", kit, "--lang", "node", "--student", id, "--course-key", work / "course.key"})
+              .exit_code == 0);
+  const std::string handout = slurp(kit + "/HANDOUT.md");
+  const auto& v = spec->values();
+  CHECK(handout.find("Wait at least " + v.at("wait") + " after the breaker opened") != std::string::npos);
+  CHECK(handout.find("all " + v.at("trials") + " permitted trials") != std::string::npos);
+  CHECK(handout.find("(" + v.at("trials") + " or more)") != std::string::npos);
+  CHECK(handout.find("The numbers below are student " + id + "'s numbers") != std::string::npos);
+  CHECK(handout.find("Wait at least 3 s") == std::string::npos);
+  // cb-lab variant writes the same handout for an instructor to hand out.
+  REQUIRE(run({CB_LAB_BIN, "variant", id, "--course-key", work / "course.key", "--handout", work / "h.md"})
+              .exit_code == 0);
+  CHECK(slurp(work / "h.md") == handout);
 }
 
 TEST_CASE("variants: a student checks their own kit on its lab-settings.json, without the course key") {

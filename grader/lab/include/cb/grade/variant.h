@@ -61,5 +61,10 @@ struct LabNumbers {
 [[nodiscard]] Result<LabNumbers> numbers_of_settings(std::string_view json_text, const std::string& name);
 // The handout's table of settings, in Markdown, with `spec`'s numbers.
 [[nodiscard]] std::string settings_table(const LabSpec& spec);
+// The whole handout with `spec`'s numbers in every step: docs/HANDOUT.md for the handout's own,
+// a student's HANDOUT.md in the kit made for them.
+[[nodiscard]] std::string handout_text(const LabSpec& spec);
+// scenarios/handout.md as built in, its numbers left as {names}.
+[[nodiscard]] std::string_view embedded_handout_text() noexcept;
 
 }  // namespace cb::grade

@@ -56,8 +56,35 @@ ConformancePart judge_conformance(const ConformanceEvidence& c, const Rubric& ru
   return part;
 }
 
+namespace {
+
+// The last line the program wrote: where a shell or a compiler says why it stopped.
+std::string last_line(const std::string& output) {
+  std::size_t end = output.find_last_not_of(" \t\r\n");
+  if (end == std::string::npos) return {};
+  const std::size_t start = output.find_last_of('\n', end);
+  return output.substr(start == std::string::npos ? 0 : start + 1,
+                       end + 1 - (start == std::string::npos ? 0 : start + 1));
+}
+
+// A program that never called the server failed before the lab began: that is the one thing
+// to say, not a failed check per step.
+std::string never_called(const Evidence& e, const Report& report) {
+  if (!e.program || !e.record || report.evidence.runs > 0 || !report.evidence.problem.empty()) return {};
+  const ProgramRun& p = *e.program;
+  std::string said = p.timed_out
+                         ? "Your program was stopped at the time limit without calling the server"
+                         : "Your program exited with " + std::to_string(p.exit_code) +
+                               (p.exit_code == 0 ? " without calling the server" : " before calling the server");
+  if (const std::string why = last_line(e.run_output); !why.empty()) said += ": " + why;
+  return said;
+}
+
+}  // namespace
+
 Report judge(const Evidence& e, const GradeOptions& options) {
   Report report = e.files ? grade(e, options) : no_steps(options);
+  if (e.files) report.headline = never_called(e, report);
   report.run_output = e.run_output;
   report.program = e.program;
   report.sandbox = e.sandbox;

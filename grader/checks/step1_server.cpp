@@ -24,10 +24,13 @@ constexpr CheckDef kAnswers{.id = "s1.server",
                             .body = s1_server,
                             .on_server = true};
 
-void s1_once(CheckVerdict& v, const Inputs& in, bool) {
+void s1_once(CheckVerdict& v, const Inputs& in, bool just_after) {
   // Only where the record is the program's alone (--run) is a second run its mistake; anywhere
   // else the evidence failed and grade() says so.
   const LabRun& run = *in.run;
+  // An empty record is no run at all. (Right after step 1 it is what a fresh server holds.)
+  if (run.lab.empty() && !just_after)
+    return v.fail("the record holds no request of the lab: the program never called the server", 1, 0);
   if (const std::string& why = in.pre.record_unusable; !why.empty() || run.runs > 1)
     return v.fail(why.empty() ? "the record holds " + std::to_string(run.runs) + " runs of the lab" : why, 1,
                   static_cast<std::uint64_t>(run.runs));

@@ -70,6 +70,7 @@ nlohmann::json to_json(const Report& r) {
                      {"server", r.server.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.server)},
                      {"evidence", std::move(evidence)},
                      {"notes", r.notes},
+                     {"headline", r.headline.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.headline)},
                      {"checks_run", r.checks_run},
                      {"checks_total", r.checks_total},
                      {"seconds", r.seconds}};
@@ -129,8 +130,9 @@ std::string render_gradescope(const Report& r) {
                      {"output_format", "text"},
                      {"visibility", c.visibility}});
   }
-  std::string summary = "Score " + points(r.score) + "/" + points(r.max_score) + ". " + std::to_string(r.checks_run) +
-                        " of " + std::to_string(r.checks_total) + " checks run, on " + r.numbers + ".";
+  std::string summary = r.headline.empty() ? std::string() : r.headline + "\n";
+  summary += "Score " + points(r.score) + "/" + points(r.max_score) + ". " + std::to_string(r.checks_run) + " of " +
+             std::to_string(r.checks_total) + " checks run, on " + r.numbers + ".";
   if (!r.evidence_note.empty()) summary += " " + r.evidence_note;
   for (const std::string& note : r.notes) summary += "\n" + note;
   if (r.status == Status::Error)

@@ -548,6 +548,7 @@ std::string render_html(const Report& r) {
   if (r.sandbox) out += " " + esc(sandbox_line(*r.sandbox));
   out += "</p>";
   for (const std::string& n : r.notes) out += "<p class=\"verdict-error\">" + esc(n) + "</p>";
+  if (!r.headline.empty()) out += "<p class=\"headline verdict-fail\">" + esc(r.headline) + "</p>";
   if (!r.steps.empty()) {
     const Picture pic = picture(r);
     out += "<figure>" + pic.svg + "<figcaption>" + esc(pic.caption) + "</figcaption></figure>" + legend(r);

@@ -86,6 +86,7 @@ std::string render_text_raw(const Report& r, bool colour) {
   // Which numbers, always: a student with their own who graded on the handout's sees it first.
   if (!r.numbers.empty()) out += "  graded on " + printable(r.numbers) + "\n";
   for (const std::string& note : r.notes) out += paint("1;35", "! " + printable(note)) + "\n";
+  if (!r.headline.empty()) out += "\n" + paint("1;31", printable(r.headline)) + "\n";
   int failed = 0;
   int skipped = 0;
   for (const StepReport& s : r.steps) {
@@ -99,8 +100,10 @@ std::string render_text_raw(const Report& r, bool colour) {
                        : s.status == Status::Fail  ? "1;31"
                        : s.status == Status::Error ? "1;35"
                                                    : "1;33";
-    out += "\nStep " + std::to_string(s.step) + "  " + s.title + "  " + paint(code, verdict) + "  " + points(s.score) +
-           "/" + points(s.max_score) + "\n";
+    // Collapsed under a headline: one line a step, together.
+    out += (r.headline.empty() || s.step == r.steps.front().step ? "\nStep " : "Step ") + std::to_string(s.step) +
+           "  " + s.title + "  " + paint(code, verdict) + "  " + points(s.score) + "/" + points(s.max_score) + "\n";
+    if (!r.headline.empty()) continue;  // the headline said it; each check would say the same
     for (const Check& c : s.checks) {
       out += "    " + label(c.status, paint) + "  " + printable(c.name) + "  [" + c.id + "]\n";
       if (c.status == Status::Pass) continue;

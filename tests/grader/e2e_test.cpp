@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <sstream>
 
 #include "cb/flaky/server.h"
 #include "cb/flaky/endpoints.h"
@@ -236,6 +237,31 @@ TEST_CASE("cb-grade --step 1: with no server it says how to start one") {
   CHECK(r.err.rfind("cb-grade: no flaky server answers at " + flaky::default_url(), 0) == 0);
   CHECK(r.err.find("; start one (cb-lab step 1 leaves one running, or run flaky-server), name another with --server, "
                    "or grade a whole run with --run\n") != std::string::npos);
+}
+
+// A program that never called the server (a typo in the command, a compile error) gets one
+// headline with the cause, first, and a line a step; not a page of failed checks with the cause
+// at the bottom, and not step 1's "the record holds one whole run" on an empty record.
+TEST_CASE("cb-grade --run: a program that never called the server gets one headline, first") {
+  TempDir out;
+  const Ran json_run = grade_run(out, "sh runn.sh");
+  CHECK(json_run.exit_code == 1);
+  const json report = json::parse(json_run.out);
+  CHECK(report["headline"] ==
+        "Your program exited with 2 before calling the server: sh: 0: cannot open runn.sh: No "
+        "such file");
+  CHECK(report["steps"][0]["checks"][1]["id"] == "s1.once");
+  CHECK(report["steps"][0]["checks"][1]["status"] == "fail");
+  const Ran text = run({kGrade, "--run", "sh runn.sh", "--submission", kStudents, "--dir", out.path(), "--any-port"});
+  std::istringstream lines(text.out);
+  std::string line;
+  std::vector<std::string> first;
+  while (first.size() < 4 && std::getline(lines, line))
+    if (!line.empty()) first.push_back(line);
+  REQUIRE(first.size() == 4);
+  CHECK(first[2].rfind("Your program exited with 2 before calling the server: sh: 0: cannot open runn.sh", 0) == 0);
+  CHECK(first[3].rfind("Step 1  ", 0) == 0);
+  CHECK(text.out.find("[s1.") == std::string::npos);  // no check listed: the headline said it
 }
 
 TEST_CASE("cb-grade --batch: a class at once - into one gradebook") {

@@ -144,11 +144,15 @@ struct Report {
   int checks_run = 0;            // passed or failed (not skipped)
   int checks_total = 0;
   double seconds = 0;
-  std::string stdout_visibility = "visible";   // the rubric's, for Gradescope
-  std::string run_output;                      // --run: the tail of the student's output
-  std::optional<ProgramRun> program;           // --run: how the program ended
-  std::optional<SandboxInfo> sandbox;          // --run, --conformance: what the programs ran under
-  std::vector<std::string> notes;              // what the grader noticed outside any one check
+  std::string stdout_visibility = "visible";  // the rubric's, for Gradescope
+  std::string run_output;                     // --run: the tail of the student's output
+  std::optional<ProgramRun> program;          // --run: how the program ended
+  std::optional<SandboxInfo> sandbox;         // --run, --conformance: what the programs ran under
+  std::vector<std::string> notes;             // what the grader noticed outside any one check
+  // --run, when the program never called the server: what happened, said first and alone ("Your
+  // program exited with 2 before calling the server: sh: 0: cannot open runn.sh"); each step is
+  // then one line, since every check would only say the same.
+  std::string headline;
   std::optional<ConformancePart> conformance;  // --conformance
   Timeline timeline;                           // the run's events on one axis, for --format html
 };

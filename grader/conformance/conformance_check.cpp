@@ -253,6 +253,15 @@ std::uint64_t random_seed() {
 
 namespace {
 
+// The last line a program wrote to its standard error: where a shell says why it stopped.
+std::string last_line(const std::string& text) {
+  const std::size_t end = text.find_last_not_of(" \t\r\n");
+  if (end == std::string::npos) return {};
+  const std::size_t nl = text.find_last_of('\n', end);
+  const std::size_t start = nl == std::string::npos ? 0 : nl + 1;
+  return text.substr(start, end + 1 - start);
+}
+
 // The part as asked for, before anything is judged: what ran, on which traces, for how much.
 ConformancePart asked(const ConformanceOptions& o) {
   ConformancePart part;
@@ -307,7 +316,16 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Programs& p
       if (o.progress) o.progress(static_cast<std::size_t>(index) + 1, static_cast<std::size_t>(o.traces));
     }
   }
-  if (!failures.empty()) {
+  if (silent) {
+    // Not one answer: a program that cannot start (a missing file, a compile error). One line
+    // says so; there is no trace to show it on, and nothing to shrink.
+    const Failure& f = failures.back();
+    part.status = Status::Fail;
+    part.rule = "no_answer";
+    part.message = "your program gave no answer at all, to the first call of the first trace: it " + f.replies.problem +
+                   (last_line(f.replies.stderr_tail).empty() ? "" : ": " + last_line(f.replies.stderr_tail));
+    part.stderr_tail = f.replies.stderr_tail;
+  } else if (!failures.empty()) {
     const auto shrink_started = std::chrono::steady_clock::now();
     part.status = Status::Fail;
     const Failure& first = failures.front();

@@ -59,6 +59,15 @@ std::string conformance_lines(const ConformancePart& c) {
   if (c.status == Status::Pass)
     return "answered every call of " + std::to_string(c.traces) + " generated traces as the rules do (seed " +
            std::to_string(c.seed) + in + ")\n";
+  if (c.example.trace < 0) {
+    // Nothing was answered to show on a trace (it never answered, or was refused before it ran):
+    // what happened, in one line; the standard error only when it says more than that line.
+    out += "[" + c.rule + "] " + c.message + "\n";
+    const std::size_t lines = static_cast<std::size_t>(std::count(c.stderr_tail.begin(), c.stderr_tail.end(), '\n'));
+    if (lines > 1)
+      out += "its standard error (the end of it):\n" + c.stderr_tail + (c.stderr_tail.back() == '\n' ? "" : "\n");
+    return out;
+  }
   const int wrong = c.traces - c.agreed;
   out += "seed " + std::to_string(c.seed) + ": " + std::to_string(wrong) + " of " + traces_text(c.traces) +
          " answered otherwise than the rules" + in + "; the first, " + shrunk_text(c.example, c.shrunk_fully) + ":\n";

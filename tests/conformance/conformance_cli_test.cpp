@@ -144,6 +144,11 @@ TEST_CASE("conformance: what a broken program did is said, never a grader crash"
     const json c = conformance("/nonexistent/breaker", {"--seed", "1"}, 1)["conformance"];
     CHECK(c["rule"] == "no_answer");
     CHECK(c["message"].get<std::string>().find("exited with 127") != std::string::npos);
+    // Said once, on no trace: a program that cannot start is not shrunk, and is not "200 of 200".
+    CHECK(c["message"].get<std::string>().rfind("your program gave no answer at all", 0) == 0);
+    CHECK(c["judged"] == 1);
+    CHECK(c["shrink_runs"] == 0);
+    CHECK(c["rows"].empty());
     REQUIRE(c.contains("stderr_tail"));  // (a missing key would be an assertion, not a failure)
     CHECK(c["stderr_tail"].get<std::string>().find("not found") != std::string::npos);
   }
@@ -158,8 +163,10 @@ TEST_CASE("conformance: what a broken program did is said, never a grader crash"
   }
   SUBCASE("a program that never answers is stopped at the trace's time limit") {
     const json c = conformance("sleep 30", {"--seed", "1", "--timeout", "300ms", "--warm-up", "0s"}, 1)["conformance"];
-    CHECK(c["message"] == "gave no answer to this call: gave no answer within 0.3 s, the time limit of one trace");
-    CHECK(c["rows"].size() == 1);
+    CHECK(c["message"] ==
+          "your program gave no answer at all, to the first call of the first trace: it gave no answer "
+          "within 0.3 s, the time limit of one trace");
+    CHECK(c["rows"].empty());
   }
   SUBCASE("the first traces get a warm-up allowance: a program that builds itself first is not failed for it") {
     // Four seconds of "building" before it answers, against a 3 s limit per trace: the traces

@@ -118,7 +118,25 @@ ExitCode step_command(const StepOptions& o) {
 
   const std::atomic<bool>& interrupted = install_interrupt_flag();
   lab::Runner runner(*scenario, o.lab.dir, url, *timeout, console, interrupted);
-  if (n > 1) {
+  // A step done again after later ones: the server's record and the files hold those later
+  // steps, so judged as they stand it would be told "state.json is from a later step". Steps 1
+  // to N-1 run again first (step 1 resets the record): step N is judged on one run, as in order.
+  const int last_run = session->after.empty() ? 0 : session->after.rbegin()->first;
+  const bool from_start = n > 1 && last_run >= n;
+  if (from_start) {
+    console.note("cb-lab: step " + std::to_string(n) + " again, after step " + std::to_string(last_run) +
+                 ": the record and the files hold the later steps, so steps 1-" + std::to_string(n - 1) +
+                 " run again first, from a reset record");
+    session->after.clear();
+    for (int k = 1; k < n; ++k) {
+      console.step(k, scenario->steps[static_cast<std::size_t>(k - 1)].title);
+      if (auto r = runner.run_step(k); !r) {
+        if (interrupted.load()) return fail("interrupted; the files written so far are whole", ExitCode::Interrupted);
+        return fail("step " + std::to_string(k) + ": " + r.error().message);
+      }
+      session->after[k] = runner.capture();
+    }
+  } else if (n > 1) {
     if (auto r = runner.restore(session->after.at(n - 1), n - 1); !r)
       return fail(lab::step_path(o.lab.dir, n - 1) + ": " + r.error().message);
   } else {
@@ -137,7 +155,8 @@ ExitCode step_command(const StepOptions& o) {
   for (auto it = session->after.begin(); it != session->after.end();)
     it = it->first > n ? session->after.erase(it) : ++it;
   session->after[n] = runner.capture();
-  if (auto saved = lab::save_session(o.lab.dir, *session, n); !saved) return fail(saved.error().message);
+  if (auto saved = lab::save_session(o.lab.dir, *session, from_start ? std::nullopt : std::optional<int>(n)); !saved)
+    return fail(saved.error().message);
   const grade::Report report = grade_now(o.lab.dir, url, found, {n}, std::nullopt, scenario->lab_spec);
   const grade::StepReport verdict = step_verdict(report, n);
   console.verdict(verdict);

@@ -110,6 +110,28 @@ TEST_CASE("cb-lab init: every kit with the reference rules scores 8/8 under cb-g
   }
 }
 
+// The C++ kit compiles once per grading: build.sh builds the lab and replay together in the lab
+// run, and the conformance run, in the same box, finds both built. A compiler that works only in
+// the lab run (CB_SERVER is set there alone) shows it: before, replay.sh compiled again for the
+// conformance traces, which then had no answer.
+TEST_CASE("cb-lab init: the C++ kit is compiled once per grading, for the lab and for the conformance traces") {
+  TempDir dir;
+  const std::string kit_dir = reference_kit(dir, kKits[2]);
+  {
+    std::ofstream cxx(kit_dir + "/cxx-in-the-lab-run-only.sh");
+    cxx << "[ -n \"$CB_SERVER\" ] || { echo 'a compile outside the lab run' >&2; exit 1; }\nexec c++ \"$@\"\n";
+  }
+  const Ran r = run({"/bin/sh", "-c",
+                     "cd '" + kit_dir + "' && exec '" + kGrade +
+                         "' --run 'sh run.sh' --conformance 'sh replay.sh' --seed 12 --traces 20 --dir out "
+                         "--any-port --format json --program-env 'CXX=sh cxx-in-the-lab-run-only.sh'"});
+  INFO(r.out, r.err);
+  REQUIRE(r.exit_code == 0);
+  const json report = json::parse(r.out);
+  CHECK(report["score"] == report["max_score"]);
+  CHECK(report["conformance"]["agreed"] == 20);
+}
+
 TEST_CASE("cb-lab init: every kit stops after step N with --until N, and cb-grade --step N judges it there") {
   for (const Kit& kit : kKits) {
     SUBCASE(kit.lang) {

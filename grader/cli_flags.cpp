@@ -8,6 +8,7 @@
 #include "cb/flaky/endpoints.h"
 #include "cb/grade/conformance_check.h"
 #include "cb/grade/files.h"
+#include "cb/grade/format_common.h"
 #include "cb/grade/lab_spec.h"
 #include "cb/grade/variant.h"
 
@@ -149,6 +150,14 @@ ConformanceRun read_conformance(const CLI::App& app, const Options& o, const Ask
   c.traces = app.count("--traces") > 0 || !a.grade.rubric.traces ? o.traces : *a.grade.rubric.traces;
   c.seed = app.count("--seed") > 0 ? o.seed : a.grade.rubric.seed ? *a.grade.rubric.seed : random_seed();
   c.jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  // What the answers depend on besides the command and the seed, as it was given.
+  if (c.traces != ConformanceRun{}.traces) c.repeat_flags += " --traces " + std::to_string(c.traces);
+  for (const char* flag : {"--submission", "--trace-timeout", "--warm-up", "--conformance-timeout", "--refuse-prebuilt",
+                           "--sandbox", "--limit-memory", "--limit-processes", "--limit-files", "--limit-file-size",
+                           "--limit-cpu", "--limit-box-size", "--limit-box-files", "--program-env"})
+    if (const CLI::Option* opt = app.get_option_no_throw(flag); opt != nullptr && opt->count() > 0)
+      for (const std::string& value : opt->results())
+        c.repeat_flags += " " + std::string(flag) + " " + shell_quoted(value);
   return c;
 }
 

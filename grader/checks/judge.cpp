@@ -39,6 +39,7 @@ ConformancePart judge_conformance(const ConformanceEvidence& c, const Rubric& ru
   if (!c.refused.first.empty() && !(too_slow && c.judged >= 0)) {
     ConformancePart part = conformance_refused(co, c.refused.first, c.refused.second);
     part.seconds = c.seconds;
+    part.repeat_flags = c.repeat_flags;
     return part;
   }
   if (too_slow) co.stop_after = c.judged;
@@ -53,6 +54,7 @@ ConformancePart judge_conformance(const ConformanceEvidence& c, const Rubric& ru
     }
   }
   part.seconds = c.seconds;
+  part.repeat_flags = c.repeat_flags;
   return part;
 }
 

@@ -317,12 +317,13 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Programs& p
     }
   }
   if (silent) {
-    // Not one answer: a program that cannot start (a missing file, a compile error). One line
+    // Not one answer: a program that cannot start (a missing file, a compile error), or does not
+    // speak the protocol. One line
     // says so; there is no trace to show it on, and nothing to shrink.
     const Failure& f = failures.back();
     part.status = Status::Fail;
     part.rule = "no_answer";
-    part.message = "your program gave no answer at all, to the first call of the first trace: it " + f.replies.problem +
+    part.message = "your program did not answer the first call of the first trace: it " + f.replies.problem +
                    (last_line(f.replies.stderr_tail).empty() ? "" : ": " + last_line(f.replies.stderr_tail));
     part.stderr_tail = f.replies.stderr_tail;
   } else if (!failures.empty()) {

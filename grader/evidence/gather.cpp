@@ -56,6 +56,7 @@ ConformanceEvidence run_conformance(const ConformanceRun& c, const std::optional
   out.command = c.command;
   out.traces = c.traces;
   out.seed = c.seed;
+  out.repeat_flags = c.repeat_flags;
   if (prebuilt) {
     out.refused = {"prebuilt", prebuilt_reason(*prebuilt, rule)};
     return out;

@@ -83,8 +83,8 @@ std::string conformance_lines(const ConformancePart& c) {
       out += example_lines(r.example, c.command);
     }
   }
-  out += "to repeat the run: cb-grade --conformance " + shell_quoted(c.command) + " --seed " + std::to_string(c.seed) +
-         "\n";
+  out += "to repeat the run: cb-grade --conformance " + shell_quoted(c.command) + c.repeat_flags + " --seed " +
+         std::to_string(c.seed) + "\n";
   if (!c.stderr_tail.empty())
     out += "its standard error (the end of it):\n" + c.stderr_tail + (c.stderr_tail.back() == '\n' ? "" : "\n");
   return out;

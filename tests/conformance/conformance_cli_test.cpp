@@ -139,13 +139,33 @@ TEST_CASE("conformance: each mistake is caught with a minimal counterexample nam
   }
 }
 
+// The line to repeat a run carries what its answers depend on: the traces, the program's
+// environment, the limits; it once said only the command and the seed.
+TEST_CASE("conformance: the line to repeat the run carries every flag its answers depend on") {
+  std::vector<std::string> argv = graded({kGrade, "--conformance", kBentHere + " --mistake minimum-ignored",
+                                          "--submission", programs(), "--seed", "1", "--traces", "7"});
+  argv.insert(argv.end(), {"--program-env", "A_FLAG=1"});
+  const Ran r = run(argv);
+  INFO(r.out, r.err);
+  CHECK(r.exit_code == 1);
+  const auto at = r.out.find("to repeat the run: cb-grade --conformance ");
+  REQUIRE(at != std::string::npos);
+  const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+  CHECK(line.find(" --traces 7") != std::string::npos);
+  CHECK(line.find(" --program-env 'A_FLAG=1'") != std::string::npos);
+  CHECK(line.find(" --refuse-prebuilt 'none'") != std::string::npos);
+  CHECK(line.find(" --submission ") != std::string::npos);
+  CHECK(line.rfind(" --seed 1") == line.size() - 9);
+}
+
 TEST_CASE("conformance: what a broken program did is said, never a grader crash") {
   SUBCASE("a command that does not exist") {
     const json c = conformance("/nonexistent/breaker", {"--seed", "1"}, 1)["conformance"];
     CHECK(c["rule"] == "no_answer");
     CHECK(c["message"].get<std::string>().find("exited with 127") != std::string::npos);
     // Said once, on no trace: a program that cannot start is not shrunk, and is not "200 of 200".
-    CHECK(c["message"].get<std::string>().rfind("your program gave no answer at all", 0) == 0);
+    CHECK(c["message"].get<std::string>().rfind("your program did not answer the first call of the first trace: it ",
+                                                0) == 0);
     CHECK(c["judged"] == 1);
     CHECK(c["shrink_runs"] == 0);
     CHECK(c["rows"].empty());
@@ -164,7 +184,7 @@ TEST_CASE("conformance: what a broken program did is said, never a grader crash"
   SUBCASE("a program that never answers is stopped at the trace's time limit") {
     const json c = conformance("sleep 30", {"--seed", "1", "--timeout", "300ms", "--warm-up", "0s"}, 1)["conformance"];
     CHECK(c["message"] ==
-          "your program gave no answer at all, to the first call of the first trace: it gave no answer "
+          "your program did not answer the first call of the first trace: it gave no answer "
           "within 0.3 s, the time limit of one trace");
     CHECK(c["rows"].empty());
   }

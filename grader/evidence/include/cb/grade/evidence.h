@@ -38,7 +38,8 @@ struct ConformanceEvidence {
   // The first grading's shrinking ran out of time: a trace it never asked is one there was no
   // time for, not one a newer grader wants.
   bool shrink_cut = false;
-  double seconds = 0;  // how long the program took to answer, as first graded
+  double seconds = 0;        // how long the program took to answer, as first graded
+  std::string repeat_flags;  // ConformanceRun's: to repeat the run as it was given
 };
 
 struct Evidence {

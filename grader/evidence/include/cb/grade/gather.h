@@ -31,6 +31,9 @@ struct ConformanceRun {
   std::chrono::milliseconds warm_up{std::chrono::seconds{20}};
   std::chrono::milliseconds time_limit{std::chrono::seconds{120}};  // all the traces of one submission
   int jobs = 1;                                                     // traces run at once
+  // The flags besides the command and the seed that the same answers need again (" --traces 60
+  // --program-env 'CXX=clang++'"), shell-quoted: the report's line to repeat the run carries them.
+  std::string repeat_flags;
   std::function<void(std::size_t done, std::size_t total)> progress;
 };
 

@@ -105,6 +105,7 @@ struct ConformanceRule {
 
 struct ConformancePart {
   std::string command;
+  std::string repeat_flags;  // what else the run was given that its answers depend on, shell-quoted
   std::uint64_t seed = 0;
   int traces = 0;                // asked for
   int judged = 0;                // run and judged: all, unless one got no answer at all

@@ -145,7 +145,9 @@ Explanation diagnose(const Trace& trace, const Replies& replies, const Divergenc
       theirs += std::string(theirs.empty() ? "" : ", ") + f.name + " " + value_text(f, get(trace.settings, f));
       ours += std::string(ours.empty() ? "" : ", ") + value_text(f, get(lab, f));
     }
-    if (theirs.empty() || !whole(as_lab)) continue;
+    // Settings the lab refuses (a minimum above the window: a breaker that can never open) are
+    // no explanation: any program that never opens would fit them by coincidence.
+    if (theirs.empty() || as_lab.minimum_calls > as_lab.window || !whole(as_lab)) continue;
     // When the window is all it does not read, a window that never slides may fit as well (the
     // lab's window was never filled): that is the likelier mistake, and explain() names it.
     Settings unbounded = as_lab;
@@ -198,6 +200,18 @@ Explanation diagnose(const Trace& trace, const Replies& replies, const Divergenc
       if (bare.problem.empty() && !compare(without, bare.answers))
         return four_xx("without the 4xx calls before this one it answers as the rules do");
     }
+  }
+  // A window the experiment showed never lets a call go (probe.slides): judged up to this call,
+  // where the window's rule decided it. (Without that experiment, explain() asks the whole trace
+  // to match a window that keeps every call; a later mistake of another kind spoils that match,
+  // and the trip was then put down to the rate alone.)
+  if (!probe.slides && (d.want.rule == Rule::BelowThreshold || d.want.rule == Rule::Tripped)) {
+    Settings never_slides = trace.settings;
+    never_slides.window = std::numeric_limits<int>::max();
+    if (static_cast<int>(counted_since_closed(trace, d.at).size()) > trace.settings.window &&
+        answered_as(trace, never_slides, replies.answers, d.at))
+      return {"window_slides", "judged calls the window had already let go: it holds only the last " +
+                                   std::to_string(trace.settings.window) + " counted calls, and older ones drop out"};
   }
   return explain(d, trace, replies, /*blame_window=*/!probe.slides);
 }

@@ -19,22 +19,6 @@ class Rng {
   std::mt19937_64 gen_;
 };
 
-// The counted calls made in CLOSED since it last closed, up to and including call `last`, true
-// for a failure (the window is the last `window` of them).
-std::vector<bool> counted_since_closed(const Trace& t, std::size_t last) {
-  Model m(t.settings);
-  std::vector<bool> counted;
-  for (std::size_t i = 0; i <= last && i < t.calls.size(); ++i) {
-    const State before = m.state();
-    const Step s = m.call(t.calls[i]);
-    if (before != State::Closed)
-      counted.clear();
-    else if (s.rule != Rule::NotCounted)
-      counted.push_back(t.calls[i].timed_out || t.calls[i].status >= 500);
-  }
-  return counted;
-}
-
 // When each call of `t` finds the breaker OPEN under the rules, the instant its wait ends; -1
 // for a call that finds it otherwise.
 std::vector<double> wait_ends(const Trace& t) {
@@ -50,6 +34,20 @@ std::vector<double> wait_ends(const Trace& t) {
 }
 
 }  // namespace
+
+std::vector<bool> counted_since_closed(const Trace& t, std::size_t last) {
+  Model m(t.settings);
+  std::vector<bool> counted;
+  for (std::size_t i = 0; i <= last && i < t.calls.size(); ++i) {
+    const State before = m.state();
+    const Step s = m.call(t.calls[i]);
+    if (before != State::Closed)
+      counted.clear();
+    else if (s.rule != Rule::NotCounted)
+      counted.push_back(t.calls[i].timed_out || t.calls[i].status >= 500);
+  }
+  return counted;
+}
 
 bool answered_as(const Trace& t, const Settings& settings, const std::vector<Answer>& answers, std::size_t last) {
   const std::vector<Answer> want = model_answers(settings, t.calls);

@@ -4,9 +4,11 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <limits>
 
 #include "temp_dir.h"
 
+#include "cb/grade/conformance_diagnosis.h"
 #include "cb/grade/conformance_process.h"
 #include "cb/grade/conformance_traces.h"
 
@@ -102,6 +104,58 @@ TEST_CASE("conformance traces: each mistake is found, shrunk, and named by its r
 
 namespace cb::grade::conformance {
 namespace {
+
+// A window that never lets a call go, in a breaker that is wrong in another way too (one trial
+// decides): the trip it makes late is the window's, named so on the call it went wrong at. The
+// whole trace never matched a never-sliding breaker (the trials spoil it), and the cause was
+// once put down to the rate ("below_threshold").
+TEST_CASE("conformance diagnosis: a window that never slides is named even when a later mistake follows it") {
+  const Program program = bent([](Settings& s) {
+    s.window = std::numeric_limits<int>::max();
+    s.permitted_in_half_open = 1;
+  });
+  const SettingsProbe probe = probe_settings(program, 1);
+  CHECK_FALSE(probe.slides);
+  int named = 0;
+  int spoiled = 0;
+  for (int i = 0; i < 400 && spoiled < 3; ++i) {
+    const Trace t = generate(1, i);
+    const Replies replies = program(t);
+    const auto d = compare(t, replies.answers);
+    if (!d || (d->want.rule != Rule::Tripped && d->want.rule != Rule::BelowThreshold)) continue;
+    if (static_cast<int>(counted_since_closed(t, d->at).size()) <= t.settings.window) continue;
+    Settings never = t.settings;
+    never.window = std::numeric_limits<int>::max();
+    if (answered_as(t, never, replies.answers, t.calls.size() - 1)) continue;  // not spoiled by the trials
+    ++spoiled;
+    CAPTURE(i);
+    const Explanation e = diagnose(t, replies, *d, program, probe, nullptr);
+    CHECK(e.id == "window_slides");
+    named += e.id == "window_slides" ? 1 : 0;
+  }
+  REQUIRE(spoiled > 0);
+  CHECK(named == spoiled);
+}
+
+// The lab's window put in the trace's place would make a minimum above the window: settings the
+// lab refuses, under which a breaker never opens. A breaker that never opens matches them by
+// coincidence, and was told it "did not read all its settings".
+TEST_CASE("conformance diagnosis: no substitution makes settings the lab refuses") {
+  const Program never_opens = [](const Trace& t) {
+    Replies r;
+    for (std::size_t i = 0; i < t.calls.size(); ++i) r.answers.push_back({Decision::Permitted, State::Closed});
+    return r;
+  };
+  Trace t{{20, 12, 50, 3000, 3}, {}};
+  for (int i = 0; i < 14; ++i) t.calls.push_back({static_cast<double>(i), 500, false});
+  const Replies replies = never_opens(t);
+  const auto d = compare(t, replies.answers);
+  REQUIRE(d.has_value());
+  SettingsProbe probe;
+  probe.unread = {"window"};
+  const Explanation e = diagnose(t, replies, *d, never_opens, probe, nullptr);
+  CHECK(e.id != "settings_ignored");
+}
 
 TEST_CASE("conformance traces: the project's engine, as a process on the protocol, agrees on every trace") {
   // The engine's program in a submission of its own, run in the grader's sandbox as any is.

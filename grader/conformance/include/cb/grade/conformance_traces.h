@@ -81,6 +81,10 @@ struct Divergence {
 [[nodiscard]] bool answered_as(const Trace& t, const Settings& settings, const std::vector<Answer>& answers,
                                std::size_t last);
 
+// The counted calls made in CLOSED since it last closed, up to and including call `last`, true
+// for a failure (the window is the last `window` of them).
+[[nodiscard]] std::vector<bool> counted_since_closed(const Trace& t, std::size_t last);
+
 // The first call where `answers` differ from the model's, or nullopt when they agree on all.
 [[nodiscard]] std::optional<Divergence> compare(const Trace& trace, const std::vector<Answer>& answers);
 

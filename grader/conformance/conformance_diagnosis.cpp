@@ -1,6 +1,8 @@
 #include "cb/grade/conformance_diagnosis.h"
 
 #include <algorithm>
+#include <functional>
+#include <optional>
 #include <iterator>
 #include <limits>
 #include <sstream>
@@ -72,6 +74,61 @@ bool decides_last_as(const Trace& t, const Step& want) {
   Step last;
   for (const Call& c : t.calls) last = m.call(c);
   return !t.calls.empty() && last.rule == want.rule && last.decision == want.decision && last.state == want.state;
+}
+
+// Did not open on a success that brought the window to its trip (gobreaker judges its rule only
+// after a failure): the same window with that success and the last failure before it swapped,
+// so that a failure is what brings it there, is answered as the rules do. A breaker comparing
+// with > instead would stay closed on both orders, as the rate is the same.
+std::optional<Explanation> opens_only_on_failure(const Trace& trace, const Divergence& d,
+                                                 const std::function<Replies(const Trace&)>& ask) {
+  const Call& at = trace.calls[d.at];
+  if (d.want.rule == Rule::Tripped && d.got->state == State::Closed && !at.timed_out && at.status < 400) {
+    std::size_t last_failure = d.at;
+    for (std::size_t i = d.at; i-- > 0;)
+      if (!is_4xx(trace.calls[i]) && (trace.calls[i].timed_out || trace.calls[i].status >= 500)) {
+        last_failure = i;
+        break;
+      }
+    if (last_failure < d.at) {
+      Trace swapped{trace.settings, {trace.calls.begin(), trace.calls.begin() + static_cast<std::ptrdiff_t>(d.at + 1)}};
+      std::swap(swapped.calls[last_failure].status, swapped.calls[d.at].status);
+      std::swap(swapped.calls[last_failure].timed_out, swapped.calls[d.at].timed_out);
+      if (decides_last_as(swapped, d.want)) {
+        const Replies r = ask(swapped);
+        if (r.problem.empty() && !compare(swapped, r.answers)) {
+          const auto counted = counted_since_closed(trace, d.at);
+          const auto failures = std::count(counted.begin(), counted.end(), true);
+          return Explanation{
+              "opens_only_on_failure",
+              "did not open on a success that brought the window to the threshold (" + std::to_string(failures) +
+                  " of " + std::to_string(counted.size()) + " calls failed, at " +
+                  std::to_string(trace.settings.failure_rate_percent) +
+                  "%): it judges its rule only after a failure, and opens when a failure brings the same window "
+                  "there; the rule is judged after every counted call"};
+        }
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// A window the experiment showed never lets a call go (probe.slides): judged up to this call,
+// where the window's rule decided it. (Without that experiment, explain() asks the whole trace
+// to match a window that keeps every call; a later mistake of another kind spoils that match,
+// and the trip was then put down to the rate alone.)
+std::optional<Explanation> window_kept(const Trace& trace, const Replies& replies, const Divergence& d,
+                                       const SettingsProbe& probe) {
+  if (!probe.slides && (d.want.rule == Rule::BelowThreshold || d.want.rule == Rule::Tripped)) {
+    Settings never_slides = trace.settings;
+    never_slides.window = std::numeric_limits<int>::max();
+    if (static_cast<int>(counted_since_closed(trace, d.at).size()) > trace.settings.window &&
+        answered_as(trace, never_slides, replies.answers, d.at))
+      return Explanation{"window_slides", "judged calls the window had already let go: it holds only the last " +
+                                              std::to_string(trace.settings.window) +
+                                              " counted calls, and older ones drop out"};
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -201,18 +258,8 @@ Explanation diagnose(const Trace& trace, const Replies& replies, const Divergenc
         return four_xx("without the 4xx calls before this one it answers as the rules do");
     }
   }
-  // A window the experiment showed never lets a call go (probe.slides): judged up to this call,
-  // where the window's rule decided it. (Without that experiment, explain() asks the whole trace
-  // to match a window that keeps every call; a later mistake of another kind spoils that match,
-  // and the trip was then put down to the rate alone.)
-  if (!probe.slides && (d.want.rule == Rule::BelowThreshold || d.want.rule == Rule::Tripped)) {
-    Settings never_slides = trace.settings;
-    never_slides.window = std::numeric_limits<int>::max();
-    if (static_cast<int>(counted_since_closed(trace, d.at).size()) > trace.settings.window &&
-        answered_as(trace, never_slides, replies.answers, d.at))
-      return {"window_slides", "judged calls the window had already let go: it holds only the last " +
-                                   std::to_string(trace.settings.window) + " counted calls, and older ones drop out"};
-  }
+  if (auto judged_late = opens_only_on_failure(trace, d, ask)) return *judged_late;
+  if (auto kept = window_kept(trace, replies, d, probe)) return *kept;
   return explain(d, trace, replies, /*blame_window=*/!probe.slides);
 }
 

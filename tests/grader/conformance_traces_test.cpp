@@ -3,6 +3,7 @@
 // itself with one setting bent, the way each mistake bends a breaker.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <limits>
 
@@ -135,6 +136,54 @@ TEST_CASE("conformance diagnosis: a window that never slides is named even when 
   }
   REQUIRE(spoiled > 0);
   CHECK(named == spoiled);
+}
+
+// sony/gobreaker judges its rule only after a failure: a success that brings the window to the
+// minimum at or over the threshold never opens it. That was named trip_at_threshold ("the rule
+// is >=, not >"), which gobreaker does use. An adapter with exactly that behaviour (in CLOSED,
+// which is where it departs) is named by the experiment that swaps the deciding success with
+// the last failure.
+TEST_CASE("conformance diagnosis: a breaker that judges only after a failure is named so, not as > for >=") {
+  const Program judges_after_failure = [](const Trace& t) {
+    Replies r;
+    std::vector<bool> window;
+    bool open = false;
+    for (const Call& c : t.calls) {
+      if (open) {
+        r.answers.push_back({Decision::Rejected, State::Open});
+        continue;
+      }
+      const bool failed = c.timed_out || c.status >= 500;
+      if (!is_4xx(c)) {
+        window.push_back(failed);
+        if (static_cast<int>(window.size()) > t.settings.window) window.erase(window.begin());
+      }
+      const auto failures = std::count(window.begin(), window.end(), true);
+      open = failed && static_cast<int>(window.size()) >= t.settings.minimum_calls &&
+             failures * 100 >= t.settings.failure_rate_percent * static_cast<long>(window.size());
+      r.answers.push_back({Decision::Permitted, open ? State::Open : State::Closed});
+    }
+    return r;
+  };
+  // Minimum 2 at 50%: a failure, then a success, is 1 of 2 at the success: the rules open there.
+  const Trace t{{10, 2, 50, 3000, 3}, {{0, 500, false}, {1, 200, false}}};
+  const Trace failure_last{t.settings, {{0, 200, false}, {1, 500, false}}};
+  REQUIRE_FALSE(compare(failure_last, judges_after_failure(failure_last).answers).has_value());
+  const Replies replies = judges_after_failure(t);
+  const auto d = compare(t, replies.answers);
+  REQUIRE(d.has_value());
+  CHECK(d->want.rule == Rule::Tripped);
+  CHECK(explain(*d, t, replies).id == "trip_at_threshold");  // what the answers alone suggest
+  const Explanation e = diagnose(t, replies, *d, judges_after_failure, SettingsProbe{}, nullptr);
+  CHECK(e.id == "opens_only_on_failure");
+  CHECK(e.text.find("judges its rule only after a failure") != std::string::npos);
+  SUBCASE("a breaker comparing with > is still told so: it stays closed whichever call comes last") {
+    const Program strict = bent([](Settings& s) { s.failure_rate_percent += 1; });
+    const Replies strict_replies = strict(t);
+    const auto ds = compare(t, strict_replies.answers);
+    REQUIRE(ds.has_value());
+    CHECK(diagnose(t, strict_replies, *ds, strict, SettingsProbe{}, nullptr).id == "trip_at_threshold");
+  }
 }
 
 // The lab's window put in the trace's place would make a minimum above the window: settings the

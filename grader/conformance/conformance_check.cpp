@@ -192,6 +192,20 @@ class Judge {
 
   [[nodiscard]] int runs() const { return budget_.spent(); }
 
+  // One mistake, one headline: once a trace has shown the unread settings whole
+  // (settings_ignored), every other departure whose answers up to it are the rules' with the
+  // lab's numbers in their place is put down to that root cause, not counted as a mistake of its
+  // own (the handout's numbers typed into the rules once showed as five).
+  void group_under_root(std::vector<Failure>& failures) const {
+    if (!probe_ || probe_->unread.empty()) return;
+    const auto root = [](const Failure& f) { return f.why.id == "settings_ignored"; };
+    if (std::none_of(failures.begin(), failures.end(), root)) return;
+    for (Failure& f : failures) {
+      if (root(f) || f.why.id == "state_carried_over" || !f.d || !f.d->got) continue;
+      if (auto e = unread_settings(f.trace, f.replies, f.d->at, *probe_)) f.why = *e;
+    }
+  }
+
  private:
   Explanation why(const Trace& trace, const Replies& replies, const Divergence& d) {
     int runs = 0;
@@ -327,6 +341,7 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Programs& p
                    (last_line(f.replies.stderr_tail).empty() ? "" : ": " + last_line(f.replies.stderr_tail));
     part.stderr_tail = f.replies.stderr_tail;
   } else if (!failures.empty()) {
+    judge.group_under_root(failures);
     const auto shrink_started = std::chrono::steady_clock::now();
     part.status = Status::Fail;
     const Failure& first = failures.front();

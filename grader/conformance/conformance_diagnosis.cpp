@@ -176,18 +176,12 @@ SettingsProbe probe_settings(const Program& program, std::uint64_t seed, int fir
   return out;
 }
 
-Explanation diagnose(const Trace& trace, const Replies& replies, const Divergence& d, const Program& program,
-                     const SettingsProbe& probe, int* runs) {
-  if (!d.got) return explain(d, trace, replies);
+std::optional<Explanation> unread_settings(const Trace& trace, const Replies& replies, std::size_t upto,
+                                           const SettingsProbe& probe) {
+  if (replies.answers.size() <= upto) return std::nullopt;
   const Settings lab = lab_settings();
-  // Settings it never reads: its answers to the whole trace (not only up to the divergence: a
-  // breaker that reads a setting but ignores the rule behind it may agree with the lab's number
-  // for a while by chance) are the rules' with the lab's numbers in their place; all of them, or
-  // one.
-  const auto whole = [&](const Settings& s) {
-    return replies.answers.size() == trace.calls.size() &&
-           answered_as(trace, s, replies.answers, trace.calls.size() - 1);
-  };
+  const auto fits = [&](const Settings& s) { return answered_as(trace, s, replies.answers, upto); };
+  // All the unread ones, or one.
   std::vector<std::vector<std::string>> guesses{probe.unread};
   if (probe.unread.size() > 1)
     for (const std::string& f : probe.unread) guesses.push_back({f});
@@ -204,17 +198,29 @@ Explanation diagnose(const Trace& trace, const Replies& replies, const Divergenc
     }
     // Settings the lab refuses (a minimum above the window: a breaker that can never open) are
     // no explanation: any program that never opens would fit them by coincidence.
-    if (theirs.empty() || as_lab.minimum_calls > as_lab.window || !whole(as_lab)) continue;
+    if (theirs.empty() || as_lab.minimum_calls > as_lab.window || !fits(as_lab)) continue;
     // When the window is all it does not read, a window that never slides may fit as well (the
     // lab's window was never filled): that is the likelier mistake, and explain() names it.
     Settings unbounded = as_lab;
     unbounded.window = std::numeric_limits<int>::max();
-    if (unread.size() == 1 && unread.front() == "window" && whole(unbounded)) break;
+    if (unread.size() == 1 && unread.front() == "window" && fits(unbounded)) break;
     const bool all = unread.size() == std::size(kFields);
-    return {"settings_ignored", std::string(all ? "did not read its settings" : "did not read all its settings") +
-                                    ": answered as the lab's own (" + ours + ") would, not this trace's (" + theirs +
-                                    "); changing them on the first line changes none of its answers"};
+    return Explanation{"settings_ignored",
+                       std::string(all ? "did not read its settings" : "did not read all its settings") +
+                           ": answered as the lab's own (" + ours + ") would, not this trace's (" + theirs +
+                           "); changing them on the first line changes none of its answers"};
   }
+  return std::nullopt;
+}
+
+Explanation diagnose(const Trace& trace, const Replies& replies, const Divergence& d, const Program& program,
+                     const SettingsProbe& probe, int* runs) {
+  if (!d.got) return explain(d, trace, replies);
+  // Settings it never reads: its answers to the whole trace (not only up to the divergence: a
+  // breaker that reads a setting but ignores the rule behind it may agree with the lab's number
+  // for a while by chance) are the rules' with the lab's numbers in their place.
+  if (replies.answers.size() == trace.calls.size())
+    if (auto unread = unread_settings(trace, replies, trace.calls.size() - 1, probe)) return *unread;
   // A 4xx behind it: without the 4xx calls before it, it answers as the rules do; or it answers
   // the call itself wrongly only while that call is a 4xx.
   auto ask = [&](const Trace& t) {

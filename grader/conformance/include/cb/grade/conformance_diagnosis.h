@@ -4,6 +4,7 @@
 // the reason it opened late? Otherwise the rule that decided the call names it (explain()).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,5 +36,12 @@ struct SettingsProbe {
 // `runs` counts the program's runs it made.
 [[nodiscard]] Explanation diagnose(const Trace& trace, const Replies& replies, const Divergence& d,
                                    const Program& program, const SettingsProbe& probe, int* runs = nullptr);
+
+// `settings_ignored` when `replies`, up to and with call `upto`, are the rules' under the trace's
+// settings with (some of) the unread ones put back to the lab's; else nullopt. diagnose() asks
+// it of the whole trace; a departure whose answers up to it are so is one the unread settings
+// explain, and the report puts it under that root cause once one trace has shown it whole.
+[[nodiscard]] std::optional<Explanation> unread_settings(const Trace& trace, const Replies& replies, std::size_t upto,
+                                                         const SettingsProbe& probe);
 
 }  // namespace cb::grade::conformance

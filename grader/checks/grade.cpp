@@ -97,6 +97,30 @@ std::string evidence_problem(const std::optional<Record>& record, const std::opt
   return {};
 }
 
+// Refusals never reach the server, so the record cannot say when each was; where the record and
+// the files together say how many there were between two requests, the page draws them there.
+void infer_refusals(Timeline& tl, const Inputs& in) {
+  if (!tl.refused_us.empty() || !in.run) return;
+  const LabRun& run = *in.run;
+  if (run.burst.empty() || !run.burst.back()->wall_us) return;
+  // Step 4's /count reads, before and after its refused calls: the first two after the burst.
+  std::vector<std::int64_t> reads;
+  for (const RecordEntry* c : run.count_calls)
+    if (c->seq > run.burst.back()->seq && c->wall_us && reads.size() < 2) reads.push_back(*c->wall_us);
+  const auto sent = static_cast<std::size_t>(in.spec.script.burst);
+  if (run.burst.size() < sent) {
+    const std::int64_t from = *run.burst.back()->wall_us;
+    const std::int64_t to = reads.empty() ? from : std::max(from, reads.front());
+    tl.refused_groups.push_back({from, to, sent - run.burst.size(),
+                                 "step 3 sends " + std::to_string(sent) + " " + in.spec.script.fail_path + "; " +
+                                     std::to_string(run.burst.size()) + " reached the server"});
+  }
+  if (in.fastfail.ok && in.fastfail.value->blocked > 0 && reads.size() == 2)
+    tl.refused_groups.push_back({reads[0], reads[1], static_cast<std::size_t>(in.fastfail.value->blocked),
+                                 in.spec.files.fastfail + ": blocked=" + std::to_string(in.fastfail.value->blocked) +
+                                     " between the two " + std::string(flaky::path::kCount) + " reads"});
+}
+
 constexpr const char* kNotJudgedOnEvidence = "not judged: the evidence failed (the report says why, first)";
 
 // Evidence that failed leaves every check that stood on it unjudged. What the check found is not
@@ -223,6 +247,7 @@ Report grade(const Evidence& e, const GradeOptions& options) {
   if (!problem.empty()) report.notes.push_back("The evidence failed: " + problem);
   report.timeline = make_timeline(record ? &*record : nullptr, in.run ? &*in.run : nullptr,
                                   in.transitions.ok ? &*in.transitions.value : nullptr, spec, e.step_last_seq);
+  infer_refusals(report.timeline, in);
   report.timeline.wait_ms = spec.rules.wait_ms;
   report.timeline.log_file = spec.files.transitions;
   if (in.close) {

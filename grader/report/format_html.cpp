@@ -157,7 +157,7 @@ std::string css() {
 .band-OPEN{fill:url(#hatch)}.band-HALF_OPEN{fill:url(#dots)}.bandlabel{font-size:11px;font-weight:600}
 .q2{fill:#2e7d32}.q5{fill:#c62828}.q4{fill:#1565c0}.qc{fill:#757575}.qn{fill:#000}
 .refused{stroke:#b71c1c;stroke-width:1.5;fill:none}.bracket{stroke:#333;fill:none;stroke-width:1.2}
-.stepline{stroke:#999;stroke-dasharray:3 3}.steplabel{font-weight:600}.steplabel.fail{fill:#b71c1c}
+.stepline{stroke:#999;stroke-dasharray:3 3}.leader{stroke:#999;fill:none}.steplabel{font-weight:600}.steplabel.fail{fill:#b71c1c}
 .steplabel.pass{fill:#1b5e20}.steplabel.error{fill:#6a1b9a}.steplabel.skip{fill:#8d6e00}.axis{stroke:#333}
 .gap{fill:#f3f3f3;stroke:#888;stroke-dasharray:2 2}.gaplabel{font-size:10px;fill:#444}.tick{stroke:#333}
 .notes li{margin:4px 0}.checks{list-style:none;padding-left:0}.checks li{margin:2px 0}.tag{font-family:monospace;color:#555}
@@ -183,7 +183,7 @@ void draw_rows(std::string& s, const Axis& axis, const Timeline& tl) {
   s += "<text class=\"rowlabel\" x=\"8\" y=\"" + num(68, 0) + "\">breaker state</text>";
   for (const Row& row : kRows)
     s += "<text class=\"rowlabel\" x=\"8\" y=\"" + num(row.y + 13, 0) + "\">" + row.label + "</text>";
-  if (!tl.refused_us.empty())
+  if (!tl.refused_us.empty() || !tl.refused_groups.empty())
     s += "<text class=\"rowlabel\" x=\"8\" y=\"" + num(kRefusedY + 13, 0) + "\">refused (not sent)</text>";
 
   // The idle stretches the axis is cut at, under everything else.
@@ -294,6 +294,15 @@ void draw_requests(std::string& s, const Axis& axis, const Timeline& tl) {
       s += "<text x=\"" + num(axis.x(tl.refused_us[i]) + 7) + "\" y=\"" + num(kRefusedY + 13, 0) + "\">x" +
            std::to_string(j - i + 1) + "</text>";
     i = j + 1;
+  }
+  // Refusals known by count alone: one cross between the requests that bound them, with how many.
+  for (const Timeline::RefusedGroup& g : tl.refused_groups) {
+    const double x = (axis.x(g.from_us) + axis.x(g.to_us)) / 2;
+    s += "<g class=\"refused-group\" data-count=\"" + std::to_string(g.count) + "\"><path class=\"refused\" d=\"M" +
+         num(x - 4) + " " + num(kRefusedY + 5, 0) + "l8 8m0 -8l-8 8\"/><text x=\"" + num(x + 7) + "\" y=\"" +
+         num(kRefusedY + 13, 0) + "\">x" + std::to_string(g.count) + "</text><title>" + std::to_string(g.count) +
+         " call(s) refused here, never sent to the server (" + esc(g.source) +
+         "): the record cannot say when each was</title></g>";
   }
 }
 
@@ -417,24 +426,36 @@ void draw_steps(std::string& s, const Axis& axis, const Report& r, std::vector<s
                       (c.message.empty() ? "" : ". " + c.message));
       marks += " [" + std::to_string(++note) + "]";
     }
-    // Labels in three rows; each goes in the first row where it does not run into the last
-    // label there, else where it can start soonest (shifted right, its line still at its step).
+    // Labels in three rows, each beside its own line: right of it in the first row where it does
+    // not run into the last label there, else left of it where that is free. Only when neither
+    // is free anywhere does it start further right, and then a leader joins it to its line: a
+    // label that merely sat by the next step's line was read as that step's ("6 FAIL" by step 7).
     const std::string text = std::to_string(st.step) + " " + verdict(st.status) + marks;
     const double width = 7.5 * static_cast<double>(text.size());  // bold 11px, generously
     const bool near_end = x + width > kRight + 15;  // labelled to the left of its line, not off the picture
-    double lx = near_end ? x - 2 - width : x + 2;
+    const double right = near_end ? x - 2 - width : x + 2;
+    const double left = x - 2 - width;
+    double lx = right;
     std::size_t row = 0;
-    while (row < row_end.size() && lx < row_end[row] + 4) ++row;
+    while (row < row_end.size() && right < row_end[row] + 4) ++row;
+    if (row == row_end.size() && left >= kLeft) {
+      row = 0;
+      while (row < row_end.size() && left < row_end[row] + 4) ++row;
+      lx = left;
+    }
+    bool leader = false;
     if (row == row_end.size()) {
       row = static_cast<std::size_t>(std::min_element(row_end.begin(), row_end.end()) - row_end.begin());
       lx = row_end[row] + 4;
+      leader = true;
     }
-    row_end[row] = lx + width;
+    row_end[row] = std::max(row_end[row], lx + width);
     const double y = 14 + 13.0 * static_cast<double>(row);
     s += "<g class=\"step\" data-step=\"" + std::to_string(st.step) + "\" data-status=\"" + cls +
          "\"><line class=\"stepline\" x1=\"" + num(x) + "\" y1=\"" + num(y + 3, 0) + "\" x2=\"" + num(x) + "\" y2=\"" +
-         num(kAxisY, 0) + "\"/><text class=\"steplabel " + cls + "\" x=\"" + num(lx) + "\" y=\"" + num(y, 0) + "\">" +
-         text + "</text></g>";
+         num(kAxisY, 0) + "\"/>" +
+         (leader ? "<path class=\"leader\" d=\"M" + num(x) + " " + num(y + 3, 0) + "H" + num(lx) + "\"/>" : "") +
+         "<text class=\"steplabel " + cls + "\" x=\"" + num(lx) + "\" y=\"" + num(y, 0) + "\">" + text + "</text></g>";
   }
 }
 
@@ -480,7 +501,11 @@ Picture picture(const Report& r) {
                  : ". The axis is cut at " + std::to_string(gaps) +
                        " idle stretch(es), each drawn short and labelled with its length; the "
                        "bursts between share one scale.") +
-      (tl.refused_us.empty() ? "" : " Refused calls are the lab's own count: a refusal never reaches the server.") +
+      (!tl.refused_us.empty() ? " Refused calls are the lab's own count: a refusal never reaches the server."
+       : !tl.refused_groups.empty()
+           ? " Refused calls are drawn where the record and the files place them, by count: a refusal never "
+             "reaches the server, so the record cannot say when each was."
+           : "") +
       (stamped && tl.transitions.front().resolution_us >= 1000
            ? " " + tl.log_file + "'s stamps are in whole milliseconds, so a state may seem to change up to 1 ms early."
            : "") +
@@ -501,7 +526,8 @@ std::string legend(const Report& r) {
   item("background:#1565c0", "4xx");
   item("background:#757575", std::string(flaky::path::kCount));
   item("background:#000", "no answer");
-  if (!r.timeline.refused_us.empty()) item("border-color:#b71c1c;background:#fff", "× refused");
+  if (!r.timeline.refused_us.empty() || !r.timeline.refused_groups.empty())
+    item("border-color:#b71c1c;background:#fff", "× refused");
   return out + "</ul>";
 }
 
@@ -544,6 +570,7 @@ std::string render_html(const Report& r) {
   out += r.server.empty() ? esc("Files only: " + r.evidence_note) + "."
                           : "Evidence: " + esc(r.server) + ", record epoch " + std::to_string(r.evidence.epoch) + ", " +
                                 std::to_string(r.evidence.requests) + " request(s).";
+  if (!r.numbers.empty()) out += " Graded on " + esc(r.numbers) + ".";
   if (r.program) out += " " + esc(program_line(*r.program));
   if (r.sandbox) out += " " + esc(sandbox_line(*r.sandbox));
   out += "</p>";

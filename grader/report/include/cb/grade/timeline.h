@@ -38,8 +38,18 @@ struct Timeline {
   std::vector<TimelineRequest> requests;  // the record's, admin requests left out
   std::vector<TimelineTransition> transitions;
   std::vector<std::int64_t> refused_us;  // refusals, when the program that ran the lab says
-  double wait_ms = 0;                    // the lab's cool-down (its spec's)
-  std::string log_file;                  // where the transitions are read from (its spec's)
+  // Refusals the grader knows of without their times, when the program does not say them: how
+  // many between two moments of the record, and from what (fastfail.txt's blocked= between the
+  // two /count reads; the burst's calls that never arrived).
+  struct RefusedGroup {
+    std::int64_t from_us = 0;
+    std::int64_t to_us = 0;
+    std::size_t count = 0;
+    std::string source;
+  };
+  std::vector<RefusedGroup> refused_groups;
+  double wait_ms = 0;    // the lab's cool-down (its spec's)
+  std::string log_file;  // where the transitions are read from (its spec's)
   // The successful trials before HALF_OPEN->CLOSED, as step 6's check places the close (the
   // page says what the checklist says): `trials_closed_after`, or up to `trials_closed_at_most`
   // where the stamp's last digit leaves it open.

@@ -1,0 +1,79 @@
+// The HTML page's step labels: each is read as the step of the line it sits by, so each sits by
+// its own line (right or left of it), or is joined to it by a leader. A run whose steps 5 to 8
+// come a few microseconds apart once had "6 FAIL" beside step 7's line.
+#include <doctest/doctest.h>
+
+#include <regex>
+#include <string>
+
+#include "cb/grade/format.h"
+#include "cb/grade/grade.h"
+#include "evidence_of.h"
+#include "temp_dir.h"
+
+namespace cb::grade {
+namespace {
+
+Report crowded_run() {
+  Report r;
+  r.dir = "out";
+  r.server = "http://127.0.0.1:8110";
+  const std::int64_t t0 = 1'700'000'000'000'000;
+  // Steps 1-4 spread out; 5, 6, 7 and 8 within a few microseconds of each other.
+  const std::int64_t at[] = {0, 1000, 2000, 3000, 3'003'000, 3'003'002, 3'003'004, 3'003'006};
+  for (int n = 1; n <= 8; ++n) {
+    StepReport s;
+    s.step = n;
+    s.title = "step " + std::to_string(n);
+    s.status = n == 6 ? Status::Fail : Status::Pass;
+    if (n == 6)
+      s.checks.push_back({"s6.trials", "trials", Status::Fail, "one trial closed it", nullptr, nullptr, true});
+    r.steps.push_back(s);
+    r.timeline.requests.push_back({static_cast<std::uint64_t>(n), t0 + at[n - 1], 0.01, "/fast", 200, n});
+  }
+  return r;
+}
+
+TEST_CASE("html: every step label sits by its own line, or is joined to it") {
+  const std::string page = render(crowded_run(), Format::Html, false);
+  const std::regex step(
+      R"re(<g class="step" data-step="(\d)"[^>]*><line class="stepline" x1="([\d.]+)"[^>]*/>(<path class="leader"[^>]*/>)?<text class="steplabel[^"]*" x="([\d.]+)"[^>]*>([^<]*)</text>)re");
+  int seen = 0;
+  for (auto it = std::sregex_iterator(page.begin(), page.end(), step); it != std::sregex_iterator(); ++it) {
+    const auto& m = *it;
+    ++seen;
+    const double line = std::stod(m[2]);
+    const double label = std::stod(m[4]);
+    const double width = 7.5 * static_cast<double>(m[5].str().size());
+    const bool beside = (label >= line - 0.01 && label <= line + 2.01) ||
+                        (label + width >= line - 2.01 && label + width <= line + 0.01);
+    CAPTURE(m[1].str());
+    CAPTURE(m[5].str());
+    CHECK((beside || m[3].matched));
+  }
+  CHECK(seen == 8);
+}
+
+// A refused call never reaches the server, and only cb-lab's own run knew when each was: the
+// grader's page drew none. The record and the files say how many there were, and between which
+// requests: step 3's calls that never arrived, and fastfail.txt's blocked= between the two
+// /count reads of step 4.
+TEST_CASE("html: the refusals the record and the files show are drawn, by count, where they were") {
+  const std::string good = std::string(CB_FIXTURES) + "/submissions/good";
+  auto dir = SubmissionDir::open(good);
+  REQUIRE(dir.ok());
+  auto record = parse_record(cb::testing::slurp(good + "/record.json"));
+  REQUIRE(record.ok());
+  const Report r = grade(cb::testing::evidence_of(*dir, *record), GradeOptions{});
+  const std::string page = render(r, Format::Html, false);
+  CHECK(page.find("<g class=\"refused-group\" data-count=\"2\">") != std::string::npos);
+  CHECK(page.find("<g class=\"refused-group\" data-count=\"10\">") != std::string::npos);
+  CHECK(page.find("fastfail.txt: blocked=10 between the two /count reads") != std::string::npos);
+  CHECK(page.find("refused (not sent)") != std::string::npos);
+  // Which numbers the page is on, as every report says first.
+  CHECK(page.find("Graded on the handout&apos;s numbers (window 10, minimum 5, 50%, 3 s, 3 trials).") !=
+        std::string::npos);
+}
+
+}  // namespace
+}  // namespace cb::grade

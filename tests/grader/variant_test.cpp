@@ -144,8 +144,8 @@ TEST_CASE("variants: a kit made for a student holds their handout, with their nu
   CHECK(handout.find("The numbers below are student " + id + "'s numbers") != std::string::npos);
   CHECK(handout.find("Wait at least 3 s") == std::string::npos);
   // cb-lab variant writes the same handout for an instructor to hand out.
-  REQUIRE(run({CB_LAB_BIN, "variant", id, "--course-key", work / "course.key", "--handout", work / "h.md"})
-              .exit_code == 0);
+  REQUIRE(run({CB_LAB_BIN, "variant", id, "--course-key", work / "course.key", "--handout", work / "h.md"}).exit_code ==
+          0);
   CHECK(slurp(work / "h.md") == handout);
 }
 
@@ -199,6 +199,60 @@ TEST_CASE("variants: a student checks their own kit on its lab-settings.json, wi
     CHECK(tampered["notes"][0].get<std::string>().find("lab-settings.json holds other numbers") != std::string::npos);
     CHECK(tampered["notes"][0].get<std::string>().find("never uses them") != std::string::npos);
   }
+}
+
+// The handout's "Getting started" block, run as written (its PATH line aside: the programs are
+// the build's), by a student whose kit was made for them: their own numbers, 8/8, said first on
+// the terminal and on the page. Before, the same commands scored 4/8 with three steps "not
+// judged": grading without --settings used the handout's numbers.
+TEST_CASE("variants: a student with their own numbers who follows the handout as written gets 8/8 on them") {
+  TempDir work;
+  work.write("course.key", std::string(kKey) + "\n");
+  std::string id;
+  for (int i = 0; id.empty(); ++i) {
+    const LabNumbers n = grade::numbers_of(**grade::variant_spec(grade::lab_spec(), "ada" + std::to_string(i), kKey));
+    if (n.wait_ms != grade::lab_spec().rules.wait_ms && n.trials != grade::lab_spec().rules.trials)
+      id = "ada" + std::to_string(i);
+  }
+  const std::string handout = slurp(std::string(CB_SOURCE_DIR) + "/docs/HANDOUT.md");
+  const auto start = handout.find("```sh\n", handout.find("## Getting started"));
+  REQUIRE(start != std::string::npos);
+  const auto end = handout.find("```", start + 6);
+  std::istringstream block(handout.substr(start + 6, end - start - 6));
+  std::string script = "set -e\n";
+  std::vector<std::string> commands;
+  for (std::string line; std::getline(block, line);) {
+    line = line.substr(0, line.find("  #"));
+    if (line.rfind("export PATH=", 0) == 0) continue;
+    commands.push_back(line);
+    script += line;
+    if (line.rfind("cb-lab init ", 0) == 0) {
+      // The kit made for this student, and their rules written in (the reference ones).
+      script += " --student " + id + " --course-key '" + (work / "course.key") + "'\n";
+      script += "cp '" + std::string(CB_KIT_REFERENCE) + "/python/breaker.py' mylab/breaker.py";
+    }
+    script += "\n";
+  }
+  REQUIRE(commands.size() == 3);
+  CHECK(commands[0].rfind("cb-lab init mylab --lang python", 0) == 0);
+  CHECK(commands.back() == "cb-grade --run \"sh run.sh\" --dir out");
+  const std::string bin = std::filesystem::path(CB_LAB_BIN).parent_path().string() + ":" +
+                          std::filesystem::path(CB_GRADE_BIN).parent_path().string();
+  const Ran r =
+      run({"/bin/sh", "-c", "cd '" + work.path() + "' && PATH='" + bin + "':/usr/bin:/bin\n" + script}, {}, {}, 120s);
+  INFO(r.out, r.err);
+  CHECK(r.exit_code == 0);
+  const std::string own = "graded on the numbers of lab-settings.json (" +
+                          grade::numbers_of(**grade::variant_spec(grade::lab_spec(), id, kKey)).text();
+  CHECK(r.out.find(own) != std::string::npos);
+  CHECK(r.out.find("Score 8/8: every step checked passed") != std::string::npos);
+  // The page the handout names, on the same numbers.
+  const Ran page = run({"/bin/sh", "-c",
+                        "cd '" + (work / "mylab") + "' && PATH='" + bin +
+                            "':/usr/bin:/bin exec cb-grade --run 'sh run.sh' --dir out --format html -o report.html"},
+                       {}, {}, 120s);
+  CHECK(page.exit_code == 0);
+  CHECK(slurp(work / "mylab/report.html").find("Graded on the numbers of lab-settings.json (") != std::string::npos);
 }
 
 // ---- A class of ten ------------------------------------------------------------------------

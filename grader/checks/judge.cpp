@@ -2,6 +2,7 @@
 
 #include "cb/grade/conformance_check.h"
 #include "cb/grade/provenance.h"
+#include "cb/grade/wording.h"
 
 namespace cb::grade {
 namespace {
@@ -59,15 +60,6 @@ ConformancePart judge_conformance(const ConformanceEvidence& c, const Rubric& ru
 }
 
 namespace {
-
-// The last line the program wrote: where a shell or a compiler says why it stopped.
-std::string last_line(const std::string& output) {
-  std::size_t end = output.find_last_not_of(" \t\r\n");
-  if (end == std::string::npos) return {};
-  const std::size_t start = output.find_last_of('\n', end);
-  return output.substr(start == std::string::npos ? 0 : start + 1,
-                       end + 1 - (start == std::string::npos ? 0 : start + 1));
-}
 
 // A program that never called the server failed before the lab began: that is the one thing
 // to say, not a failed check per step.

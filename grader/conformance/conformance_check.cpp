@@ -1,6 +1,7 @@
 #include "cb/grade/conformance_check.h"
 
 #include "cb/grade/conformance_diagnosis.h"
+#include "cb/grade/wording.h"
 
 #include <sys/random.h>
 
@@ -266,15 +267,6 @@ std::uint64_t random_seed() {
 }
 
 namespace {
-
-// The last line a program wrote to its standard error: where a shell says why it stopped.
-std::string last_line(const std::string& text) {
-  const std::size_t end = text.find_last_not_of(" \t\r\n");
-  if (end == std::string::npos) return {};
-  const std::size_t nl = text.find_last_of('\n', end);
-  const std::size_t start = nl == std::string::npos ? 0 : nl + 1;
-  return text.substr(start, end + 1 - start);
-}
 
 // The part as asked for, before anything is judged: what ran, on which traces, for how much.
 ConformancePart asked(const ConformanceOptions& o) {

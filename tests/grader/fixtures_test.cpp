@@ -201,16 +201,22 @@ TEST_CASE("--step 3 and --step 5: what state.json counts as failures in OPEN and
   CHECK(carried.message.find("3 is the window that opened it, carried over") != std::string::npos);
 }
 
-TEST_CASE("a file that breaks its contract is said once - by its contract's check - and pointed to elsewhere") {
+// The good run's files and record, with one file written over: one mistake, alone.
+Report good_with(const std::string& file, const std::string& content) {
   cb::testing::TempDir dir;
   const std::string good = std::string(CB_FIXTURES) + "/submissions/good";
   std::filesystem::copy(good, dir.path(), std::filesystem::copy_options::recursive);
-  dir.write("state.json", "{'state': 'CLOSED', 'failures': 0, 'window_size': 10, 'permitted_in_half_open': 3}");
+  dir.write(file, content);
   auto sub = SubmissionDir::open(dir.path());
   REQUIRE(sub.ok());
   auto record = parse_record(slurp(good + "/record.json"));
   REQUIRE(record.ok());
-  const Report r = grade(cb::testing::evidence_of(*sub, *record), GradeOptions{});
+  return grade(cb::testing::evidence_of(*sub, *record), GradeOptions{});
+}
+
+TEST_CASE("a file that breaks its contract is said once - by its contract's check - and pointed to elsewhere") {
+  const Report r =
+      good_with("state.json", "{'state': 'CLOSED', 'failures': 0, 'window_size': 10, 'permitted_in_half_open': 3}");
   std::size_t said = 0;
   std::size_t pointed = 0;
   for (const StepReport& s : r.steps)
@@ -244,15 +250,7 @@ TEST_CASE("--step 5: CLOSED after one trial is named as closing on the first tri
 // A breaker that sets its state without the function that records the change leaves the log
 // empty while the record shows it opened: the report says where the lines went missing.
 TEST_CASE("an empty transitions.log from a breaker that opened is named as state set directly") {
-  cb::testing::TempDir dir;
-  const std::string good = std::string(CB_FIXTURES) + "/submissions/good";
-  std::filesystem::copy(good, dir.path(), std::filesystem::copy_options::recursive);
-  dir.write("transitions.log", "");
-  auto sub = SubmissionDir::open(dir.path());
-  REQUIRE(sub.ok());
-  auto record = parse_record(slurp(good + "/record.json"));
-  REQUIRE(record.ok());
-  const Report r = grade(cb::testing::evidence_of(*sub, *record), GradeOptions{});
+  const Report r = good_with("transitions.log", "");
   const Check& contract = r.steps[7].checks[0];
   CHECK(contract.id == "s8.log_contract");
   CHECK(contract.message ==

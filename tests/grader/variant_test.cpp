@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -110,6 +111,14 @@ TEST_CASE("variants: the id and the key decide the numbers, and nothing else") {
   CHECK(grade::read_course_key(d / "short.key").error().message.find("at least 16 bytes") != std::string::npos);
 }
 
+// A student whose numbers differ from the handout's where `differs` says, so the difference shows.
+std::string student_whose(const std::function<bool(const LabNumbers&)>& differs) {
+  for (int i = 0;; ++i) {
+    const std::string id = "own" + std::to_string(i);
+    if (differs(grade::numbers_of(**grade::variant_spec(grade::lab_spec(), id, kKey)))) return id;
+  }
+}
+
 TEST_CASE("variants: docs/HANDOUT.md is the handout filled in with the spec's own numbers") {
   std::ifstream f(std::string(CB_SOURCE_DIR) + "/docs/HANDOUT.md");
   std::stringstream s;
@@ -126,12 +135,9 @@ TEST_CASE("variants: docs/HANDOUT.md is the handout filled in with the spec's ow
 TEST_CASE("variants: a kit made for a student holds their handout, with their numbers in every step") {
   TempDir work;
   work.write("course.key", std::string(kKey) + "\n");
-  std::string id;
-  for (int i = 0; id.empty(); ++i) {
-    const LabNumbers n = grade::numbers_of(**grade::variant_spec(grade::lab_spec(), "own" + std::to_string(i), kKey));
-    if (n.wait_ms != grade::lab_spec().rules.wait_ms && n.trials != grade::lab_spec().rules.trials)
-      id = "own" + std::to_string(i);
-  }
+  const std::string id = student_whose([](const LabNumbers& n) {
+    return n.wait_ms != grade::lab_spec().rules.wait_ms && n.trials != grade::lab_spec().rules.trials;
+  });
   const auto spec = *grade::variant_spec(grade::lab_spec(), id, kKey);
   const std::string kit = work / "kit";
   REQUIRE(run({CB_LAB_BIN, "init", kit, "--lang", "node", "--student", id, "--course-key", work / "course.key"})
@@ -153,12 +159,9 @@ TEST_CASE("variants: a student checks their own kit on its lab-settings.json, wi
   TempDir work;
   work.write("course.key", std::string(kKey) + "\n");
   // A student whose numbers are not the handout's window and trials, so the difference shows.
-  std::string id;
-  for (int i = 0; id.empty(); ++i) {
-    const LabNumbers n = grade::numbers_of(**grade::variant_spec(grade::lab_spec(), "own" + std::to_string(i), kKey));
-    if (n.window != grade::lab_spec().rules.window && n.trials != grade::lab_spec().rules.trials)
-      id = "own" + std::to_string(i);
-  }
+  const std::string id = student_whose([](const LabNumbers& n) {
+    return n.window != grade::lab_spec().rules.window && n.trials != grade::lab_spec().rules.trials;
+  });
   const std::string kit = work / "kit";
   REQUIRE(run({CB_LAB_BIN, "init", kit, "--lang", "python", "--student", id, "--course-key", work / "course.key"})
               .exit_code == 0);
@@ -208,12 +211,9 @@ TEST_CASE("variants: a student checks their own kit on its lab-settings.json, wi
 TEST_CASE("variants: a student with their own numbers who follows the handout as written gets 8/8 on them") {
   TempDir work;
   work.write("course.key", std::string(kKey) + "\n");
-  std::string id;
-  for (int i = 0; id.empty(); ++i) {
-    const LabNumbers n = grade::numbers_of(**grade::variant_spec(grade::lab_spec(), "ada" + std::to_string(i), kKey));
-    if (n.wait_ms != grade::lab_spec().rules.wait_ms && n.trials != grade::lab_spec().rules.trials)
-      id = "ada" + std::to_string(i);
-  }
+  const std::string id = student_whose([](const LabNumbers& n) {
+    return n.wait_ms != grade::lab_spec().rules.wait_ms && n.trials != grade::lab_spec().rules.trials;
+  });
   const std::string handout = slurp(std::string(CB_SOURCE_DIR) + "/docs/HANDOUT.md");
   const auto start = handout.find("```sh\n", handout.find("## Getting started"));
   REQUIRE(start != std::string::npos);

@@ -26,6 +26,16 @@ inline bool starts_with_byte_order_mark(std::string_view text) { return text.sub
 inline constexpr const char* kByteOrderMarkMessage =
     "the file starts with a byte-order mark (bytes EF BB BF); save it as UTF-8 without one";
 
+// The last line a program wrote that is not blank: where a shell, a compiler or an interpreter
+// says why it stopped ("sh: 0: cannot open runn.sh: No such file").
+inline std::string last_line(std::string_view text) {
+  const std::size_t end = text.find_last_not_of(" \t\r\n");
+  if (end == std::string_view::npos) return {};
+  const std::size_t nl = text.find_last_of('\n', end);
+  const std::size_t start = nl == std::string_view::npos ? 0 : nl + 1;
+  return std::string(text.substr(start, end + 1 - start));
+}
+
 // "1 trial", "3 trials": a count with its noun, in the form the count takes.
 inline std::string how_many(long long n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);

@@ -12,6 +12,11 @@ foreach(lang ${langs})
   file(GLOB names RELATIVE ${KITS}/${lang} ${KITS}/${lang}/*)
   list(SORT names)
   foreach(name ${names})
+    # A kit is files; a folder beside them (Python's __pycache__, left by running the kit in the
+    # checkout) is not part of it.
+    if(IS_DIRECTORY ${KITS}/${lang}/${name})
+      continue()
+    endif()
     file(READ ${KITS}/${lang}/${name} text)
     string(FIND "${text}" ")cbkit\"" clash)
     if(NOT clash EQUAL -1)

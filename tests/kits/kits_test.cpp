@@ -234,6 +234,25 @@ TEST_CASE("cb-lab init: a directory that is not empty is refused unless --force"
         std::filesystem::perms::none);
 }
 
+// A kit is the files in kits/<lang>/, and what init makes for the student (lab-settings.json,
+// HANDOUT.md): a folder left beside them in the checkout (Python's __pycache__, from running the
+// kit in place) once came out as a one-byte file of that name.
+TEST_CASE("cb-lab init: a kit holds its files and nothing else") {
+  for (const Kit& kit : kKits) {
+    SUBCASE(kit.lang) {
+      TempDir dir;
+      REQUIRE(run({kLab, "init", dir / "kit", "--lang", kit.lang}).exit_code == 0);
+      for (const auto& entry : std::filesystem::directory_iterator(dir / "kit")) {
+        CAPTURE(entry.path().string());
+        CHECK(entry.is_regular_file());
+        CHECK(entry.path().filename().string().rfind("__", 0) != 0);
+      }
+      CHECK(std::filesystem::exists(dir / "kit/HANDOUT.md"));
+      CHECK(std::filesystem::exists(dir / "kit/lab-settings.json"));
+    }
+  }
+}
+
 TEST_CASE("cb-lab init: an unknown language lists the known ones") {
   TempDir dir;
   const Ran r = run({kLab, "init", dir / "kit", "--lang", "rust"});

@@ -114,7 +114,7 @@ TEST_CASE("variants: the id and the key decide the numbers, and nothing else") {
 // A student whose numbers differ from the handout's where `differs` says, so the difference shows.
 std::string student_whose(const std::function<bool(const LabNumbers&)>& differs) {
   for (int i = 0;; ++i) {
-    const std::string id = "own" + std::to_string(i);
+    std::string id = "own" + std::to_string(i);
     if (differs(grade::numbers_of(**grade::variant_spec(grade::lab_spec(), id, kKey)))) return id;
   }
 }

@@ -88,12 +88,8 @@ Result<void> read_lab(Options& o, Asked& a) {
   if (!o.settings.empty()) {
     if (!o.student.empty() || !a.course_key.empty())
       return Error{"--settings: the course key decides a student's numbers; give one or the other"};
-    const auto text = read_bounded_file(o.settings, 64 << 10, "settings");
-    if (!text) return text.error();
-    auto numbers = numbers_of_settings(*text, o.settings);
-    if (!numbers) return numbers.error();
-    auto spec = with_numbers(base, *numbers, "");
-    if (!spec) return Error{o.settings + ": " + spec.error().message};
+    auto spec = spec_of_settings_file(base, o.settings);
+    if (!spec) return spec.error();
     spec->numbers_from = "--settings " + o.settings;
     a.grade.spec = std::make_shared<const LabSpec>(std::move(*spec));
     return {};

@@ -156,6 +156,16 @@ Result<LabNumbers> numbers_of_settings(std::string_view text, const std::string&
   return n;
 }
 
+Result<LabSpec> spec_of_settings_file(const LabSpec& base, const std::string& path) {
+  const auto text = read_bounded_file(path, 64 << 10, "settings");
+  if (!text) return text.error();
+  auto numbers = numbers_of_settings(*text, path);
+  if (!numbers) return numbers.error();
+  auto spec = with_numbers(base, *numbers, "");
+  if (!spec) return Error{path + ": " + spec.error().message};
+  return spec;
+}
+
 std::string kit_settings_json(const LabSpec& spec) {
   // One key a line: the C++ kit reads it without a JSON library.
   nlohmann::ordered_json j{{"numbers", spec.numbers_name()},

@@ -13,7 +13,6 @@
 #include <cstdlib>
 
 #include "cb/atomic_file.h"
-#include "cb/bounded_file.h"
 #include "cb/decimal_time.h"
 #include "cb/grade/judge.h"
 #include "cb/grade/variant.h"
@@ -199,12 +198,8 @@ Result<std::shared_ptr<const grade::LabSpec>> student_spec(const std::string& st
 }
 
 Result<std::shared_ptr<const grade::LabSpec>> settings_spec(const std::string& path, const grade::LabSpec& base) {
-  const auto text = read_bounded_file(path, 64 << 10, "settings");
-  if (!text) return Error{"--settings: " + text.error().message};
-  auto numbers = grade::numbers_of_settings(*text, path);
-  if (!numbers) return Error{"--settings: " + numbers.error().message};
-  auto spec = grade::with_numbers(base, *numbers, "");
-  if (!spec) return Error{"--settings: " + path + ": " + spec.error().message};
+  auto spec = grade::spec_of_settings_file(base, path);
+  if (!spec) return Error{"--settings: " + spec.error().message};
   spec->numbers_from = path;
   return std::make_shared<const grade::LabSpec>(std::move(*spec));
 }

@@ -59,6 +59,9 @@ struct LabNumbers {
 // The numbers a lab-settings.json holds, for a student to check their own kit on them without
 // the course key (which only decides whose numbers they are). Errors name the key.
 [[nodiscard]] Result<LabNumbers> numbers_of_settings(std::string_view json_text, const std::string& name);
+// `base` on the numbers of the lab-settings.json at `path` (read bounded): cb-grade --settings and
+// cb-lab run/step --settings. Errors name the file.
+[[nodiscard]] Result<LabSpec> spec_of_settings_file(const LabSpec& base, const std::string& path);
 // The handout's table of settings, in Markdown, with `spec`'s numbers.
 [[nodiscard]] std::string settings_table(const LabSpec& spec);
 // The whole handout with `spec`'s numbers in every step: docs/HANDOUT.md for the handout's own,

@@ -59,6 +59,11 @@ Result<std::optional<LabNumbers>> folder_numbers(const std::string& folder) {
   return std::optional<LabNumbers>{*numbers};
 }
 
+// Told, never obeyed: why the folder's own numbers were not the ones graded on.
+std::string other_numbers_note(const LabNumbers& own, const std::string& why) {
+  return "the folder's lab-settings.json holds other numbers (" + own.text() + "); " + why;
+}
+
 // The lab and the numbers graded on: --spec's, then --settings', --student's, the folder's
 // lab-settings.json (a student checking their own kit), or the handout's.
 Result<void> read_lab(Options& o, Asked& a) {
@@ -105,14 +110,12 @@ Result<void> read_lab(Options& o, Asked& a) {
     a.grade.spec = std::make_shared<const LabSpec>(std::move(keyed));
     // A file in the folder handed in is the student's to write: never trusted, but told.
     if (*own && **own != numbers_of(*a.grade.spec))
-      a.numbers_note = "the folder's lab-settings.json holds other numbers (" + (*own)->text() +
-                       "); a grading with the course key never uses them";
+      a.numbers_note = other_numbers_note(**own, "a grading with the course key never uses them");
     return {};
   }
   if (!*own || **own == numbers_of(base)) return {};
   if (o.handout_numbers) {
-    a.numbers_note = "the folder's lab-settings.json holds other numbers (" + (*own)->text() +
-                     "); --handout-numbers grades on the handout's";
+    a.numbers_note = other_numbers_note(**own, "--handout-numbers grades on the handout's");
     return {};
   }
   // A student checking their own kit: the numbers it was made with.

@@ -1,0 +1,3 @@
+module cblab/kit
+
+go 1.18

@@ -12,9 +12,10 @@ foreach(lang ${langs})
   file(GLOB names RELATIVE ${KITS}/${lang} ${KITS}/${lang}/*)
   list(SORT names)
   foreach(name ${names})
-    # A kit is files; a folder beside them (Python's __pycache__, left by running the kit in the
-    # checkout) is not part of it.
-    if(IS_DIRECTORY ${KITS}/${lang}/${name})
+    # A kit is files with a kind in their name (breaker.py, run.sh, go.mod). What running a kit
+    # in the checkout leaves beside them is not part of it: a folder (Python's __pycache__, Java's
+    # .classes, Go's .gocache), a hidden stamp (.built) or a program built (C++'s lab, Go's kit).
+    if(IS_DIRECTORY ${KITS}/${lang}/${name} OR name MATCHES "^\\." OR NOT name MATCHES "\\.")
       continue()
     endif()
     file(READ ${KITS}/${lang}/${name} text)

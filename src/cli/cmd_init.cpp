@@ -26,8 +26,12 @@ std::string languages() {
   return out;
 }
 
-const char* rules_file(const std::string& lang) {
-  return lang == "python" ? "breaker.py" : lang == "node" ? "breaker.js" : "breaker.hpp";
+// The file the student writes: each kit names it breaker (Breaker.java in Java's spelling).
+std::string rules_file(const std::string& lang) {
+  for (const KitFile& f : kit_files())
+    if (f.lang == lang && (f.name.rfind("breaker.", 0) == 0 || f.name.rfind("Breaker.", 0) == 0))
+      return std::string(f.name);
+  return "the breaker";
 }
 
 }  // namespace
@@ -36,7 +40,7 @@ CLI::App* setup_init(CLI::App& app, InitOptions& options) {
   auto* cmd =
       app.add_subcommand("init", "Write a starter for the lab into DIR: the steps done, the breaker's rules yours");
   cmd->add_option("DIR", options.dir, "A new (or empty) directory")->required();
-  cmd->add_option("--lang", options.lang, "python, node or cpp")->required();
+  cmd->add_option("--lang", options.lang, "The kit's language: " + languages())->required();
   cmd->add_flag("--force", options.force,
                 "Write into DIR even if it is not empty (kit files of the same name are replaced)");
   cmd->add_option("--student", options.student,

@@ -14,6 +14,7 @@
 
 #include "cb/breaker/profiles.h"
 #include "cb/grade/variant.h"
+#include "../kits/kits.h"
 #include "harness.h"
 #include "process.h"
 #include "temp_dir.h"
@@ -257,12 +258,6 @@ TEST_CASE("variants: a student with their own numbers who follows the handout as
 
 // ---- A class of ten ------------------------------------------------------------------------
 
-struct Kit {
-  const char* lang;
-  const char* rules;
-};
-constexpr Kit kKits[] = {{"python", "breaker.py"}, {"node", "breaker.js"}, {"cpp", "breaker.hpp"}};
-
 json batch(const TempDir& key_dir, const std::string& root, const std::string& roster) {
   std::vector<std::string> argv{CB_GRADE_BIN,           "--batch",  root,   "--run", "sh run.sh", "--course-key",
                                 key_dir / "course.key", "--format", "json", "-j",    "5"};
@@ -297,14 +292,13 @@ TEST_CASE("variants: a class of ten in one batch - each passes on their own numb
   std::string roster = "folder,student\n";
   std::string shifted = "folder,student\n";
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    const Kit& kit = kKits[i % 3];
+    const Kit& kit = all_kits()[i % all_kits().size()];
     const std::string folder = "sub" + std::to_string(i);
     const std::string dir = root + "/" + folder;
     const Ran init =
         run({CB_LAB_BIN, "init", dir, "--lang", kit.lang, "--student", ids[i], "--course-key", work / "course.key"});
     REQUIRE(init.exit_code == 0);
-    std::filesystem::copy_file(std::string(CB_KIT_REFERENCE) + "/" + kit.lang + "/" + kit.rules, dir + "/" + kit.rules,
-                               std::filesystem::copy_options::overwrite_existing);
+    std::ofstream(dir + "/" + kit.rules) << reference_rules(kit);
     roster += folder + "," + ids[i] + "\n";
     shifted += folder + "," + ids[(i + 1) % ids.size()] + "\n";
   }

@@ -3,12 +3,15 @@
 // (never shipped) each scores 8/8 under `cb-grade --run`. Real programs, a real server.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <ostream>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "kits.h"
 #include "process.h"
 #include "report_json.h"
 #include "temp_dir.h"
@@ -20,13 +23,6 @@ using json = nlohmann::json;
 
 const std::string kLab = CB_LAB_BIN;
 const std::string kGrade = CB_GRADE_BIN;
-const std::string kReference = CB_KIT_REFERENCE;
-
-struct Kit {
-  const char* lang;
-  const char* rules;  // the file the student writes
-};
-constexpr Kit kKits[] = {{"python", "breaker.py"}, {"node", "breaker.js"}, {"cpp", "breaker.hpp"}};
 
 // cb-grade --run "sh run.sh" from inside the kit's directory, as its README says.
 json grade_kit(const std::string& dir) {
@@ -53,8 +49,7 @@ json conformance_of_kit(const std::string& dir, int want_exit) {
 std::string reference_kit(const TempDir& dir, const Kit& kit) {
   std::string kit_dir = dir / "kit";
   REQUIRE(run({kLab, "init", kit_dir, "--lang", kit.lang}).exit_code == 0);
-  std::filesystem::copy_file(kReference + "/" + kit.lang + "/" + kit.rules, kit_dir + "/" + kit.rules,
-                             std::filesystem::copy_options::overwrite_existing);
+  std::ofstream(kit_dir + "/" + kit.rules) << reference_rules(kit);
   return kit_dir;
 }
 
@@ -65,8 +60,8 @@ std::map<int, std::string> verdicts(const json& report) {
 }
 
 TEST_CASE("cb-lab init: every kit as shipped runs to the end, graded with the grader's own messages") {
-  for (const Kit& kit : kKits) {
-    SUBCASE(kit.lang) {
+  for (const Kit& kit : all_kits()) {
+    SUBCASE(kit.lang.c_str()) {
       TempDir dir;
       const std::string kit_dir = dir / "kit";
       REQUIRE(run({kLab, "init", kit_dir, "--lang", kit.lang}).exit_code == 0);
@@ -94,8 +89,8 @@ TEST_CASE("cb-lab init: every kit as shipped runs to the end, graded with the gr
 }
 
 TEST_CASE("cb-lab init: every kit with the reference rules scores 8/8 under cb-grade --run") {
-  for (const Kit& kit : kKits) {
-    SUBCASE(kit.lang) {
+  for (const Kit& kit : all_kits()) {
+    SUBCASE(kit.lang.c_str()) {
       TempDir dir;
       const std::string kit_dir = reference_kit(dir, kit);
       const json report = grade_kit(kit_dir);
@@ -110,31 +105,42 @@ TEST_CASE("cb-lab init: every kit with the reference rules scores 8/8 under cb-g
   }
 }
 
-// The C++ kit compiles once per grading: build.sh builds the lab and replay together in the lab
-// run, and the conformance run, in the same box, finds both built. A compiler that works only in
-// the lab run (CB_SERVER is set there alone) shows it: before, replay.sh compiled again for the
-// conformance traces, which then had no answer.
-TEST_CASE("cb-lab init: the C++ kit is compiled once per grading, for the lab and for the conformance traces") {
-  TempDir dir;
-  const std::string kit_dir = reference_kit(dir, kKits[2]);
-  {
-    std::ofstream cxx(kit_dir + "/cxx-in-the-lab-run-only.sh");
-    cxx << "[ -n \"$CB_SERVER\" ] || { echo 'a compile outside the lab run' >&2; exit 1; }\nexec c++ \"$@\"\n";
+// The compiled kits build once per grading: build.sh builds in the lab run, and the conformance
+// run, in the same box, finds the build there (C++'s two programs, Java's classes, Go's program
+// and its build cache). A compiler that works only in the lab run (CB_SERVER is set there alone)
+// shows it: a second build, for the conformance traces, would leave them with no answer.
+struct Compiler {
+  const char* lang;
+  const char* variable;  // what build.sh runs, as the kit's README says
+  const char* command;
+};
+constexpr Compiler kCompilers[] = {{"cpp", "CXX", "c++"}, {"java", "JAVAC", "javac"}, {"go", "GO", "go"}};
+
+TEST_CASE("cb-lab init: every compiled kit is built once per grading, for the lab and for the conformance traces") {
+  for (const Compiler& c : kCompilers) {
+    SUBCASE(c.lang) {
+      TempDir dir;
+      const std::string kit_dir = reference_kit(dir, kit_of(c.lang));
+      std::ofstream(kit_dir + "/build-in-the-lab-run-only.sh")
+          << "[ -n \"$CB_SERVER\" ] || { echo 'a build outside the lab run' >&2; exit 1; }\nexec " << c.command
+          << " \"$@\"\n";
+      const Ran r = run({"/bin/sh", "-c",
+                         "cd '" + kit_dir + "' && exec '" + kGrade +
+                             "' --run 'sh run.sh' --conformance 'sh replay.sh' --seed 12 --traces 20 --dir out "
+                             "--any-port --format json --program-env '" +
+                             c.variable + "=sh build-in-the-lab-run-only.sh'"});
+      INFO(r.out, r.err);
+      REQUIRE(r.exit_code == 0);
+      const json report = json::parse(r.out);
+      CHECK(report["score"] == report["max_score"]);
+      CHECK(report["conformance"]["agreed"] == 20);
+    }
   }
-  const Ran r = run({"/bin/sh", "-c",
-                     "cd '" + kit_dir + "' && exec '" + kGrade +
-                         "' --run 'sh run.sh' --conformance 'sh replay.sh' --seed 12 --traces 20 --dir out "
-                         "--any-port --format json --program-env 'CXX=sh cxx-in-the-lab-run-only.sh'"});
-  INFO(r.out, r.err);
-  REQUIRE(r.exit_code == 0);
-  const json report = json::parse(r.out);
-  CHECK(report["score"] == report["max_score"]);
-  CHECK(report["conformance"]["agreed"] == 20);
 }
 
 TEST_CASE("cb-lab init: every kit stops after step N with --until N, and cb-grade --step N judges it there") {
-  for (const Kit& kit : kKits) {
-    SUBCASE(kit.lang) {
+  for (const Kit& kit : all_kits()) {
+    SUBCASE(kit.lang.c_str()) {
       TempDir dir;
       const std::string kit_dir = reference_kit(dir, kit);
       const Ran r = run({kGrade, "--run", "sh run.sh --until 3", "--step", "3", "--submission", kit_dir, "--dir",
@@ -155,29 +161,22 @@ TEST_CASE("cb-lab init: every kit stops after step N with --until N, and cb-grad
   }
 }
 
-// The reference rules with the classic mistake: > where the rule says >= at the threshold.
-constexpr std::pair<const char*, const char*> kStrict[] = {
-    {"sum(self.window) * 100 >= self.failure_rate_percent", "sum(self.window) * 100 > self.failure_rate_percent"},
-    {"failures * 100 >= this.failureRatePercent * this.window.length",
-     "failures * 100 > this.failureRatePercent * this.window.length"},
-    {"failures() * 100 >= settings.failure_rate_percent * calls",
-     "failures() * 100 > settings.failure_rate_percent * calls"}};
+// A kit made by cb-lab init in `dir`, its rules the reference ones with one mistake, built once
+// there (as its README asks): each graded copy has the build, up to date, and does not build again.
+std::string kit_with_mistake(const TempDir& dir, const Kit& kit, const std::string& mistake) {
+  const std::string kit_dir = dir / "kit";
+  REQUIRE(run({kLab, "init", kit_dir, "--lang", kit.lang}).exit_code == 0);
+  std::ofstream(kit_dir + "/" + kit.rules) << with_mistake(kit, mistake);
+  if (std::filesystem::exists(kit_dir + "/build.sh"))
+    REQUIRE(run({"/bin/sh", "-c", "cd '" + kit_dir + "' && sh build.sh >/dev/null"}).exit_code == 0);
+  return kit_dir;
+}
 
 TEST_CASE("cb-lab init: a > breaker in every kit is charged to step 3, never step 4, 20 runs on a busy machine") {
-  for (std::size_t k = 0; k < std::size(kKits); ++k) {
-    const Kit& kit = kKits[k];
-    SUBCASE(kit.lang) {
+  for (const Kit& kit : all_kits()) {
+    SUBCASE(kit.lang.c_str()) {
       TempDir dir;
-      const std::string kit_dir = dir / "kit";
-      REQUIRE(run({kLab, "init", kit_dir, "--lang", kit.lang}).exit_code == 0);
-      std::string rules = slurp(kReference + "/" + kit.lang + "/" + kit.rules);
-      const auto at = rules.find(kStrict[k].first);
-      REQUIRE(at != std::string::npos);
-      rules.replace(at, std::strlen(kStrict[k].first), kStrict[k].second);
-      std::ofstream(kit_dir + "/" + kit.rules) << rules;
-      // Built once here: each graded copy has it, up to date, and does not build again.
-      if (std::string(kit.lang) == "cpp")
-        REQUIRE(run({"/bin/sh", "-c", "cd '" + kit_dir + "' && c++ -std=c++17 -O2 -o lab lab.cpp"}).exit_code == 0);
+      const std::string kit_dir = kit_with_mistake(dir, kit, "gt");
       std::vector<std::vector<std::string>> runs;
       for (int i = 0; i < 20; ++i) {
         const std::string sub = dir / ("s" + std::to_string(i));
@@ -199,9 +198,74 @@ TEST_CASE("cb-lab init: a > breaker in every kit is charged to step 3, never ste
   }
 }
 
+// What the grader made of one submission: the checks that failed, and the conformance rule.
+struct Verdict {
+  std::vector<std::string> failed;
+  std::string rule;
+  bool operator==(const Verdict&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& os, const Verdict& v) {
+  os << "failed:";
+  for (const std::string& id : v.failed) os << ' ' << id;
+  return os << "; conformance: " << (v.rule.empty() ? "pass" : v.rule);
+}
+
+// Each classic mistake costs the same in every language: the same checks fail and conformance
+// names the same rule, whichever kit it was written into.
+TEST_CASE("cb-lab init: each classic mistake fails at the same step and with the same cause in every kit") {
+  struct Case {
+    const char* name;
+    const char* mistake;        // as tests/kits/kits.json names it
+    const char* failing_check;  // a check that must fail; empty: the lab passes, conformance does not
+    const char* rule;           // the conformance rule named
+  };
+  const Case cases[] = {{"> for >=", "gt", "s3.trip", "trip_at_threshold"},
+                        {"4xx counted", "4xx", "s7.failures", "4xx_not_counted"},
+                        {"one trial", "one_trial", "s6.trials", "trials_judged_together"},
+                        {"no minimum", "no_minimum", "", "minimum_calls"}};
+  for (const Case& c : cases) {
+    SUBCASE(c.name) {
+      const std::vector<Kit>& kits = all_kits();
+      std::vector<TempDir> dirs(kits.size());
+      std::vector<std::vector<std::string>> runs;
+      for (std::size_t k = 0; k < kits.size(); ++k) {
+        const std::string kit_dir = kit_with_mistake(dirs[k], kits[k], c.mistake);
+        runs.push_back({kGrade, "--run", "sh run.sh", "--conformance", "sh replay.sh", "--seed", "12", "--traces",
+                        "100", "--submission", kit_dir, "--dir", kit_dir + "/out", "--format", "json"});
+      }
+      const std::vector<Ran> graded = run_all(runs, 3);
+      std::vector<Verdict> verdicts;
+      for (std::size_t k = 0; k < graded.size(); ++k) {
+        CAPTURE(kits[k].lang);
+        INFO(graded[k].err);
+        REQUIRE(graded[k].exit_code == 1);
+        const json report = json::parse(graded[k].out);
+        Verdict v;
+        for (const auto& [id, check] : checks_by_id(report))
+          if (check["status"] == "fail") v.failed.push_back(id);
+        v.rule = report["conformance"].value("rule", "");
+        verdicts.push_back(v);
+      }
+      const Verdict& first = verdicts.front();
+      CAPTURE(first);
+      if (*c.failing_check == '\0') {
+        CHECK(first.failed.empty());
+      } else {
+        CHECK(std::find(first.failed.begin(), first.failed.end(), c.failing_check) != first.failed.end());
+      }
+      CHECK(first.rule == std::string(c.rule));
+      for (std::size_t k = 1; k < verdicts.size(); ++k) {
+        CAPTURE(kits[k].lang);
+        CHECK(verdicts[k] == first);
+      }
+    }
+  }
+}
+
 TEST_CASE("cb-lab init: every kit as shipped answers the conformance protocol, and is told what its rules miss") {
-  for (const Kit& kit : kKits) {
-    SUBCASE(kit.lang) {
+  for (const Kit& kit : all_kits()) {
+    SUBCASE(kit.lang.c_str()) {
       TempDir dir;
       const std::string kit_dir = dir / "kit";
       REQUIRE(run({kLab, "init", kit_dir, "--lang", kit.lang}).exit_code == 0);
@@ -238,8 +302,8 @@ TEST_CASE("cb-lab init: a directory that is not empty is refused unless --force"
 // HANDOUT.md): a folder left beside them in the checkout (Python's __pycache__, from running the
 // kit in place) once came out as a one-byte file of that name.
 TEST_CASE("cb-lab init: a kit holds its files and nothing else") {
-  for (const Kit& kit : kKits) {
-    SUBCASE(kit.lang) {
+  for (const Kit& kit : all_kits()) {
+    SUBCASE(kit.lang.c_str()) {
       TempDir dir;
       REQUIRE(run({kLab, "init", dir / "kit", "--lang", kit.lang}).exit_code == 0);
       for (const auto& entry : std::filesystem::directory_iterator(dir / "kit")) {
@@ -257,7 +321,7 @@ TEST_CASE("cb-lab init: an unknown language lists the known ones") {
   TempDir dir;
   const Ran r = run({kLab, "init", dir / "kit", "--lang", "rust"});
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "cb-lab init: --lang: 'rust' is not one of cpp, node, python\n");
+  CHECK(r.err == "cb-lab init: --lang: 'rust' is not one of cpp, go, java, node, python\n");
   CHECK_FALSE(std::filesystem::exists(dir / "kit"));
 }
 

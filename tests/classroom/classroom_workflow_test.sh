@@ -30,7 +30,7 @@ runner = report["with"]["runners"]
 assert report["env"][runner.upper() + "_RESULTS"] == "${{ steps.grade.outputs.result }}", report["env"]
 assert report.get("if") == "always()"
 assert wf["env"]["CB_LAB_REF"] != "main"
-for name, file in (("Build cb-grade", "build.sh"), ("Grade", "grade.sh")):
+for name, file in (("Build cb-grade", "build.sh"), ("Kit runtimes", "runtimes.sh"), ("Grade", "grade.sh")):
     open(f"{sys.argv[2]}/{file}", "w").write(steps[name]["run"])
 PY
 
@@ -43,6 +43,7 @@ cat >"$tmp/bin/apt-get" <<'SH'
 for p in "$@"; do
   case $p in -*|install) continue ;; esac
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || { echo "apt-get: $p is not installed" >&2; exit 1; }
+  echo "apt-get: $p"
 done
 SH
 chmod +x "$tmp/bin/sudo" "$tmp/bin/apt-get"
@@ -85,6 +86,15 @@ step "$tmp/ada" build.sh CB_LAB_REF="$ref" >"$tmp/build.log" 2>&1 || { tail -40 
 if ldd "$tmp/ada.home/.cb-lab-bin/cb-grade" >/dev/null 2>&1; then echo "the cached cb-grade is not static" >&2; exit 1; fi
 # Nothing of the harness is left in the folder graded.
 [ ! -e "$tmp/ada/.cb-lab" ] && [ ! -e "$tmp/ada/.cb-lab-bin" ]
+
+# The kits' runtimes on a runner that has none of them: each asked for by its package (the
+# stand-in apt-get refuses a name that is not a package installed here).
+mkdir -p "$tmp/bare"
+for t in dpkg-query grep; do ln -s "$(command -v $t)" "$tmp/bare/$t"; done
+(cd "$tmp/ada" && env -i PATH="$tmp/bin:$tmp/bare" /bin/bash --noprofile --norc -e -o pipefail "$tmp/runtimes.sh") \
+  >"$tmp/runtimes.log" 2>&1 || { cat "$tmp/runtimes.log" >&2; exit 1; }
+[ "$(sed -n 's/^apt-get: //p' "$tmp/runtimes.log" | sort | tr '\n' ' ')" = "g++ golang-go nodejs openjdk-17-jdk-headless python3 " ] ||
+  { echo "the workflow's runtimes step asked for: $(cat "$tmp/runtimes.log")" >&2; exit 1; }
 
 check() {  # check REPO PYTHON-EXPRESSION-ON-r
   result "$1" | /usr/bin/python3 -c "import json,sys; r=json.load(sys.stdin); assert $2, r"

@@ -38,6 +38,24 @@ for f in bin/cb-grade bin/flaky-server; do
   env -i "$src/$f" --help >/dev/null || { echo "$f does not run in an empty environment" >&2; exit 1; }
 done
 
+# setup.sh on an image that lacks every kit's runtime asks for each by its package: a stand-in
+# apt-get keeps the names and refuses any that is not a package installed here.
+mkdir -p "$tmp/stand-in" "$tmp/bare"
+cat >"$tmp/stand-in/apt-get" <<SH
+#!/bin/sh
+[ "\$1" = update ] && exit 0
+for p in "\$@"; do
+  case \$p in -*|install) continue ;; esac
+  dpkg-query -W -f='\${Status}' "\$p" 2>/dev/null | grep -q 'install ok installed' || { echo "apt-get: \$p is not installed" >&2; exit 1; }
+  echo "\$p" >>"$tmp/apt-asked"
+done
+SH
+chmod +x "$tmp/stand-in/apt-get"
+for t in dpkg-query grep; do ln -s "$(command -v $t)" "$tmp/bare/$t"; done
+env -i PATH="$tmp/stand-in:$tmp/bare" AUTOGRADER_ROOT="$tmp/autograder" /bin/bash "$src/setup.sh"
+[ "$(sort "$tmp/apt-asked" | tr '\n' ' ')" = "g++ golang-go nodejs openjdk-17-jdk-headless python3 " ] ||
+  { echo "setup.sh asked for: $(cat "$tmp/apt-asked")" >&2; exit 1; }
+
 unpack() {  # unpack ZIP: a fresh fake /autograder with ZIP in its source/, modes kept
   rm -rf "$tmp/autograder"
   mkdir -p "$tmp/autograder/source"

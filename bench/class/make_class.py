@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Makes a class of submissions from the starter kits, each built to earn a known verdict.
 
-    make_class.py OUT --cb-lab PATH [--size 300 | --one-each] [--kinds right,gt,...] [--langs python,node,cpp]
+    make_class.py OUT --cb-lab PATH [--size 300 | --one-each] [--kinds right,gt,...] [--langs python,node,cpp,java,go]
 
 OUT/NAME/ is a submission (a kit made by `cb-lab init`, its rules the reference ones of
 tests/kits/, with one classic mistake or one misbehaviour), and OUT.expected.json says what each
@@ -17,25 +17,14 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REFERENCE = os.path.join(HERE, "..", "..", "tests", "kits")
-RULES = {"python": "breaker.py", "node": "breaker.js", "cpp": "breaker.hpp"}
-
-# One line of the reference rules changed: the mistake students make most.
-MISTAKES = {
-    # The window trips on a rate above the threshold, not at it: it opens one failure late.
-    "gt": {
-        "python": ("sum(self.window) * 100 >= self.failure_rate_percent", "sum(self.window) * 100 > self.failure_rate_percent"),
-        "node": ("failures * 100 >= this.failureRatePercent * this.window.length",
-                 "failures * 100 > this.failureRatePercent * this.window.length"),
-        "cpp": ("failures() * 100 >= settings.failure_rate_percent * calls",
-                "failures() * 100 > settings.failure_rate_percent * calls"),
-    },
-    # A 4xx counted as a failure of the server.
-    "4xx": {
-        "python": ('return "ignored"', 'return "failure"'),
-        "node": ("return 'ignored';", "return 'failure';"),
-        "cpp": ("return Outcome::Ignored;", "return Outcome::Failure;"),
-    },
-}
+# The kits, the file each student writes, and the classic mistakes as edits of the reference
+# rules: the list the tests run (tests/kits/kits.json).
+with open(os.path.join(REFERENCE, "kits.json")) as f:
+    KITS = {k["lang"]: k for k in json.load(f)["kits"]}
+RULES = {lang: k["rules"] for lang, k in KITS.items()}
+# The mistakes a class is made of: the window trips on a rate above the threshold, not at it
+# (it opens one failure late), and a 4xx is counted as a failure of the server.
+MISTAKES = {kind: {lang: tuple(k["mistakes"][kind]) for lang, k in KITS.items()} for kind in ("gt", "4xx")}
 
 # What each kind is built to earn: the steps that fail (the rest pass), and the conformance part.
 # A crash or a hang fails every step it never reached; neither touches replay.sh, so its
@@ -84,7 +73,7 @@ def main():
     p.add_argument("out")
     p.add_argument("--cb-lab", required=True)
     p.add_argument("--size", type=int, default=300)
-    p.add_argument("--langs", default="python,node,cpp")
+    p.add_argument("--langs", default=",".join(KITS))
     p.add_argument("--kinds", default=",".join(k for k, _ in MIX))
     p.add_argument("--one-each", action="store_true", help="one submission of every kind in every language")
     a = p.parse_args()

@@ -7,7 +7,7 @@
 set -e
 here=$(dirname "$0")
 classes=$(sh "$here/build.sh")
-# A small program: the serial collector, the quick compiler only, a small heap, and no
-# performance-data file in /tmp. It starts in a third of the time, in a fifth of the memory.
+# A program that runs a few seconds: the serial collector, the quick compiler only, a small heap,
+# and no performance-data file in /tmp (the grader's box may give it none).
 exec java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:-UsePerfData -Xmx128m \
   -Dkit.dir="$here" -cp "$classes" Lab "$@"

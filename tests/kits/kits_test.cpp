@@ -164,7 +164,7 @@ TEST_CASE("cb-lab init: every kit stops after step N with --until N, and cb-grad
 // A kit made by cb-lab init in `dir`, its rules the reference ones with one mistake, built once
 // there (as its README asks): each graded copy has the build, up to date, and does not build again.
 std::string kit_with_mistake(const TempDir& dir, const Kit& kit, const std::string& mistake) {
-  const std::string kit_dir = dir / "kit";
+  std::string kit_dir = dir / "kit";
   REQUIRE(run({kLab, "init", kit_dir, "--lang", kit.lang}).exit_code == 0);
   std::ofstream(kit_dir + "/" + kit.rules) << with_mistake(kit, mistake);
   if (std::filesystem::exists(kit_dir + "/build.sh"))

@@ -60,8 +60,15 @@ std::optional<pid_t> running(const std::vector<std::string>& argv) {
   for (const auto& e : fs::directory_iterator("/proc")) {
     const std::string name = e.path().filename();
     if (name.empty() || name[0] < '1' || name[0] > '9') continue;
-    std::ifstream f(e.path() / "cmdline");
-    const std::string cmd((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    // A process may end between the listing and the read: /proc then answers ESRCH, which
+    // libstdc++'s stream reports by throwing. That one is not running.
+    std::string cmd;
+    try {
+      std::ifstream f(e.path() / "cmdline");
+      cmd.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+    } catch (const std::ios_base::failure&) {
+      continue;
+    }
     if (cmd == want) return static_cast<pid_t>(std::stoi(name));
   }
   return std::nullopt;

@@ -71,16 +71,7 @@ json conformance(const std::string& command, const std::vector<std::string>& mor
 
 // Whether a process whose command line holds `needle` is running (read from /proc).
 bool running(const std::string& needle) {
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    // A process that exits while it is read throws "No such process" from the read: it is not
-    // running, which is what is asked (under load this happened in CI).
-    std::string cmdline;
-    try {
-      std::ifstream in(entry.path() / "cmdline");
-      cmdline.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    } catch (const std::exception&) {
-      continue;
-    }
+  for (auto [pid, cmdline] : process_command_lines()) {
     std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
     if (cmdline.find(needle) != std::string::npos) return true;
   }

@@ -57,20 +57,8 @@ Graded graded(const Ran& ran) {
 std::optional<pid_t> running(const std::vector<std::string>& argv) {
   std::string want;
   for (const auto& a : argv) want += a + '\0';
-  for (const auto& e : fs::directory_iterator("/proc")) {
-    const std::string name = e.path().filename();
-    if (name.empty() || name[0] < '1' || name[0] > '9') continue;
-    // A process may end between the listing and the read: /proc then answers ESRCH, which
-    // libstdc++'s stream reports by throwing. That one is not running.
-    std::string cmd;
-    try {
-      std::ifstream f(e.path() / "cmdline");
-      cmd.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-    } catch (const std::ios_base::failure&) {
-      continue;
-    }
-    if (cmd == want) return static_cast<pid_t>(std::stoi(name));
-  }
+  for (const auto& [pid, cmd] : process_command_lines())
+    if (cmd == want) return pid;
   return std::nullopt;
 }
 

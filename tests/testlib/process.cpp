@@ -6,6 +6,9 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <thread>
 
@@ -202,6 +205,23 @@ BusyMachine::BusyMachine() {
 BusyMachine::~BusyMachine() {
   for (pid_t pid : pids_) ::kill(pid, SIGKILL);  // not yet reaped: the pid is still theirs
   for (pid_t pid : pids_) ::waitpid(pid, nullptr, 0);
+}
+
+std::vector<std::pair<pid_t, std::string>> process_command_lines() {
+  std::vector<std::pair<pid_t, std::string>> out;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = e.path().filename();
+    if (name.empty() || name[0] < '1' || name[0] > '9') continue;
+    std::string cmd;
+    try {
+      std::ifstream f(e.path() / "cmdline");
+      cmd.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+    } catch (const std::ios_base::failure&) {
+      continue;
+    }
+    out.emplace_back(static_cast<pid_t>(std::stoi(name)), std::move(cmd));
+  }
+  return out;
 }
 
 }  // namespace cb::testing

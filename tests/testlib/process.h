@@ -9,6 +9,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cb::testing {
@@ -51,6 +52,11 @@ Ran run(const std::vector<std::string>& argv, const std::string& stdin_text = {}
 
 // Runs each command line to the end, `at_once` at a time; the results in the same order.
 std::vector<Ran> run_all(const std::vector<std::vector<std::string>>& argvs, std::size_t at_once);
+
+// Every process of the machine, by pid, with its command line (arguments joined by '\0', as
+// /proc gives it). One that ends while it is read is left out: /proc answers ESRCH then, and
+// libstdc++'s stream throws it.
+std::vector<std::pair<pid_t, std::string>> process_command_lines();
 
 // Two busy loops (yes > /dev/null) for as long as it lives, for tests that must hold on a busy
 // machine; ended by pid (with their process groups) when it goes.

@@ -236,7 +236,9 @@ void add_grade_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool& max
                  "--conformance: time limit of one trace, start to exit (--timeout sets it too, without --run)")
       ->capture_default_str();
   app.add_option("--conformance-timeout", o.conformance_timeout,
-                 "--conformance: time limit of all the traces of one submission; past it the part fails as too slow")
+                 "--conformance: time limit of one submission's whole part, its traces and the runs that explain a "
+                 "failure (default: the rubric's conformance_timeout, else 120s); past it no run starts, and a part "
+                 "with nothing wrong by then fails as too slow")
       ->capture_default_str();
   app.add_option("--refuse-prebuilt", o.refuse_prebuilt,
                  "--conformance: what a submission may not hand in ready-made: harness (a copy of cb-lab or cb-grade; "
@@ -274,7 +276,9 @@ Result<Asked> read_flags(const CLI::App& app, Options& o) {
     ConformanceRun c = read_conformance(app, o, a);
     c.trace_limit = *trace_limit;
     c.warm_up = *warm_up;
-    c.time_limit = *conformance_limit;
+    c.time_limit = app.count("--conformance-timeout") == 0 && a.grade.rubric.conformance_timeout
+                       ? *a.grade.rubric.conformance_timeout
+                       : *conformance_limit;
     a.conformance = std::move(c);
   }
   return a;

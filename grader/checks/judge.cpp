@@ -43,7 +43,11 @@ ConformancePart judge_conformance(const ConformanceEvidence& c, const Rubric& ru
     part.repeat_flags = c.repeat_flags;
     return part;
   }
-  if (too_slow) co.stop_after = c.judged;
+  // The first grading's times, as the points it met them at; a grade kept before those were
+  // stops where its time ran out, after the traces it judged.
+  co.replay_cuts = c.cuts.value_or(conformance::TimeCuts{});
+  co.time_limit = c.time_limit;
+  if (too_slow && !c.cuts) co.stop_after = c.judged;
   conformance::AnswerLog log = c.answers;  // a replay notes what it missed; the evidence stays as it was
   ConformancePart part = check_conformance(co, log.replaying());
   if (too_slow && part.rule == "too_slow") part.message = c.refused.second;

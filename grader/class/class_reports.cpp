@@ -52,6 +52,11 @@ nlohmann::json inputs_json(const Evidence& in) {
                                                                               {"message", c->refused.second},
                                                                               {"judged", c->judged}}},
                         {"shrink_cut", c->shrink_cut},
+                        {"time_limit_ms", c->time_limit.count()},
+                        {"cuts", c->cuts ? nlohmann::json{{"part", c->cuts->part},
+                                                          {"experiments", c->cuts->experiments},
+                                                          {"shrinking", c->cuts->shrinking}}
+                                         : nlohmann::json(nullptr)},
                         {"seconds", c->seconds}};
   return j;
 }
@@ -87,6 +92,10 @@ Result<void> inputs_of(const nlohmann::json& j, const std::string& name, Evidenc
       kept.seed = c->at("seed").get<std::uint64_t>();
       kept.answers = *answers;
       kept.shrink_cut = c->value("shrink_cut", false);
+      kept.time_limit = std::chrono::milliseconds{c->value("time_limit_ms", std::int64_t{0})};
+      if (const auto cuts = c->find("cuts"); cuts != c->end() && cuts->is_object())
+        kept.cuts = conformance::TimeCuts{cuts->at("part").get<int>(), cuts->at("experiments").get<int>(),
+                                          cuts->at("shrinking").get<int>()};
       kept.seconds = c->value("seconds", 0.0);
       if (const auto r = c->find("refused"); r != c->end() && r->is_object()) {
         kept.refused = {r->at("rule").get<std::string>(), r->at("message").get<std::string>()};

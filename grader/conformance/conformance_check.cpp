@@ -79,35 +79,38 @@ Failure carried_over(int index, const Trace& trace, Replies shared, Replies alon
   return f;
 }
 
-// Runs and time for asking a program more than its traces (experiments, shrinking), shared by
-// every counterexample of one part.
-class Budget {
- public:
-  explicit Budget(ShrinkBudget b)
-      : runs_(b.runs), until_(std::chrono::steady_clock::now() + b.time), experiments_until_(until_ - b.time / 2) {}
-  // What is left, for one shrink.
-  [[nodiscard]] ShrinkBudget left() const {
-    const auto time = std::chrono::duration_cast<std::chrono::milliseconds>(until_ - std::chrono::steady_clock::now());
-    return {std::max(0, runs_ - spent_), std::max(std::chrono::milliseconds{0}, time)};
-  }
-  // Experiments on each failing trace take no more than half, so shrinking always has some.
-  [[nodiscard]] bool experiments_allowed() const {
-    return spent_ < runs_ / 2 && std::chrono::steady_clock::now() < experiments_until_;
-  }
-  void spend(int runs) { spent_ += runs; }
-  [[nodiscard]] int spent() const { return spent_; }
+// Thrown by a run asked for after the part's time ran out, and caught where that run was to
+// explain or shrink a failure already found, which then stands as its trace showed it. It never
+// leaves this file: it unwinds only through the diagnosis and shrinking that Judge drives.
+struct OutOfTime {};
 
- private:
-  int runs_;
-  std::chrono::steady_clock::time_point until_;
-  std::chrono::steady_clock::time_point experiments_until_;
-  int spent_ = 0;
+// The part's times (conformance_deadline.h): the whole part's, and within it the extra runs'
+// (experiments on the failing traces, then shrinking), live or as the first grading met them.
+struct Deadlines {
+  Deadline part, experiments, shrinking;
+  static Deadlines of(const ConformanceOptions& o) {
+    if (o.replay_cuts)
+      return {Deadline::replay(o.replay_cuts->part), Deadline::replay(o.replay_cuts->experiments),
+              Deadline::replay(o.replay_cuts->shrinking)};
+    const auto start = o.now();
+    return {o.time_limit.count() > 0 ? Deadline::live(o.now, start, o.time_limit) : Deadline::never(),
+            Deadline::live(o.now, start, o.shrink.time / 2), Deadline::live(o.now, start, o.shrink.time)};
+  }
+  [[nodiscard]] TimeCuts cuts() const { return {part.cut(), experiments.cut(), shrinking.cut()}; }
 };
 
 // How one part asks its program: the run, the run alone, what it reads of its settings.
 class Judge {
  public:
-  Judge(const ConformanceOptions& o, const Programs& p) : o_(o), p_(p), budget_(o.shrink) {}
+  Judge(const ConformanceOptions& o, const Programs& p) : o_(o), p_(p), times_(Deadlines::of(o)) {
+    // Every run beyond the traces asks the part's time first.
+    gated_.run = gate(p_.run);
+    if (p_.alone) gated_.alone = gate(p_.alone);
+  }
+
+  // Before each round of traces: whether the part's time is up.
+  [[nodiscard]] bool out_of_time() { return times_.part.passed(); }
+  [[nodiscard]] TimeCuts cuts() const { return times_.cuts(); }
 
   // What `replies` to trace number `index` got wrong, or nullopt when they are right.
   std::optional<Failure> judge(int index, const Trace& trace, Replies replies) {
@@ -117,11 +120,12 @@ class Judge {
     // process's traces do (a few tens of milliseconds in the sandbox), so the sample is small,
     // and once 20 wrong traces have been answered alone the same, the rest are taken as they are.
     // The first trace is among them when its process was kept open: how a process ends (exit 0
-    // at the end of its input) is seen only alone.
+    // at the end of its input) is seen only alone. A trace that got no answer in time would
+    // cost its whole limit again: it stands as it is.
     const bool sample = index % kSampleEvery == 0 || (wrong_shared && alone_agreed_ < kAloneChecks);
-    if (p_.alone && (replies.shared || replies.open) && sample) {
+    if (p_.alone && (replies.shared || replies.open) && sample && !replies.timed_out && !times_.part.passed()) {
       Replies lone = p_.alone(trace);
-      budget_.spend(1);
+      spent_ += 1;
       if (lone.answers != replies.answers) return carried_over(index, trace, std::move(replies), std::move(lone));
       if (wrong_shared) ++alone_agreed_;
       replies = std::move(lone);  // the same answers, and the whole protocol, start to exit
@@ -135,9 +139,10 @@ class Judge {
     f.d = d;
     if (!d) {
       f.why = {"protocol", "answered every call as the rules do, but then " + replies.problem};
-    } else if (replies.answers.empty() || !budget_.experiments_allowed()) {
-      // Not one answer (it could not start, or its file is not there): nothing to ask it. Or no
-      // budget left to: the rule at the call says it.
+    } else if (replies.answers.empty() || replies.timed_out || !experiments_allowed()) {
+      // Not one answer (it could not start, or its file is not there), or none in time (asking
+      // again would cost the limit again): nothing to ask it. Or no budget left to: the rule
+      // at the call says it.
       f.why = explain(*d, trace, replies);
     } else {
       f.why = why(trace, replies, *d);
@@ -160,38 +165,23 @@ class Judge {
       r.example.rows.clear();
       return r;
     }
-    if (f.replies.answers.empty() && !f.replies.problem.empty()) {
-      // Shrinking would run it a few hundred times more to say the same; the reason is in its
-      // standard error.
+    if ((f.replies.answers.empty() && !f.replies.problem.empty()) || f.replies.timed_out) {
+      // Shrinking would run it a few hundred times more to say the same (the reason is in its
+      // standard error), or wait out a trace's limit at every step.
       r.example = table(f.index, f.trace.calls.size(), f.trace, f.replies, f.d->at);
       return r;
     }
-    ShrinkGoal goal;
-    const std::string wanted = f.why.id;
-    goal.same = [this, wanted](const Trace& t, const Replies& rep, const Divergence& d, const Program& asked) {
-      return diagnose(t, rep, d, asked, probe(), nullptr).id == wanted;
-    };
-    goal.keep_settings = wanted == "settings_ignored";
-    const Shrunk small = shrink(f.trace, p_.run, budget_.left(), goal);
-    budget_.spend(small.runs);
-    r.shrunk_fully = small.complete;
-    // The shrunk trace once more, alone, for the table; a program that answers it differently
-    // this time (it is not deterministic) is tabled on the trace it was caught on.
-    const Program& again = p_.alone ? p_.alone : p_.run;
-    Replies replies = again(small.trace);
-    budget_.spend(1);
-    const auto d = compare(small.trace, replies.answers);
-    const Explanation shown = d ? why(small.trace, replies, *d) : Explanation{};
-    if (d && shown.id == wanted) {
-      r.message = shown.text;
-      r.example = table(f.index, f.trace.calls.size(), small.trace, replies, d->at);
-    } else {
+    try {
+      shrunk(f, r);
+    } catch (const OutOfTime&) {
+      r.message = f.why.text;
+      r.shrunk_fully = false;
       r.example = table(f.index, f.trace.calls.size(), f.trace, f.replies, f.d->at);
     }
     return r;
   }
 
-  [[nodiscard]] int runs() const { return budget_.spent(); }
+  [[nodiscard]] int runs() const { return spent_; }
 
   // One mistake, one headline: once a trace has shown the unread settings whole
   // (settings_ignored), every other departure whose answers up to it are the rules' with the
@@ -208,18 +198,62 @@ class Judge {
   }
 
  private:
+  // `r` shown on `f` shrunk as far as the runs and time allow.
+  void shrunk(const Failure& f, ConformanceRule& r) {
+    ShrinkGoal goal;
+    const std::string wanted = f.why.id;
+    goal.same = [this, wanted](const Trace& t, const Replies& rep, const Divergence& d, const Program& asked) {
+      return diagnose(t, rep, d, asked, probe(), nullptr).id == wanted;
+    };
+    goal.keep_settings = wanted == "settings_ignored";
+    ShrinkBudget budget{std::max(0, o_.shrink.runs - spent_), std::chrono::hours{24 * 365}, {}};
+    budget.stop = [this] { return times_.shrinking.passed(); };
+    const Shrunk small = shrink(f.trace, gated_.run, budget, goal);
+    spent_ += small.runs;
+    r.shrunk_fully = small.complete;
+    // The shrunk trace once more, alone, for the table; a program that answers it differently
+    // this time (it is not deterministic) is tabled on the trace it was caught on.
+    const Program& again = gated_.alone ? gated_.alone : gated_.run;
+    Replies replies = again(small.trace);
+    spent_ += 1;
+    const auto d = compare(small.trace, replies.answers);
+    const Explanation shown = d ? why(small.trace, replies, *d) : Explanation{};
+    if (d && shown.id == wanted) {
+      r.message = shown.text;
+      r.example = table(f.index, f.trace.calls.size(), small.trace, replies, d->at);
+    } else {
+      r.example = table(f.index, f.trace.calls.size(), f.trace, f.replies, f.d->at);
+    }
+  }
+
+  Program gate(const Program& program) {
+    return [this, &program](const Trace& t) {
+      if (times_.part.passed()) throw OutOfTime{};
+      return program(t);
+    };
+  }
+
+  // Experiments on each failing trace take no more than half the extra runs and time, so
+  // shrinking always has some.
+  bool experiments_allowed() { return spent_ < o_.shrink.runs / 2 && !times_.experiments.passed(); }
+
   Explanation why(const Trace& trace, const Replies& replies, const Divergence& d) {
     int runs = 0;
-    Explanation e = diagnose(trace, replies, d, p_.run, probe(), &runs);
-    budget_.spend(runs);
-    return e;
+    try {
+      Explanation e = diagnose(trace, replies, d, gated_.run, probe(), &runs);
+      spent_ += runs;
+      return e;
+    } catch (const OutOfTime&) {
+      spent_ += runs;
+      return explain(d, trace, replies);
+    }
   }
 
   // What the program reads of its settings, found out the first time it matters.
   const SettingsProbe& probe() {
     if (!probe_) {
-      probe_ = probe_settings(p_.run, o_.seed);
-      budget_.spend(probe_->runs);
+      probe_ = probe_settings(gated_.run, o_.seed);
+      spent_ += probe_->runs;
     }
     return *probe_;
   }
@@ -229,7 +263,9 @@ class Judge {
 
   const ConformanceOptions& o_;
   const Programs& p_;
-  Budget budget_;
+  Deadlines times_;
+  Programs gated_;
+  int spent_ = 0;  // runs beyond the traces
   int alone_agreed_ = 0;
   std::optional<SettingsProbe> probe_;
 };
@@ -285,6 +321,14 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Program& pr
   return check_conformance(o, Programs{program, {}, {}});
 }
 
+namespace {
+
+std::string whole_seconds(std::chrono::milliseconds t) {
+  return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(t).count()) + " s";
+}
+
+}  // namespace
+
 ConformancePart check_conformance(const ConformanceOptions& o, const Programs& programs) {
   const auto started = std::chrono::steady_clock::now();
   ConformancePart part = asked(o);
@@ -293,9 +337,10 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Programs& p
   const int jobs = std::max(1, o.jobs);
   bool silent = false;
   bool too_slow = false;
-  for (int i = 0; i < o.traces && !silent && !too_slow; i += jobs) {
-    if ((o.time_limit.count() > 0 && std::chrono::steady_clock::now() - started > o.time_limit) ||
-        (o.stop_after >= 0 && i >= o.stop_after)) {
+  int unanswered = 0;    // traces in a row with no answer in time
+  bool hanging = false;  // o.no_answer_run of them
+  for (int i = 0; i < o.traces && !silent && !hanging; i += jobs) {
+    if (judge.out_of_time() || (o.stop_after >= 0 && i >= o.stop_after)) {
       too_slow = true;
       break;
     }
@@ -308,9 +353,11 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Programs& p
     std::vector<Replies> answered;
     answered.push_back(programs.run(round[0]));
     for (auto& f : running) answered.push_back(f.get());
-    for (std::size_t k = 0; k < round.size() && !silent; ++k) {
+    for (std::size_t k = 0; k < round.size() && !silent && !hanging; ++k) {
       const int index = i + static_cast<int>(k);
       ++part.judged;
+      unanswered = answered[k].timed_out ? unanswered + 1 : 0;
+      hanging = o.no_answer_run > 0 && unanswered >= o.no_answer_run;
       if (auto f = judge.judge(index, round[k], std::move(answered[k]))) {
         // Not one answer to a trace (it cannot start, its file is not there, it waits for
         // something else): every other trace would say the same, each after its time limit.
@@ -321,6 +368,18 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Programs& p
       }
       if (o.progress) o.progress(static_cast<std::size_t>(index) + 1, static_cast<std::size_t>(o.traces));
     }
+  }
+  // Why the traces after the last judged were not run, when they were not.
+  const int not_run = o.traces - part.judged;
+  std::string cut_short;
+  if (hanging && not_run > 0) {
+    cut_short = "; then " + std::to_string(unanswered) +
+                " traces in a row got no answer within the time limit of one trace, so the other " +
+                std::to_string(not_run) + " were not run (a program that hangs would cost each its whole limit)";
+  } else if (too_slow && !failures.empty()) {
+    cut_short = "; then the " + whole_seconds(o.time_limit) +
+                " a submission's conformance may take (--conformance-timeout) ran out, and the other " +
+                std::to_string(not_run) + " traces were not run";
   }
   if (silent) {
     // Not one answer: a program that cannot start (a missing file, a compile error), or does not
@@ -339,7 +398,7 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Programs& p
     const Failure& first = failures.front();
     ConformanceRule shown = judge.show(first);
     part.rule = shown.rule;
-    part.message = shown.message;
+    part.message = shown.message + cut_short;
     part.stderr_tail = first.replies.stderr_tail;
     part.shrunk_fully = shown.shrunk_fully;
     part.example = shown.example;
@@ -351,13 +410,13 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Programs& p
     part.status = Status::Fail;
     part.rule = "too_slow";
     part.message = "answered " + std::to_string(part.judged) + " of " + std::to_string(o.traces) +
-                   " traces rightly, then ran out of the " +
-                   std::to_string(std::chrono::duration_cast<std::chrono::seconds>(o.time_limit).count()) +
-                   " s a submission's conformance may take (--conformance-timeout): a breaker answers a trace in "
+                   " traces rightly, then ran out of the " + whole_seconds(o.time_limit) +
+                   " a submission's conformance may take (--conformance-timeout): a breaker answers a trace in "
                    "milliseconds";
   } else {
     part.status = Status::Pass;
   }
+  part.cuts = judge.cuts();
   if (programs.processes) part.processes = programs.processes();
   part.score = part.status == Status::Pass ? o.points : 0;
   part.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -67,7 +67,7 @@ AnswerLog& AnswerLog::operator=(const AnswerLog& other) {
 Program AnswerLog::recorded(Program program, bool alone) {
   return [this, alone, program = std::move(program)](const Trace& trace) {
     Replies replies = program(trace);
-    Kept kept{replies.answers, replies.problem, replies.stderr_tail, replies.shared, replies.open};
+    Kept kept{replies.answers, replies.problem, replies.stderr_tail, replies.shared, replies.open, replies.timed_out};
     if (kept.stderr_tail.size() > kMaxStderr) kept.stderr_tail.erase(0, kept.stderr_tail.size() - kMaxStderr);
     const std::lock_guard lock(mu_);
     // The first answer to a trace is the one its verdict was given on; the same trace asked again
@@ -105,6 +105,7 @@ Program AnswerLog::replayed(bool alone) {
     r.stderr_tail = found->second.stderr_tail;
     r.shared = found->second.shared;
     r.open = found->second.open;
+    r.timed_out = found->second.timed_out;
     return r;
   };
 }
@@ -152,6 +153,7 @@ nlohmann::json AnswerLog::to_json() const {
     if (alone) r["alone"] = true;
     if (kept.shared) r["shared"] = true;
     if (kept.open) r["open"] = true;
+    if (kept.timed_out) r["timed_out"] = true;
     if (!kept.problem.empty()) r["problem"] = kept.problem;
     if (!kept.stderr_tail.empty()) r["stderr"] = kept.stderr_tail;
     replies.push_back(std::move(r));
@@ -174,7 +176,7 @@ Result<AnswerLog> AnswerLog::from_json(const nlohmann::json& j, const std::strin
       return Error{where + ": expected {\"input_sha256\": ..., \"answers\": ...}"};
     auto answers = decode(r["answers"].get<std::string>(), where + ".answers");
     if (!answers) return answers.error();
-    Kept kept{std::move(*answers), {}, {}, flag(r, "shared"), flag(r, "open")};
+    Kept kept{std::move(*answers), {}, {}, flag(r, "shared"), flag(r, "open"), flag(r, "timed_out")};
     if (const auto p = r.find("problem"); p != r.end() && p->is_string()) kept.problem = p->get<std::string>();
     if (const auto e = r.find("stderr"); e != r.end() && e->is_string()) kept.stderr_tail = e->get<std::string>();
     const std::string key = (flag(r, "alone") ? "alone " : "") + r["input_sha256"].get<std::string>();

@@ -201,8 +201,10 @@ class Session {
       if (buffer_.size() > 4096) return fail("printed a line longer than 4 KiB"), std::nullopt;
       if (!io_open_) return fail("closed its output" + ended()), std::nullopt;
       const Pumped p = pump();
-      if (p == Pumped::Limit)
+      if (p == Pumped::Limit) {
+        out_->timed_out = true;
         return fail("gave no answer within " + limit() + ", the time limit of one trace"), std::nullopt;
+      }
       if (p == Pumped::Exited) return fail("exited without answering" + ended()), std::nullopt;
     }
   }
@@ -225,12 +227,14 @@ class Session {
     }
     while (pump(/*wait=*/false) == Pumped::Read) {
     }
-    if (!buffer_.empty())
+    if (!buffer_.empty()) {
       fail("printed more lines than there were calls");
-    else if (!child_.reaped)
+    } else if (!child_.reaped) {
+      out_->timed_out = true;
       fail("did not exit within " + limit() + ", the time limit of one trace");
-    else if (child_.exit_code() != 0)
+    } else if (child_.exit_code() != 0) {
       fail("exited with " + std::to_string(child_.exit_code()) + " at the end of its input");
+    }
   }
 
   void end() {

@@ -206,7 +206,8 @@ Shrunk shrink(const Trace& failing, const Program& program, ShrinkBudget budget,
     return program(t);
   };
   auto spent = [&] {
-    if (out.runs < budget.runs && std::chrono::steady_clock::now() < until) return false;
+    if (out.runs < budget.runs && std::chrono::steady_clock::now() < until && !(budget.stop && budget.stop()))
+      return false;
     out.complete = false;
     return true;
   };

@@ -77,6 +77,8 @@ ConformanceEvidence run_conformance(const ConformanceRun& c, const std::optional
   const ConformancePart live = check_conformance(co, out.answers.recording(conformance::process_programs(po)));
   out.seconds = live.seconds;
   out.shrink_cut = !live.shrunk_fully;
+  out.cuts = live.cuts;
+  out.time_limit = c.time_limit;
   if (live.rule == "too_slow") {
     out.refused = {live.rule, live.message};
     out.judged = live.judged;

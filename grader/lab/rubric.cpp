@@ -46,9 +46,10 @@ Result<Rubric> Rubric::parse(std::string_view text) {
   for (const auto& [key, value] : j->items()) {
     (void)value;
     if (key != "points" && key != "visibility" && key != "stdout_visibility" && key != "seed" && key != "traces" &&
-        key != "refuse_prebuilt")
+        key != "conformance_timeout" && key != "refuse_prebuilt")
       return Error{"rubric: \"" + key.substr(0, 20) +
-                   "\": the fields are points, visibility, stdout_visibility, seed, traces and refuse_prebuilt"};
+                   "\": the fields are points, visibility, stdout_visibility, seed, traces, conformance_timeout and "
+                   "refuse_prebuilt"};
   }
   Rubric r = equal();
   if (j->contains("points")) {
@@ -98,6 +99,12 @@ Result<Rubric> Rubric::parse(std::string_view text) {
     if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > 100000)
       return Error{"rubric: traces: expected a whole number from 1 to 100000"};
     r.traces = v.get<int>();
+  }
+  if (j->contains("conformance_timeout")) {
+    const auto& v = (*j)["conformance_timeout"];
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 1 || v.get<double>() > 86400)
+      return Error{"rubric: conformance_timeout: expected a number of seconds from 1 to 86400"};
+    r.conformance_timeout = std::chrono::milliseconds{static_cast<std::int64_t>(v.get<double>() * 1000)};
   }
   if (j->contains("refuse_prebuilt")) {
     const auto& v = (*j)["refuse_prebuilt"];

@@ -5,15 +5,16 @@
 // for the end of the wait), window-never-slides, 4xx-failure, 4xx-success, 4xx-trial (a 4xx in
 // HALF_OPEN takes a trial slot), one-trial, settings-ignored, wait-ignored (the lab's 3000 ms
 // whatever the settings say), carries-state (a new settings line keeps the last trace's window
-// and state). It answers many traces in one process ("traces": "many"), or with --one-trace one,
-// as a program written before that part of the protocol does. The conformance tests run it
-// through cb-grade --conformance as a real process.
+// and state), hangs-in-half-open (once HALF_OPEN, never answers again). It answers many traces in one process
+// ("traces": "many"), or with --one-trace one, as a program written before that part of the protocol does. The
+// conformance tests run it through cb-grade --conformance as a real process.
 #include <cstdio>
 #include <deque>
 #include <iostream>
 #include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -126,6 +127,8 @@ int main(int argc, char** argv) {
     const auto& result = msg.at("result");
     const bool timed_out = result.is_string();
     const bool permitted = b->call(msg.at("t_ms").get<double>(), timed_out, timed_out ? 0 : result.get<int>());
+    while (mistake == "hangs-in-half-open" && b->state() == "HALF_OPEN")
+      std::this_thread::sleep_for(std::chrono::hours{1});
     std::printf("{\"decision\":\"%s\",\"state\":\"%s\"%s}\n", permitted ? "permitted" : "rejected", b->state().c_str(),
                 one_trace ? "" : ",\"traces\":\"many\"");
     std::fflush(stdout);

@@ -472,6 +472,20 @@ TEST_CASE("conformance: a breaker that answers rightly but slowly fails as too s
         std::string::npos);
 }
 
+TEST_CASE(
+    "conformance: the rubric's conformance_timeout is the part's time, unless --conformance-timeout says otherwise") {
+  TempDir dir;
+  const std::string rubric = dir / "rubric.json";
+  std::ofstream(rubric) << R"({"conformance_timeout": 1})";
+  const std::string slow = "sleep 0.3; exec " + kBentHere + " --one-trace";
+  const json j = conformance(slow, {"--traces", "20", "--rubric", rubric, "-j", "1"}, 1)["conformance"];
+  CHECK(j["rule"] == "too_slow");
+  CHECK(j["judged"].get<int>() < 20);
+  const json flag = conformance(slow, {"--traces", "8", "--rubric", rubric, "--conformance-timeout", "60s", "-j", "1"},
+                                0)["conformance"];
+  CHECK(flag["status"] == "pass");
+}
+
 }  // namespace
 }  // namespace cb::testing
 
@@ -502,6 +516,49 @@ TEST_CASE("conformance: a part too slow in a batch is judged the same on a regra
   CHECK(again.err.find("0 changed") != std::string::npos);
   const json second = part();
   for (const char* field : {"status", "rule", "message", "judged", "agreed", "seconds", "processes"})
+    CHECK_MESSAGE(second[field] == first[field], field);
+}
+
+}  // namespace
+}  // namespace cb::testing
+
+namespace cb::testing {
+namespace {
+
+TEST_CASE(
+    "conformance: a breaker that hangs in HALF_OPEN is stopped after three silent traces, and a regrade says the same") {
+  // Each trace that reaches HALF_OPEN waits out its limit (1 s here, 5 s by default): left to run,
+  // the traces, the runs that explain them and the shrinking would each wait it out, minutes of
+  // a class's grading for one student.
+  TempDir root;
+  std::filesystem::create_directories(root / "class/hangs");
+  std::filesystem::copy_file(kBent, root / "class/hangs/cb_bent_breaker");
+  const auto batch = run(graded({kGrade, "--batch", root / "class", "--sandbox", "fallback", "--conformance",
+                                 kBentHere + " --mistake hangs-in-half-open", "--trace-timeout", "1s", "--warm-up",
+                                 "0s", "--reports", root / "reports", "--format", "json"}));
+  INFO(batch.out, batch.err);
+  REQUIRE(batch.exit_code == 1);
+  const auto part = [&] {
+    std::ifstream in(root / "reports/hangs/report.json");
+    return json::parse(in)["conformance"];
+  };
+  const json first = part();
+  CHECK(first["status"] == "fail");
+  CHECK(first["rule"] == "no_answer");
+  CHECK(first["judged"].get<int>() < 200);
+  // Three silent traces in a row, each its own process, and the few that answered before them.
+  CHECK(first["processes"].get<int>() <= first["judged"].get<int>() + 1);
+  CHECK(first["seconds"].get<double>() < 30);
+  CHECK(first["message"].get<std::string>().find("traces in a row got no answer within the time limit of one trace") !=
+        std::string::npos);
+  CHECK(first["message"].get<std::string>().find("were not run") != std::string::npos);
+
+  const auto again = run({kGrade, "--regrade", root / "reports", "--format", "json"});
+  INFO(again.err);
+  REQUIRE(again.exit_code == 1);
+  CHECK(again.err.find("0 changed") != std::string::npos);
+  const json second = part();
+  for (const char* field : {"status", "rule", "message", "judged", "agreed", "seconds", "processes", "rules"})
     CHECK_MESSAGE(second[field] == first[field], field);
 }
 

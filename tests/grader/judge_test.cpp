@@ -25,7 +25,8 @@ constexpr int kTraces = 40;
 constexpr std::uint64_t kSeed = 7;
 
 // The first run, live, recording into `c.answers`.
-ConformancePart first_run(ConformanceEvidence& c, conformance::ShrinkBudget shrink = {5000, std::chrono::seconds{60}}) {
+ConformancePart first_run(ConformanceEvidence& c,
+                          conformance::ShrinkBudget shrink = {5000, std::chrono::seconds{60}, {}}) {
   c.command = "one-trial";
   c.traces = kTraces;
   c.seed = kSeed;
@@ -72,7 +73,7 @@ TEST_CASE("judge: a replay of the answers a first run recorded says what that ru
 
 TEST_CASE("judge: a first run whose shrinking ran out of time is judged where it stopped, not as not kept") {
   ConformanceEvidence c;
-  const ConformancePart live = first_run(c, {5000, std::chrono::milliseconds{0}});
+  const ConformancePart live = first_run(c, {5000, std::chrono::milliseconds{0}, {}});
   REQUIRE(live.status == Status::Fail);
   REQUIRE(!live.shrunk_fully);
   const ConformancePart judged = judge_conformance(c, Rubric::equal());
@@ -98,6 +99,117 @@ TEST_CASE("judge: a part that was too slow is judged on the traces answered befo
   CHECK(part.agreed == 12);
   CHECK(part.message == c.refused.second);
   CHECK(part.score == 0);
+}
+
+// A program on a clock of its own: every run of it takes `each` of that clock's time.
+struct Timed {
+  std::chrono::steady_clock::time_point now{};
+  std::chrono::milliseconds each{1000};
+  int runs = 0;
+  Program of(Program p) {
+    return [this, p = std::move(p)](const conformance::Trace& t) {
+      now += each;
+      ++runs;
+      return p(t);
+    };
+  }
+};
+
+// A first run, live on `clock`, recorded into `c` as gather() keeps it.
+ConformancePart timed_run(ConformanceEvidence& c, Timed& clock, const Program& p, std::chrono::milliseconds limit,
+                          conformance::ShrinkBudget shrink) {
+  c.command = "timed";
+  c.traces = kTraces;
+  c.seed = kSeed;
+  ConformanceOptions co;
+  co.command = c.command;
+  co.traces = c.traces;
+  co.seed = c.seed;
+  co.shrink = shrink;
+  co.time_limit = limit;
+  co.now = [&clock] { return clock.now; };
+  const Program timed = clock.of(p);
+  ConformancePart live = check_conformance(co, c.answers.recording(Programs{timed, timed, {}}));
+  c.shrink_cut = !live.shrunk_fully;
+  c.cuts = live.cuts;
+  c.time_limit = limit;
+  c.seconds = live.seconds;
+  return live;
+}
+
+void same_part(const ConformancePart& judged, const ConformancePart& live) {
+  CHECK(judged.status == live.status);
+  CHECK(judged.rule == live.rule);
+  CHECK(judged.message == live.message);
+  CHECK(judged.judged == live.judged);
+  CHECK(judged.agreed == live.agreed);
+  CHECK(judged.example.input == live.example.input);
+  CHECK(judged.shrunk_fully == live.shrunk_fully);
+  CHECK(judged.rules.size() == live.rules.size());
+}
+
+TEST_CASE("judge: a first run whose time ran out while it explained and shrank is judged the same on a replay") {
+  // Every run takes a second: the experiments' share (5 s) runs out while the first failing
+  // trace is explained, the shrinking's (10 s) a few steps into shrinking it.
+  for (const int shrink_s : {4, 10, 30}) {
+    CAPTURE(shrink_s);
+    ConformanceEvidence c;
+    Timed clock;
+    const ConformancePart live =
+        timed_run(c, clock, one_trial(), std::chrono::milliseconds{0}, {5000, std::chrono::seconds{shrink_s}, {}});
+    REQUIRE(live.status == Status::Fail);
+    CHECK(live.cuts.experiments > 0);
+    c.shrink_cut = false;  // what is left to tell a replay where it stopped is the cuts alone
+    const ConformancePart judged = judge_conformance(c, Rubric::equal());
+    same_part(judged, live);
+    CHECK(judged.rule != "not_kept");
+  }
+}
+
+TEST_CASE("judge: no run starts after the part's time, however many it has left to explain a failure") {
+  // Every run takes 5 s, a trace's whole limit: the time (60 s) runs out while the first failure
+  // is being explained and shrunk; it is shown as it was found, and the verdict says what was
+  // not run.
+  ConformanceEvidence c;
+  Timed clock;
+  clock.each = std::chrono::seconds{5};
+  const auto limit = std::chrono::seconds{60};
+  const ConformancePart live = timed_run(c, clock, one_trial(), limit, {5000, std::chrono::seconds{600}, {}});
+  REQUIRE(live.status == Status::Fail);
+  CHECK(live.rule == "trials_judged_together");
+  CHECK(clock.now - std::chrono::steady_clock::time_point{} <= limit + clock.each);
+  CHECK(live.judged < kTraces);
+  CHECK(live.cuts.part > 0);
+  CHECK(live.message.find("(--conformance-timeout) ran out, and the other") != std::string::npos);
+  same_part(judge_conformance(c, Rubric::equal()), live);
+}
+
+TEST_CASE("judge: three traces in a row with no answer in time end the part, and the rest are said not to be run") {
+  // A breaker that hangs once HALF_OPEN: its answers up to there, then nothing within the limit.
+  const Program hangs = [](const conformance::Trace& t) {
+    conformance::Replies r(conformance::model_answers(t.settings, t.calls));
+    for (std::size_t i = 0; i < r.answers.size(); ++i)
+      if (r.answers[i].state == conformance::State::HalfOpen) {
+        r.answers.resize(i);
+        r.problem = "gave no answer within 5 s, the time limit of one trace";
+        r.timed_out = true;
+        break;
+      }
+    return r;
+  };
+  ConformanceEvidence c;
+  Timed clock;
+  const ConformancePart live =
+      timed_run(c, clock, hangs, std::chrono::seconds{120}, {5000, std::chrono::seconds{60}, {}});
+  REQUIRE(live.status == Status::Fail);
+  CHECK(live.rule == "no_answer");
+  CHECK(live.judged < kTraces);
+  // The traces up to the third silent one, and not one run more: a silent trace is neither asked
+  // again alone, nor explained, nor shrunk.
+  CHECK(clock.runs == live.judged);
+  CHECK(live.message.find("3 traces in a row got no answer") != std::string::npos);
+  CHECK(live.message.find("the other " + std::to_string(kTraces - live.judged) + " were not run") != std::string::npos);
+  same_part(judge_conformance(c, Rubric::equal()), live);
 }
 
 TEST_CASE("judge: evidence without files is the conformance part alone") {

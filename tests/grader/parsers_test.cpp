@@ -215,9 +215,18 @@ TEST_CASE("rubric: points per step") {
   CHECK(error_of(Rubric::parse(R"({"points": {"1": -5}})")) ==
         "rubric: points.\"1\": expected a number of points, 0 or more");
   CHECK(error_of(Rubric::parse(R"({"weights": {}})")) ==
-        "rubric: \"weights\": the fields are points, visibility, stdout_visibility, seed, traces and refuse_prebuilt");
+        "rubric: \"weights\": the fields are points, visibility, stdout_visibility, seed, traces, conformance_timeout "
+        "and refuse_prebuilt");
   CHECK(r->max_score(false) == 5 + 6 + 20);
   CHECK(r->max_score(true) == 5 + 6 + 20 + 1);
+}
+
+TEST_CASE("rubric: the time one submission's conformance part may take") {
+  CHECK(Rubric::parse(R"({"conformance_timeout": 90})").value().conformance_timeout == std::chrono::seconds{90});
+  CHECK(!Rubric::equal().conformance_timeout);
+  for (const char* bad :
+       {R"({"conformance_timeout": 0})", R"({"conformance_timeout": "90s"})", R"({"conformance_timeout": 100000})"})
+    CHECK(error_of(Rubric::parse(bad)) == "rubric: conformance_timeout: expected a number of seconds from 1 to 86400");
 }
 
 TEST_CASE("rubric: what Gradescope shows when, and the assignment's conformance traces") {

@@ -112,4 +112,14 @@ AUTOGRADER_ROOT=$tmp/rewrite CB_GRADE=$grade bash "$tmp/rewrite/run_autograder"
 python3 "$here/check_results.py" "$tmp/rewrite/results/results.json" 9
 check_json "$tmp/rewrite/results/results.json" "d['score'] == 0 and len(d['tests']) == 9 and 'ATTACK {\"rewritten\": 0}' in d['output']"
 cmp "$run_autograder" "$tmp/rewrite/run_autograder"
-echo "run_autograder: 10 cases passed"
+# A grading that outlives the autograder's deadline (a lab run allowed more than the deadline,
+# a program that never ends): stopped at it, with a results.json that says so, out of the
+# assignment's points, long before Gradescope's timeout would leave the student nothing.
+mkdir -p "$tmp/late/submission"
+printf 'exec sleep 600\n' >"$tmp/late/submission/run.sh"
+started=$(date +%s)
+CB_TIMEOUT=600s CB_DEADLINE=3s autograde late 9
+[ $(($(date +%s) - started)) -lt 30 ] || { echo "run_autograder: the deadline did not stop the grading" >&2; exit 1; }
+check_json "$tmp/late/results/results.json" "d['score'] == 0 and d['max_score'] == 9 and 'did not finish within 3s' in d['output']"
+
+echo "run_autograder: 11 cases passed"

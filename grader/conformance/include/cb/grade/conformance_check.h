@@ -5,8 +5,10 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
+#include "cb/grade/conformance_deadline.h"
 #include "cb/grade/conformance_traces.h"
 #include "cb/grade/report.h"
 
@@ -17,17 +19,24 @@ struct ConformanceOptions {
   int traces = 200;
   std::uint64_t seed = 0;
   // For asking more than the traces: experiments on the wrong ones, and shrinking, all told.
-  conformance::ShrinkBudget shrink{5000, std::chrono::seconds{60}};
+  conformance::ShrinkBudget shrink{5000, std::chrono::seconds{60}, {}};
   double points = 1;  // all or nothing: one wrong answer is a wrong breaker
   std::string visibility = "visible";
   // Called after each trace is judged, in order (never two at once).
   std::function<void(std::size_t done, std::size_t total)> progress;
   int jobs = 1;  // traces run at once (each its own process); the verdict does not depend on it
-  // All the traces of one submission (--conformance-timeout; zero: none). A breaker that answers
-  // right but slowly holds a class's grading up: past this it fails as too slow ("too_slow").
+  // The whole part, traces and the runs that explain and shrink them (--conformance-timeout;
+  // zero: none). No run starts after it: what was judged by then stands, the traces not run are
+  // said to be so, and a part with nothing wrong by then fails as too slow ("too_slow"). A run
+  // that started before may end one trace's limit after it.
   std::chrono::milliseconds time_limit{0};
-  // A replay of a part that was too slow: it stops where the first grading's time ran out, after
-  // this many traces (-1: none).
+  // A run of this many traces in a row answered with no answer in time ends the part (0: never):
+  // a breaker that hangs would otherwise cost every trace its whole limit.
+  int no_answer_run = 3;
+  conformance::TimeSource now = [] { return std::chrono::steady_clock::now(); };
+  // A regrade: where the first grading's times ran out, to run out at the same points.
+  std::optional<conformance::TimeCuts> replay_cuts;
+  // A replay of a part kept before its cuts were: it was too slow after this many traces (-1: not).
   int stop_after = -1;
 };
 

@@ -43,6 +43,7 @@ class AnswerLog {
     std::string stderr_tail;
     bool shared = false;
     bool open = false;
+    bool timed_out = false;
   };
   [[nodiscard]] Program recorded(Program program, bool alone);
   [[nodiscard]] Program replayed(bool alone);

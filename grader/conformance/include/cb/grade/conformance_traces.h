@@ -35,6 +35,9 @@ struct Replies {
   std::vector<Answer> answers;
   std::string problem;      // "exited with 1", "no answer within 5 s", "answered 'x', which is not ..."
   std::string stderr_tail;  // the end of what it wrote on standard error, for the person reading
+  // It was stopped at the trace's time limit, waiting for an answer or its exit: running it
+  // again costs the whole limit again.
+  bool timed_out = false;
   // Answered by a process that had answered other traces before this one: what it kept from
   // them may have changed these answers (check_conformance asks again, alone).
   bool shared = false;
@@ -113,6 +116,9 @@ struct Explanation {
 struct ShrinkBudget {
   int runs = 2000;
   std::chrono::milliseconds time{std::chrono::seconds{60}};
+  // Asked before every run, with the runs and the time: true stops the shrinking there (the
+  // part's own deadlines, which a regrade must meet at the same run).
+  std::function<bool()> stop;
 };
 // What a smaller trace must still show, beyond a divergence.
 struct ShrinkGoal {

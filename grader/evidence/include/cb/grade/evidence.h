@@ -6,6 +6,7 @@
 // asked, running nothing. What the grader asks (which steps, which rubric, which lab) is
 // GradeOptions (grade.h), never here.
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -38,6 +39,10 @@ struct ConformanceEvidence {
   // The first grading's shrinking ran out of time: a trace it never asked is one there was no
   // time for, not one a newer grader wants.
   bool shrink_cut = false;
+  // Where the first grading's times ran out, and the part's time (conformance_deadline.h): a
+  // regrade stops at the same points. nullopt: kept before these were.
+  std::optional<conformance::TimeCuts> cuts;
+  std::chrono::milliseconds time_limit{0};
   double seconds = 0;        // how long the program took to answer, as first graded
   std::string repeat_flags;  // ConformanceRun's: to repeat the run as it was given
 };

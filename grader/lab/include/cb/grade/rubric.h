@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -17,6 +18,7 @@ namespace cb::grade {
 //    "visibility": {"default": "visible", "conformance": "after_due_date", "8": "hidden"},
 //    "stdout_visibility": "hidden",
 //    "seed": 12345, "traces": 200,                               the conformance traces, fixed
+//    "conformance_timeout": 120,                                 seconds for one submission's part
 //    "refuse_prebuilt": "all"}                                   no executable handed in (below)
 // Visibilities are Gradescope's: visible, hidden, after_due_date, after_published.
 struct Rubric {
@@ -29,6 +31,8 @@ struct Rubric {
   // a resubmission meets the same traces. Unset: --seed / --traces (or a random seed).
   std::optional<std::uint64_t> seed;
   std::optional<int> traces;
+  // The wall-clock time one submission's conformance part may take (--conformance-timeout).
+  std::optional<std::chrono::milliseconds> conformance_timeout;
   // What a submission may not hand in ready-made: by default a copy of the project's own programs;
   // "all": any executable; "none": nothing looked for (prebuilt.h).
   Prebuilt prebuilt = Prebuilt::HarnessRefused;

@@ -103,6 +103,17 @@ struct ConformanceRule {
   bool shrunk_fully = true;
 };
 
+namespace conformance {
+// When each of a conformance part's times first ran out, by the number of the asking (from 1;
+// conformance_deadline.h); -1: never.
+struct TimeCuts {
+  int part = -1;         // the whole part's time (--conformance-timeout)
+  int experiments = -1;  // the share of the extra runs that may go to finding out why
+  int shrinking = -1;    // the extra runs' time, shrinking included
+  friend bool operator==(const TimeCuts&, const TimeCuts&) = default;
+};
+}  // namespace conformance
+
 struct ConformancePart {
   std::string command;
   std::string repeat_flags;  // what else the run was given that its answers depend on, shell-quoted
@@ -125,6 +136,8 @@ struct ConformancePart {
   bool shrunk_fully = true;  // false: the shrinking budget ran out first
   // ... and every departure over all the traces, most traces first.
   std::vector<ConformanceRule> rules;
+  // Where its times ran out, for a regrade to stop at the same points (not shown).
+  conformance::TimeCuts cuts;
   std::string visibility = "visible";  // the rubric's, for Gradescope
 };
 

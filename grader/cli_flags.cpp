@@ -217,6 +217,10 @@ void add_grade_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool& max
                  "--batch: keep each submission's reports (text, JSON, HTML), its record, its files and its "
                  "conformance answers in DIR/NAME/, for the student and for --regrade; one submission: its "
                  "reports in DIR");
+  app.add_flag("--resume", o.resume,
+               "--batch --reports DIR: grade only the submissions DIR holds no whole grade of from a batch with the "
+               "same grader, lab, numbers, rubric and traces (what an interrupted batch left); the rest are judged "
+               "from what was kept");
   app.add_option("--regrade", o.regrade,
                  "Grade a class again from what --batch --reports kept in this directory, running nothing (with "
                  "--rubric or --spec: the new ones); rewrites the reports and says what changed");

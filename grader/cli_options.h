@@ -33,6 +33,7 @@ struct Options {
   std::string batch_files = ".";
   std::string reports;
   std::string regrade;
+  bool resume = false;
   std::string record_file;
   std::string save_record;
   int jobs = 0;

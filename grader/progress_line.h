@@ -16,8 +16,11 @@ namespace cb::grade {
 class ProgressLine {
  public:
   ProgressLine() : on_(::isatty(STDERR_FILENO) != 0), started_(std::chrono::steady_clock::now()) {}
-  ~ProgressLine() {
+  ~ProgressLine() { done(); }
+  // Ends the line, so what is printed next starts on its own.
+  void done() {
     if (on_ && drawn_) std::fputc('\n', stderr);
+    drawn_ = false;
   }
   ProgressLine(const ProgressLine&) = delete;
   ProgressLine& operator=(const ProgressLine&) = delete;

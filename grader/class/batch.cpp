@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -10,7 +11,10 @@
 #include "cb/grade/class_reports.h"
 #include "cb/grade/gather.h"
 #include "cb/grade/judge.h"
+#include "cb/grade/provenance.h"
+#include "cb/grade/regrade.h"
 #include "cb/grade/variant.h"
+#include "cb/bounded_file.h"
 #include "cb/atomic_file.h"
 #include "cb/dir_handle.h"
 #include "parallel.h"
@@ -33,6 +37,34 @@ bool is_empty(const std::string& dir) {
   return empty;
 }
 
+// What a submission's grade depends on besides its folder: kept with it, so --resume grades again
+// only what an earlier run graded otherwise (another grader, lab, numbers, rubric or traces).
+nlohmann::json batch_stamp(const BatchOptions& o, const GradeOptions& options, const LabSpec& spec) {
+  nlohmann::json j{{"grader_version", std::string(grader_version())},
+                   {"lab_spec_sha256", spec.sha256},
+                   {"numbers", kit_settings_json(spec)},
+                   {"rubric_sha256", options.rubric.sha256},
+                   {"files_dir", o.files_dir},
+                   {"run", o.run_command ? nlohmann::json(*o.run_command) : nlohmann::json(nullptr)},
+                   {"timeout_ms", o.timeout.count()}};
+  if (const auto& c = o.conformance)
+    j["conformance"] = {{"command", c->command},
+                        {"traces", c->traces},
+                        {"seed", c->seed},
+                        {"trace_limit_ms", c->trace_limit.count()},
+                        {"warm_up_ms", c->warm_up.count()},
+                        {"time_limit_ms", c->time_limit.count()}};
+  return j;
+}
+
+// Whether DIR/NAME holds a whole grade (its report.json is written last) of a batch stamped `stamp`.
+bool kept_whole(const std::string& dir, const nlohmann::json& stamp) {
+  auto grading = read_bounded_file(dir + "/grading.json", 1 << 20, "grading");
+  if (!grading || ::access((dir + "/report.json").c_str(), F_OK) != 0) return false;
+  const nlohmann::json j = nlohmann::json::parse(*grading, nullptr, false);
+  return j.is_object() && j.value("status", "graded") == "graded" && j.contains("batch") && j["batch"] == stamp;
+}
+
 BatchRow grade_one(const BatchOptions& o, const std::string& name) {
   BatchRow row;
   row.submission = name;
@@ -51,6 +83,16 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
     options.spec = *spec;
   }
   const LabSpec& spec = options.spec ? *options.spec : lab_spec();
+  const nlohmann::json stamp = batch_stamp(o, options, spec);
+  if (o.resume && !o.reports_dir.empty() && kept_whole(o.reports_dir + "/" + name, stamp)) {
+    BatchRow kept = regrade_submission(o.reports_dir, name, o.grade);
+    if (kept.status == RowStatus::Graded) {
+      kept.regraded = false;
+      kept.changes.clear();
+      kept.resumed = true;
+      return kept;
+    }
+  }
   const std::string sub = o.root + "/" + name;
   if (is_empty(sub)) {
     row.status = RowStatus::Empty;
@@ -81,7 +123,7 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
   if (!evidence) return fail(evidence.error().message);
   Report report = judge(*evidence, options);
   if (!o.reports_dir.empty())
-    if (auto kept = keep_grade(o.reports_dir + "/" + name, report, *evidence, spec); !kept)
+    if (auto kept = keep_grade(o.reports_dir + "/" + name, report, *evidence, spec, stamp); !kept)
       return fail("keeping its reports: " + kept.error().message);
   row.status = RowStatus::Graded;
   row.report = std::move(report);
@@ -120,7 +162,9 @@ Result<std::vector<BatchRow>> grade_batch(const BatchOptions& o) {
           if (auto kept = keep_ungraded(o.reports_dir + "/" + rows[i].submission, rows[i]); !kept)
             rows[i].error += "; keeping it: " + kept.error().message;
       },
-      o.progress);
+      [&](std::size_t i, std::size_t done, std::size_t total) {
+        if (o.finished) o.finished(rows[i], done, total);
+      });
   return rows;
 }
 

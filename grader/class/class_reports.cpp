@@ -136,7 +136,8 @@ Result<void> write_reports(const std::string& dir, const Report& report) {
   return write_reports(*held, report);
 }
 
-Result<void> keep_grade(const std::string& dir, const Report& report, const Evidence& evidence, const LabSpec& spec) {
+Result<void> keep_grade(const std::string& dir, const Report& report, const Evidence& evidence, const LabSpec& spec,
+                        const nlohmann::json& stamp) {
   auto files = DirHandle::open(dir + "/files", true);
   if (!files) return files.error();
   if (evidence.files)
@@ -155,8 +156,9 @@ Result<void> keep_grade(const std::string& dir, const Report& report, const Evid
         !w)
       return w.error();
   }
-  const std::string grading =
-      inputs_json(evidence).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  nlohmann::json inputs = inputs_json(evidence);
+  if (!stamp.is_null()) inputs["batch"] = stamp;
+  const std::string grading = inputs.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   if (auto w = write_file_atomically(dir + "/grading.json", grading); !w) return w.error();
   // The reports last: a folder with a report.json is a whole one.
   return write_reports(dir, report);

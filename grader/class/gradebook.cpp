@@ -35,6 +35,7 @@ const char* to_string(RowStatus s) noexcept {
     case RowStatus::Graded: return "graded";
     case RowStatus::Empty: return "empty";
     case RowStatus::Error: return "error";
+    case RowStatus::NotGraded: return "not_graded";
   }
   return "error";
 }
@@ -103,55 +104,56 @@ std::string gradebook_csv(const std::vector<BatchRow>& rows) {
   return out;
 }
 
+nlohmann::json gradebook_row_json(const BatchRow& row) {
+  nlohmann::json j{{"submission", row.submission}, {"status", to_string(row.status)}};
+  if (!row.student.empty()) j["student"] = row.student;
+  if (!row.error.empty()) j["error"] = row.error;
+  if (row.regraded) j["changes"] = row.changes;
+  if (!row.report) {
+    j["score"] = 0;
+    j["passed"] = false;
+    return j;
+  }
+  const Report& r = *row.report;
+  j["numbers"] = r.numbers;
+  j["score"] = r.score;
+  j["max_score"] = r.max_score;
+  j["passed"] = r.passed;
+  j["grader_version"] = r.grader_version;
+  j["lab_spec_sha256"] = r.lab_spec_sha256;
+  nlohmann::json steps = nlohmann::json::object();
+  nlohmann::json failed = nlohmann::json::array();
+  for (const StepReport& s : r.steps) {
+    nlohmann::json step{{"status", to_string(s.status)}, {"score", s.score}};
+    if (const Check* c = deciding_check(s)) {
+      step["check"] = c->id;
+      step["message"] = c->message;
+    }
+    steps[std::to_string(s.step)] = std::move(step);
+    for (const Check& c : s.checks)
+      if (c.status == Status::Fail) failed.push_back(c.id);
+  }
+  j["steps"] = std::move(steps);
+  j["failed"] = std::move(failed);  // every check that failed, by id
+  if (r.conformance)
+    j["conformance"] = {{"status", to_string(r.conformance->status)},
+                        {"score", r.conformance->score},
+                        {"rule", r.conformance->rule},
+                        {"message", r.conformance->message},
+                        {"seed", r.conformance->seed},
+                        {"traces", r.conformance->traces}};
+  if (r.program)
+    j["program"] = {{"exit_code", r.program->exit_code},
+                    {"seconds", r.program->seconds},
+                    {"timed_out", r.program->timed_out},
+                    {"limit_hit", r.program->limit_hit}};
+  if (r.sandbox) j["sandbox"] = r.sandbox->containment;
+  return j;
+}
+
 std::string gradebook_json(const std::vector<BatchRow>& rows) {
   nlohmann::json out = nlohmann::json::array();
-  for (const BatchRow& row : rows) {
-    nlohmann::json j{{"submission", row.submission}, {"status", to_string(row.status)}};
-    if (!row.student.empty()) j["student"] = row.student;
-    if (!row.error.empty()) j["error"] = row.error;
-    if (row.regraded) j["changes"] = row.changes;
-    if (!row.report) {
-      j["score"] = 0;
-      j["passed"] = false;
-      out.push_back(std::move(j));
-      continue;
-    }
-    const Report& r = *row.report;
-    j["numbers"] = r.numbers;
-    j["score"] = r.score;
-    j["max_score"] = r.max_score;
-    j["passed"] = r.passed;
-    j["grader_version"] = r.grader_version;
-    j["lab_spec_sha256"] = r.lab_spec_sha256;
-    nlohmann::json steps = nlohmann::json::object();
-    nlohmann::json failed = nlohmann::json::array();
-    for (const StepReport& s : r.steps) {
-      nlohmann::json step{{"status", to_string(s.status)}, {"score", s.score}};
-      if (const Check* c = deciding_check(s)) {
-        step["check"] = c->id;
-        step["message"] = c->message;
-      }
-      steps[std::to_string(s.step)] = std::move(step);
-      for (const Check& c : s.checks)
-        if (c.status == Status::Fail) failed.push_back(c.id);
-    }
-    j["steps"] = std::move(steps);
-    j["failed"] = std::move(failed);  // every check that failed, by id
-    if (r.conformance)
-      j["conformance"] = {{"status", to_string(r.conformance->status)},
-                          {"score", r.conformance->score},
-                          {"rule", r.conformance->rule},
-                          {"message", r.conformance->message},
-                          {"seed", r.conformance->seed},
-                          {"traces", r.conformance->traces}};
-    if (r.program)
-      j["program"] = {{"exit_code", r.program->exit_code},
-                      {"seconds", r.program->seconds},
-                      {"timed_out", r.program->timed_out},
-                      {"limit_hit", r.program->limit_hit}};
-    if (r.sandbox) j["sandbox"] = r.sandbox->containment;
-    out.push_back(std::move(j));
-  }
+  for (const BatchRow& row : rows) out.push_back(gradebook_row_json(row));
   return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 

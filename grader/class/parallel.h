@@ -1,7 +1,7 @@
 #pragma once
 // The class's submissions, `jobs` at a time (0: one per core): each worker takes the next
-// index until none is left, so a slow submission holds one worker, not a round. `progress` is
-// called after each one, never two at once.
+// index until none is left, so a slow submission holds one worker, not a round. `finished` is
+// called after each one with its index, never two at once.
 
 #include <algorithm>
 #include <atomic>
@@ -12,8 +12,9 @@
 
 namespace cb::grade {
 
-inline void for_each_submission(std::size_t count, int jobs, const std::function<void(std::size_t)>& work,
-                                const std::function<void(std::size_t done, std::size_t total)>& progress) {
+inline void for_each_submission(
+    std::size_t count, int jobs, const std::function<void(std::size_t)>& work,
+    const std::function<void(std::size_t index, std::size_t done, std::size_t total)>& finished) {
   const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
   const auto workers_wanted = static_cast<std::size_t>(jobs > 0 ? jobs : static_cast<int>(cores));
   std::atomic<std::size_t> next{0};
@@ -26,7 +27,7 @@ inline void for_each_submission(std::size_t count, int jobs, const std::function
         work(i);
         const std::lock_guard lock(done_mu);
         ++done;
-        if (progress) progress(done, count);
+        if (finished) finished(i, done, count);
       }
     });
   }

@@ -15,7 +15,9 @@ std::string status_at(const nlohmann::json& j) {
   return j.is_object() && j.contains("status") && j["status"].is_string() ? j["status"].get<std::string>() : "";
 }
 
-BatchRow regrade_one(const RegradeOptions& o, const std::string& name) {
+}  // namespace
+
+BatchRow regrade_submission(const std::string& dir, const std::string& name, const GradeOptions& grade) {
   BatchRow row;
   row.submission = name;
   row.regraded = true;
@@ -24,7 +26,7 @@ BatchRow regrade_one(const RegradeOptions& o, const std::string& name) {
     row.error = std::move(why);
     return row;
   };
-  const std::string at = o.dir + "/" + name;
+  const std::string at = dir + "/" + name;
   auto kept = read_kept_grade(at);
   if (!kept) return fail(kept.error().message);
   row.student = kept->evidence.student;
@@ -33,7 +35,7 @@ BatchRow regrade_one(const RegradeOptions& o, const std::string& name) {
     row.error = kept->error;
     return row;
   }
-  GradeOptions options = o.grade;
+  GradeOptions options = grade;
   const LabSpec& base = options.spec ? *options.spec : lab_spec();
   if (!kept->evidence.student.empty()) {
     // A student's numbers are kept, not worked out again: the regrade needs no course key, and a
@@ -59,8 +61,6 @@ BatchRow regrade_one(const RegradeOptions& o, const std::string& name) {
   row.report = std::move(report);
   return row;
 }
-
-}  // namespace
 
 std::string changes(const nlohmann::json& before, const Report& after) {
   std::vector<std::string> said;
@@ -100,7 +100,10 @@ Result<std::vector<BatchRow>> regrade(const RegradeOptions& o) {
   if (!names) return names.error();
   std::vector<BatchRow> rows(names->size());
   for_each_submission(
-      rows.size(), o.jobs, [&](std::size_t i) { rows[i] = regrade_one(o, (*names)[i]); }, o.progress);
+      rows.size(), o.jobs, [&](std::size_t i) { rows[i] = regrade_submission(o.dir, (*names)[i], o.grade); },
+      [&](std::size_t, std::size_t done, std::size_t total) {
+        if (o.progress) o.progress(done, total);
+      });
   return rows;
 }
 

@@ -1,5 +1,7 @@
 #include "cb/grade/rubric.h"
 
+#include "cb/hmac_sha256.h"
+
 #include <cmath>
 
 #include "cb/grade/json_limits.h"
@@ -52,6 +54,7 @@ Result<Rubric> Rubric::parse(std::string_view text) {
                    "refuse_prebuilt"};
   }
   Rubric r = equal();
+  r.sha256 = cb::hex(cb::sha256(text));
   if (j->contains("points")) {
     if (!(*j)["points"].is_object()) return Error{"rubric: points: expected {\"1\": <points>, ...}"};
     for (const auto& [key, value] : (*j)["points"].items()) {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <thread>
 
 #include "cb/sandbox/box.h"
@@ -15,7 +16,14 @@ namespace cb::sandbox {
 namespace {
 std::atomic<bool> g_stopping{false};
 std::atomic<std::thread::id> g_stopper{};
+std::mutex g_words_mu;
+std::function<void()> g_last_words;  // guarded by g_words_mu
 }  // namespace
+
+void set_last_words(std::function<void()> words) {
+  const std::lock_guard lock(g_words_mu);
+  g_last_words = std::move(words);
+}
 
 void wait_if_stopping() noexcept {
   if (!g_stopping.load(std::memory_order_acquire) || std::this_thread::get_id() == g_stopper.load()) return;
@@ -45,6 +53,10 @@ void stop_cleanly_on_signals(const char* program) {
     std::fprintf(stderr, "%s: interrupted (%s): ending the graded programs and removing their boxes\n", program,
                  ::strsignal(sig));
     end_everything();
+    {
+      const std::lock_guard lock(g_words_mu);
+      if (g_last_words) g_last_words();
+    }
     std::fflush(nullptr);
     ::_exit(128 + sig);
   }).detach();

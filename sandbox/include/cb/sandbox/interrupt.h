@@ -3,6 +3,8 @@
 // ends every program it started and removes every box it holds before it exits, as it would
 // had it finished: nothing of a submission is left running or on disk.
 
+#include <functional>
+
 namespace cb::sandbox {
 
 // Call first in main, before any thread starts: the three signals are blocked in this thread
@@ -10,6 +12,11 @@ namespace cb::sandbox {
 // `program: interrupted: ...` on standard error, the programs are ended, the boxes removed, and
 // the process exits with 128 + the signal. The sandbox's children start with no signal blocked.
 void stop_cleanly_on_signals(const char* program);
+
+// What the stopping thread does last, once the programs are ended and the boxes removed, before
+// the exit: a batch writes the gradebook of what it finished. Set before the work it speaks for;
+// empty: nothing.
+void set_last_words(std::function<void()> words);
 
 // What that thread does, for a caller that has its own way of hearing a stop.
 void end_everything() noexcept;

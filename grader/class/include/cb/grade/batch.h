@@ -17,6 +17,8 @@
 
 namespace cb::grade {
 
+struct BatchRow;
+
 struct BatchOptions {
   std::string root;
   std::string files_dir = ".";             // inside each submission, where the lab's files are
@@ -33,14 +35,19 @@ struct BatchOptions {
   bool roster_only = false;                   // a folder the roster does not name is an error, not an id
   std::optional<ConformanceRun> conformance;  // jobs: 1 (a class runs side by side already)
   std::string reports_dir;                    // non-empty: each submission's reports kept in reports_dir/NAME/
-  // Called after each submission (from the worker that graded it; calls do not overlap).
-  std::function<void(std::size_t done, std::size_t total)> progress;
+  // With reports_dir: a submission kept whole by a batch stamped the same (batch_stamp()) is not
+  // run again; its row is judged from what was kept, as --regrade does.
+  bool resume = false;
+  // Called after each submission with its row (from the worker that graded it; calls do not
+  // overlap): the journal, the progress line.
+  std::function<void(const BatchRow& row, std::size_t done, std::size_t total)> finished;
 };
 
 // graded: it has a report; empty: the folder held nothing to grade; error: it could not be
 // graded at all (BatchRow::error says why).
-enum class RowStatus { Graded, Empty, Error };
-[[nodiscard]] const char* to_string(RowStatus s) noexcept;  // "graded", "empty", "error"
+// not_graded: the batch was stopped before it got to it.
+enum class RowStatus { Graded, Empty, Error, NotGraded };
+[[nodiscard]] const char* to_string(RowStatus s) noexcept;  // "graded", "empty", "error", "not_graded"
 
 struct BatchRow {
   std::string submission;  // the subdirectory's name
@@ -52,6 +59,7 @@ struct BatchRow {
   // whether this row is a regrade at all.
   bool regraded = false;
   std::string changes;
+  bool resumed = false;  // --resume: judged from what an earlier run of the batch kept
 };
 
 // The subdirectories of `root`, sorted, hidden ones aside; a symbolic link is never one (it is
@@ -70,6 +78,8 @@ struct BatchRow {
 // are written so that no spreadsheet evaluates them.
 [[nodiscard]] std::string gradebook_csv(const std::vector<BatchRow>& rows);
 [[nodiscard]] std::string gradebook_json(const std::vector<BatchRow>& rows);
+// One row as gradebook_json writes it: a line of the batch's journal.
+[[nodiscard]] nlohmann::json gradebook_row_json(const BatchRow& row);
 // A text cell as a spreadsheet must take it: quoted when it holds a comma, a quote or a line
 // break, and a leading = + - @ (or tab, CR) turned into text by a leading apostrophe.
 [[nodiscard]] std::string csv_cell(const std::string& text);

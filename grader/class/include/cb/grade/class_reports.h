@@ -4,7 +4,8 @@
 //   record.json        the server's record it was graded on (with --run), as /admin/record says it
 //   files/             the lab's files as graded (what the program wrote in its box)
 //   conformance.json   with --conformance: the seed, the verdict and every answer the program gave
-//   grading.json       how it was graded: the numbers, the program's exit, the sandbox, the server
+//   grading.json       how it was graded: the numbers, the program's exit, the sandbox, the server,
+//                      and what else the grade depends on (the batch's stamp, for --resume)
 // and what `cb-grade --regrade DIR` reads back to grade it again without running anything.
 
 #include <optional>
@@ -32,8 +33,9 @@ struct KeptGrade {
 // and the evidence it was judged on: the record, the lab's files as graded, grading.json (how it
 // ran) and, with conformance, conformance.json (every answer). `spec`: the lab it was graded on
 // (which files to keep).
+// `stamp`: what the grade depends on besides the folder (a batch's; --resume compares it).
 [[nodiscard]] Result<void> keep_grade(const std::string& dir, const Report& report, const Evidence& evidence,
-                                      const LabSpec& spec);
+                                      const LabSpec& spec, const nlohmann::json& stamp = nullptr);
 
 // Writes DIR/NAME/grading.json for a submission that was not graded (empty, or an error), so
 // a regrade lists it as the batch did.

@@ -23,6 +23,9 @@ struct RegradeOptions {
 // Errors: `dir` cannot be listed.
 [[nodiscard]] Result<std::vector<BatchRow>> regrade(const RegradeOptions& options);
 
+// DIR/NAME judged again on what was kept there, its reports rewritten.
+[[nodiscard]] BatchRow regrade_submission(const std::string& dir, const std::string& name, const GradeOptions& grade);
+
 // What differs between a kept report.json and a new grade, for a person: "" when nothing does.
 [[nodiscard]] std::string changes(const nlohmann::json& before, const Report& after);
 

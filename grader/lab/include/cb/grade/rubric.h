@@ -36,6 +36,8 @@ struct Rubric {
   // What a submission may not hand in ready-made: by default a copy of the project's own programs;
   // "all": any executable; "none": nothing looked for (prebuilt.h).
   Prebuilt prebuilt = Prebuilt::HarnessRefused;
+  // The SHA-256 of the rubric's text ("" for equal()): what a resumed batch compares.
+  std::string sha256;
   [[nodiscard]] static Rubric equal();
   [[nodiscard]] static Result<Rubric> parse(std::string_view json);
   // The points of every step, and of the conformance part when it is graded.

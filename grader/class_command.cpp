@@ -204,13 +204,26 @@ int run_regrade(const Options& o, const GradeOptions& grade) {
     return regrade(r);
   }();
   if (!rows) return could_not_run(rows.error().message);
-  std::size_t changed = 0;
-  for (const BatchRow& row : *rows)
-    if (!row.changes.empty()) {
-      ++changed;
+  // The verdicts that changed, each by name; the grades only rescaled (the same verdicts under
+  // other points), counted, with one for example: a new rubric rescales nearly every row, and
+  // the few verdicts that moved must not drown in them.
+  std::size_t verdicts = 0;
+  std::size_t rescaled = 0;
+  std::string example;
+  for (const BatchRow& row : *rows) {
+    if (row.verdict_changed) {
+      ++verdicts;
       std::cerr << row.submission << ": " << row.changes << '\n';
+    } else if (!row.changes.empty()) {
+      ++rescaled;
+      if (example.empty()) example = row.submission + ": " + row.changes;
     }
-  std::cerr << "cb-grade: regraded " << rows->size() << " submissions, " << changed << " changed\n";
+  }
+  if (rescaled > 0)
+    std::cerr << "cb-grade: " << rescaled << " only rescaled (the same verdicts, other points or grader), e.g. "
+              << example << '\n';
+  std::cerr << "cb-grade: regraded " << rows->size() << " submissions: " << verdicts << " verdicts changed, "
+            << rescaled << " only rescaled\n";
   return finish(o, *rows);
 }
 

@@ -278,6 +278,10 @@ Result<Asked> read_flags(const CLI::App& app, Options& o) {
   if (auto rubric = read_rubric(o, a); !rubric) return rubric.error();
   if (!o.conformance.empty() && o.regrade.empty()) {
     ConformanceRun c = read_conformance(app, o, a);
+    // The rubric as applied: a flag that fixes the traces otherwise wins, and the grade is judged
+    // on those (a regrade holds kept answers to the rubric's traces, judge.h).
+    if (a.grade.rubric.seed) a.grade.rubric.seed = c.seed;
+    if (a.grade.rubric.traces) a.grade.rubric.traces = c.traces;
     c.trace_limit = *trace_limit;
     c.warm_up = *warm_up;
     c.time_limit = app.count("--conformance-timeout") == 0 && a.grade.rubric.conformance_timeout

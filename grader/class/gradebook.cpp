@@ -63,7 +63,7 @@ std::string gradebook_csv(const std::vector<BatchRow>& rows) {
     out += ",step" + n + ",step" + n + "_check,step" + n + "_message";
   }
   out += ",conformance,conformance_rule,conformance_seed,exit_code,seconds,timed_out,sandbox,grader_version,lab_spec";
-  if (regrade) out += ",changes";
+  if (regrade) out += ",change,changes";
   out += ",error\n";
   for (const BatchRow& row : rows) {
     const Report* r = row.report ? &*row.report : nullptr;
@@ -98,7 +98,9 @@ std::string gradebook_csv(const std::vector<BatchRow>& rows) {
       out += "," + (r->sandbox ? csv_cell(r->sandbox->containment) : std::string()) + "," +
              csv_cell(r->grader_version) + "," + csv_cell(r->lab_spec_sha256);
     }
-    if (regrade) out += "," + csv_cell(row.changes);
+    if (regrade)
+      out += std::string(",") + (row.verdict_changed ? "verdict" : row.changes.empty() ? "" : "rescaled") + "," +
+             csv_cell(row.changes);
     out += "," + csv_cell(row.error) + "\n";
   }
   return out;
@@ -108,7 +110,10 @@ nlohmann::json gradebook_row_json(const BatchRow& row) {
   nlohmann::json j{{"submission", row.submission}, {"status", to_string(row.status)}};
   if (!row.student.empty()) j["student"] = row.student;
   if (!row.error.empty()) j["error"] = row.error;
-  if (row.regraded) j["changes"] = row.changes;
+  if (row.regraded) {
+    j["change"] = row.verdict_changed ? "verdict" : row.changes.empty() ? "none" : "rescaled";
+    j["changes"] = row.changes;
+  }
   if (!row.report) {
     j["score"] = 0;
     j["passed"] = false;

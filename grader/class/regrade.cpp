@@ -55,15 +55,17 @@ BatchRow regrade_submission(const std::string& dir, const std::string& name, con
   if (!files) return fail(files.error().message);
   kept->evidence.files = std::move(*files);
   Report report = judge(kept->evidence, options);
-  row.changes = changes(kept->report, report);
+  const Changes changed = changes(kept->report, report);
+  row.changes = changed.text();
+  row.verdict_changed = changed.verdict_changed();
   if (auto w = write_reports(at, report); !w) return fail("rewriting its reports: " + w.error().message);
   row.status = RowStatus::Graded;
   row.report = std::move(report);
   return row;
 }
 
-std::string changes(const nlohmann::json& before, const Report& after) {
-  std::vector<std::string> said;
+Changes changes(const nlohmann::json& before, const Report& after) {
+  Changes out;
   std::map<std::string, std::string> was;
   if (before.is_object() && before.contains("steps") && before["steps"].is_array())
     for (const auto& s : before["steps"])
@@ -72,26 +74,38 @@ std::string changes(const nlohmann::json& before, const Report& after) {
     const std::string n = std::to_string(s.step);
     const std::string now = to_string(s.status);
     if (was.count(n) == 0) {
-      said.push_back("step " + n + ": new, " + now);
+      out.verdicts.push_back("step " + n + ": new, " + now);
     } else if (was[n] != now) {
-      said.push_back("step " + n + ": " + was[n] + " -> " + now);
+      out.verdicts.push_back("step " + n + ": " + was[n] + " -> " + now);
     }
   }
-  const std::string c_was = before.contains("conformance") ? status_at(before["conformance"]) : "";
+  const nlohmann::json c = before.is_object() ? before.value("conformance", nlohmann::json()) : nlohmann::json();
+  const std::string c_was = status_at(c);
   const std::string c_now = after.conformance ? to_string(after.conformance->status) : "";
-  if (c_was != c_now)
-    said.push_back("conformance: " + (c_was.empty() ? std::string("none") : c_was) + " -> " +
-                   (c_now.empty() ? std::string("none") : c_now));
+  const auto shown = [](const std::string& s) { return s.empty() ? std::string("none") : s; };
+  if (c_was != c_now) {
+    out.verdicts.push_back("conformance: " + shown(c_was) + " -> " + shown(c_now));
+  } else if (after.conformance && c.is_object() && c.value("rule", "") != after.conformance->rule) {
+    out.verdicts.push_back("conformance rule: " + shown(c.value("rule", "")) + " -> " + shown(after.conformance->rule));
+  }
   const double score_was = before.value("score", 0.0);
   const double max_was = before.value("max_score", 0.0);
   if (score_was != after.score || max_was != after.max_score)
-    said.push_back("score " + points(score_was) + "/" + points(max_was) + " -> " + points(after.score) + "/" +
-                   points(after.max_score));
-  if (before.value("lab_spec_sha256", "") != after.lab_spec_sha256) said.emplace_back("another lab spec");
+    out.score = "score " + points(score_was) + "/" + points(max_was) + " -> " + points(after.score) + "/" +
+                points(after.max_score);
+  if (before.value("lab_spec_sha256", "") != after.lab_spec_sha256) out.provenance.emplace_back("another lab spec");
   if (before.value("grader_version", "") != after.grader_version)
-    said.push_back("grader " + before.value("grader_version", std::string("?")) + " -> " + after.grader_version);
+    out.provenance.push_back("grader " + before.value("grader_version", std::string("?")) + " -> " +
+                             after.grader_version);
+  return out;
+}
+
+std::string Changes::text() const {
+  std::vector<std::string> all = verdicts;
+  if (!score.empty()) all.push_back(score);
+  all.insert(all.end(), provenance.begin(), provenance.end());
   std::string out;
-  for (const std::string& s : said) out += (out.empty() ? "" : "; ") + s;
+  for (const std::string& s : all) out += (out.empty() ? "" : "; ") + s;
   return out;
 }
 

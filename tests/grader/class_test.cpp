@@ -167,7 +167,7 @@ TEST_CASE("cb-grade --regrade: a new rubric over the kept evidence, nothing run,
     const Ran r = run({kGrade, "--regrade", out / "reports", "-o", out / "again.json"});
     INFO(r.err);
     CHECK(r.exit_code == 1);
-    CHECK(r.err.find("regraded 7 submissions, 0 changed") != std::string::npos);
+    CHECK(r.err.find("regraded 7 submissions: 0 verdicts changed, 0 only rescaled") != std::string::npos);
     const auto again = by_submission(json::parse(std::ifstream(out / "again.json")));
     for (const auto& entry : before) {
       const std::string& name = entry.first;  // not a structured binding: clang 14 cannot capture one
@@ -183,7 +183,10 @@ TEST_CASE("cb-grade --regrade: a new rubric over the kept evidence, nothing run,
     out.write("rubric.json", R"({"points": {"conformance": 5}})");
     const Ran r = run({kGrade, "--regrade", out / "reports", "--rubric", out / "rubric.json", "-o", out / "new.csv"});
     INFO(r.err);
-    CHECK(r.err.find("alice: score 9/9 -> 13/13") != std::string::npos);
+    // Every graded row is rescaled, none has another verdict: one line says so, no row by row.
+    CHECK(r.err.find("regraded 7 submissions: 0 verdicts changed, 6 only rescaled") != std::string::npos);
+    CHECK(r.err.find("only rescaled (the same verdicts, other points or grader), e.g. ") != std::string::npos);
+    CHECK(r.err.find("\nalice: score 9/9 -> 13/13") == std::string::npos);
     const auto after = by_submission(json::parse(
         run({kGrade, "--regrade", out / "reports", "--rubric", out / "rubric.json", "--format", "json"}).out));
     CHECK(after.at("alice")["score"] == 13);
@@ -192,7 +195,39 @@ TEST_CASE("cb-grade --regrade: a new rubric over the kept evidence, nothing run,
     CHECK(after.at("bob")["conformance"]["rule"] == "trip_at_threshold");
     // The student's report says the new grade.
     CHECK(json::parse(std::ifstream(out / "reports/alice/report.json"))["max_score"] == 13);
-    CHECK(slurp(out / "new.csv").find(",changes,error\n") != std::string::npos);
+    CHECK(slurp(out / "new.csv").find(",change,changes,error\n") != std::string::npos);
+    CHECK(slurp(out / "new.csv").find(",rescaled,score 9/9 -> 13/13,") != std::string::npos);
+  }
+  SUBCASE("a verdict that changed is named, apart from the points that only moved") {
+    // alice's kept log loses its last line: step 8 no longer passes; and conformance is worth 5.
+    const std::string log = out / "reports/alice/files/transitions.log";
+    std::string text = slurp(log);
+    text.erase(text.rfind('\n', text.size() - 2) + 1);
+    std::ofstream(log) << text;
+    out.write("rubric.json", R"({"points": {"conformance": 5}})");
+    const Ran r = run({kGrade, "--regrade", out / "reports", "--rubric", out / "rubric.json", "-o", out / "new.json"});
+    INFO(r.err);
+    CHECK(r.err.find("alice: step 8: pass -> fail; score 9/9 -> 12/13") != std::string::npos);
+    CHECK(r.err.find("regraded 7 submissions: 1 verdicts changed, 5 only rescaled") != std::string::npos);
+    const auto after = by_submission(json::parse(std::ifstream(out / "new.json")));
+    CHECK(after.at("alice")["change"] == "verdict");
+    CHECK(after.at("gil")["change"] == "rescaled");
+    CHECK(after.at("dora")["change"] == "none");
+  }
+  SUBCASE("a rubric that fixes other traces than the answers are to: that part not judged, and why") {
+    out.write("rubric.json", R"({"seed": 100})");
+    const auto after = by_submission(json::parse(
+        run({kGrade, "--regrade", out / "reports", "--rubric", out / "rubric.json", "--format", "json"}).out));
+    CHECK(after.at("alice")["conformance"]["status"] == "error");
+    CHECK(after.at("alice")["conformance"]["rule"] == "other_traces");
+    CHECK(after.at("alice")["conformance"]["message"].get<std::string>().find(
+              "the rubric asks for 20 traces of seed 100; the answers kept are to 20 traces of seed 99") !=
+          std::string::npos);
+    // The rubric's seed as the batch had it: judged.
+    out.write("rubric.json", R"({"seed": 99, "traces": 20})");
+    const auto same = by_submission(json::parse(
+        run({kGrade, "--regrade", out / "reports", "--rubric", out / "rubric.json", "--format", "json"}).out));
+    CHECK(same.at("alice")["conformance"]["status"] == "pass");
   }
   SUBCASE("answers that were never asked for: not judged, and said so") {
     // As if the grader now wanted a trace the first grade never ran: drop one of alice's.

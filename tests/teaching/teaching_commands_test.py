@@ -117,7 +117,7 @@ def check(marker, line, r, work, cwd, expected):
                 assert os.path.isfile(os.path.join(work, "reports", name, f)), (where, name, f)
         assert len({row["conformance_seed"] for row in book.values() if row["status"] == "graded"}) == 1, where
     elif marker == "regrade":
-        assert re.search(r"regraded 3 submissions, \d+ changed", r.stderr), (where, r.stderr)
+        assert re.search(r"regraded 3 submissions: \d+ verdicts changed, \d+ only rescaled", r.stderr), (where, r.stderr)
         book = rows(os.path.join(work, "gradebook.csv"))
         right = next(n for n, e in expected.items() if e["kind"] == "right")
         # The rubric's points: 14 for the steps, 5 for conformance.

@@ -15,7 +15,9 @@ namespace cb::grade {
 // The conformance part alone, judged on the answers kept (jobs: 1; a replay takes no time).
 // A trace the answers do not hold is one the first grading never asked: if its shrinking ran
 // out of time, that is where it stopped (the example is as small as it got); otherwise a newer
-// grader wants an answer nobody gave, and the part is not judged (rule "not_kept").
+// grader wants an answer nobody gave, and the part is not judged (rule "not_kept"). A rubric that
+// fixes other traces (its seed or number) than the answers are to leaves it not judged too
+// ("other_traces"): a regrade runs nothing.
 [[nodiscard]] ConformancePart judge_conformance(const ConformanceEvidence& evidence, const Rubric& rubric);
 
 }  // namespace cb::grade

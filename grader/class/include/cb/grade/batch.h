@@ -59,6 +59,7 @@ struct BatchRow {
   // whether this row is a regrade at all.
   bool regraded = false;
   std::string changes;
+  bool verdict_changed = false;  // a step's or the conformance part's verdict, not the points alone
   bool resumed = false;  // --resume: judged from what an earlier run of the batch kept
 };
 

@@ -26,7 +26,17 @@ struct RegradeOptions {
 // DIR/NAME judged again on what was kept there, its reports rewritten.
 [[nodiscard]] BatchRow regrade_submission(const std::string& dir, const std::string& name, const GradeOptions& grade);
 
-// What differs between a kept report.json and a new grade, for a person: "" when nothing does.
-[[nodiscard]] std::string changes(const nlohmann::json& before, const Report& after);
+// What differs between a kept report.json and a new grade, for a person, in three kinds: a
+// verdict (a step's or the conformance part's status, or its rule), the points alone (a new
+// rubric rescales a grade whose verdicts stand), and what gave the grade (grader, lab spec).
+struct Changes {
+  std::vector<std::string> verdicts;    // "step 3: fail -> pass", "conformance: fail -> pass"
+  std::string score;                    // "score 7/9 -> 8/9", or ""
+  std::vector<std::string> provenance;  // "grader 1.2 -> 1.3", "another lab spec"
+  [[nodiscard]] bool verdict_changed() const { return !verdicts.empty(); }
+  [[nodiscard]] bool any() const { return !verdicts.empty() || !score.empty() || !provenance.empty(); }
+  [[nodiscard]] std::string text() const;  // all of it, "; " between: "" when nothing differs
+};
+[[nodiscard]] Changes changes(const nlohmann::json& before, const Report& after);
 
 }  // namespace cb::grade

@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   app.add_option("--max-connections", o.max_connections, "Open connections at most; one more is answered 503")
       ->capture_default_str();
   app.add_flag("--log", o.access_log, "Access log on stderr, one line per request");
+  app.set_version_flag("--version", std::string("flaky-server ") + CB_FLAKY_VERSION);
   {
     namespace path = cb::flaky::path;
     const auto s = [](std::string_view p) { return std::string(p); };

@@ -176,6 +176,8 @@ int run_batch(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
       BatchRow& r = rows.emplace_back();
       r.submission = name;
       r.status = RowStatus::NotGraded;
+      r.with_conformance = asked.conformance.has_value();
+      r.max_score = asked.grade.rubric.max_score(r.with_conformance);
       r.error = "the batch was stopped before it was graded" +
                 std::string(o.reports.empty() ? "" : " (--resume with the same --reports grades what is left)");
     }

@@ -9,6 +9,7 @@
 #include "cb/cli_usage.h"
 #include "cb/grade/grade.h"
 #include "cb/sandbox/interrupt.h"
+#include "cb/grade/provenance.h"
 #include "class_command.h"
 #include "cli_flags.h"
 #include "cli_options.h"
@@ -47,6 +48,8 @@ int grade_main(int argc, char** argv) {
   bool list = false;
   CLI::App app{"cb-grade: grades the circuit-breaker lab, step by step, on the server's evidence", "cb-grade"};
   add_grade_flags(app, o, sandbox_flags, max_score, list);
+  // The version with the commit it was built from: what every report's provenance names.
+  app.set_version_flag("--version", "cb-grade " + std::string(cb::grade::grader_version()));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -114,6 +114,7 @@ int keep_reports(const Options& o, const Report& report) {
 }  // namespace
 
 int grade_single(const Options& o, Asked a, sandbox::Sandbox& sandbox) {
+  const auto started = std::chrono::steady_clock::now();
   auto submission = submission_of(o, a);
   if (!submission) return could_not_run(submission.error().message);
   auto evidence = [&] {
@@ -130,6 +131,7 @@ int grade_single(const Options& o, Asked a, sandbox::Sandbox& sandbox) {
       return could_not_run(w.error().message);
   }
   Report report = judge(*evidence, a.grade);
+  report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!a.numbers_note.empty()) report.notes.insert(report.notes.begin(), a.numbers_note);
   const bool colour = a.format == Format::Text && o.output.empty() && ::isatty(STDOUT_FILENO) != 0 &&
                       std::getenv("NO_COLOR") == nullptr;

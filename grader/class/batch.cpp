@@ -68,6 +68,8 @@ bool kept_whole(const std::string& dir, const nlohmann::json& stamp) {
 BatchRow grade_one(const BatchOptions& o, const std::string& name) {
   BatchRow row;
   row.submission = name;
+  row.with_conformance = o.conformance.has_value();
+  row.max_score = o.grade.rubric.max_score(row.with_conformance);
   const auto fail = [&row](std::string why) {
     row.status = RowStatus::Error;
     row.error = std::move(why);

@@ -166,7 +166,10 @@ Result<void> keep_grade(const std::string& dir, const Report& report, const Evid
 
 Result<void> keep_ungraded(const std::string& dir, const BatchRow& row) {
   if (auto made = make_directories(dir); !made) return made.error();
-  const nlohmann::json j{{"format", kFormat}, {"status", to_string(row.status)}, {"error", row.error}};
+  const nlohmann::json j{{"format", kFormat},
+                         {"status", to_string(row.status)},
+                         {"error", row.error},
+                         {"with_conformance", row.with_conformance}};
   return write_file_atomically(dir + "/grading.json", j.dump(2) + "\n");
 }
 
@@ -180,6 +183,7 @@ Result<KeptGrade> read_kept_grade(const std::string& dir) {
       return Error{dir + "/grading.json: status: expected graded, empty or error"};
     kept.status = status == "empty" ? RowStatus::Empty : RowStatus::Error;
     kept.error = string_at(*grading, "error");
+    kept.with_conformance = grading->value("with_conformance", false);
     return kept;
   }
   std::optional<conformance::AnswerLog> answers;

@@ -71,7 +71,7 @@ std::string gradebook_csv(const std::vector<BatchRow>& rows) {
     if (variants) out += "," + csv_cell(row.student) + "," + csv_cell(r != nullptr ? r->numbers : std::string());
     out += std::string(",") + to_string(row.status);
     if (r == nullptr) {
-      out += ",0,,false";
+      out += ",0," + points(row.max_score) + ",false";
       for (int s = 1; s <= kGradedSteps; ++s) out += ",,,";
       out += ",,,,,,,,,";
     } else {
@@ -116,6 +116,7 @@ nlohmann::json gradebook_row_json(const BatchRow& row) {
   }
   if (!row.report) {
     j["score"] = 0;
+    j["max_score"] = row.max_score;
     j["passed"] = false;
     return j;
   }

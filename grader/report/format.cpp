@@ -151,7 +151,7 @@ std::string render_gradescope(const Report& r) {
   if (!r.student.empty()) extra["student"] = r.student;
   nlohmann::json out{{"score", r.score},
                      {"max_score", r.max_score},
-                     {"execution_time", r.seconds},
+                     {"execution_time", r.wall_seconds > 0 ? r.wall_seconds : r.seconds},
                      {"output", summary},
                      {"output_format", "text"},
                      {"stdout_visibility", r.stdout_visibility},

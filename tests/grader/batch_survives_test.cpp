@@ -86,6 +86,7 @@ TEST_CASE("batch: stopped by SIGTERM, it writes the gradebook of what it finishe
     CHECK(rows[name]["score"] == 8);
   }
   CHECK(rows["a0-hangs"]["status"] == "not_graded");
+  CHECK(rows["a0-hangs"]["max_score"] == 8);
   CHECK(rows["a0-hangs"]["error"].get<std::string>().find("--resume") != std::string::npos);
   CHECK(!fs::exists(c.out / "reports/a0-hangs/report.json"));
 

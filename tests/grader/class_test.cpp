@@ -128,6 +128,7 @@ TEST_CASE("cb-grade --batch --reports: a report for every student, and a gradebo
   SUBCASE("empty, a crash, a hang: each its own story") {
     CHECK(rows["dora"]["status"] == "empty");
     CHECK(rows["dora"]["error"].get<std::string>().find("empty") != std::string::npos);
+    CHECK(rows["dora"]["max_score"] == 9);  // out of the assignment's points, like every row
     CHECK(rows["eve"]["program"]["exit_code"] == 3);
     CHECK(slurp(out / "reports/eve/report.txt").find("Traceback: boom") != std::string::npos);
     CHECK(rows["fay"]["program"]["timed_out"] == true);
@@ -149,7 +150,7 @@ TEST_CASE("cb-grade --batch --reports: a report for every student, and a gradebo
     CHECK(header.find(",conformance,conformance_rule,conformance_seed,exit_code,seconds,timed_out,sandbox,") !=
           std::string::npos);
     CHECK(std::regex_search(text, std::regex("\nbob,graded,[0-9.]+,9,false,.*,fail,trip_at_threshold,4242,0,")));
-    CHECK(std::regex_search(text, std::regex("\ndora,empty,0,,false,(,)+the folder is empty")));
+    CHECK(std::regex_search(text, std::regex("\ndora,empty,0,9,false,(,)+the folder is empty")));
   }
 }
 

@@ -288,7 +288,7 @@ TEST_CASE("cb-grade --batch: a class at once - into one gradebook") {
     // No --run, and the files are said to be in out/, which no submission has.
     const Ran r = run({kGrade, "--batch", root.path(), "--batch-files", "out"});
     CHECK(r.exit_code == 1);
-    CHECK(std::regex_search(r.out, std::regex("\nalice,error,0,,false,[^\n]*,[^,\n]*alice/out[^,\n]*\n")));
+    CHECK(std::regex_search(r.out, std::regex("\nalice,error,0,8,false,[^\n]*,[^,\n]*alice/out[^,\n]*\n")));
   }
   SUBCASE("a progress line on a terminal; in a pipe, only the summary at the end") {
     // script(1) gives the grader a terminal; its standard error is then the typescript.

@@ -16,7 +16,8 @@ mkdir "$tmp/bin"
 cp "$1/cb-grade-static" "$2/flaky-server-static" "$tmp/bin/"
 
 echo '{"points": {"conformance": 2}, "seed": 11, "traces": 60, "visibility": {"conformance": "after_due_date"}}' >"$tmp/rubric.json"
-"$project/grader/gradescope/make-autograder-zip" "$tmp/autograder.zip" --bin "$tmp/bin" --rubric "$tmp/rubric.json" >/dev/null
+# --bin takes the build tree as CMake leaves it (the two programs in two folders)...
+"$project/grader/gradescope/make-autograder-zip" "$tmp/autograder.zip" --bin "$(dirname "$1")" --rubric "$tmp/rubric.json" >/dev/null
 mkdir -p "$tmp/autograder/source"
 /usr/bin/python3 - "$tmp/autograder.zip" "$tmp/autograder/source" <<'PY'
 import os, sys, zipfile
@@ -37,6 +38,10 @@ for f in bin/cb-grade bin/flaky-server; do
   fi
   env -i "$src/$f" --help >/dev/null || { echo "$f does not run in an empty environment" >&2; exit 1; }
 done
+"$src/bin/cb-grade" --version | grep -q '^cb-grade [0-9]' || { echo "cb-grade --version says no version" >&2; exit 1; }
+"$src/bin/flaky-server" --version | grep -q '^flaky-server [0-9]' || { echo "flaky-server --version says no version" >&2; exit 1; }
+"$project/grader/gradescope/make-autograder-zip" --version | grep -q '^make-autograder-zip [0-9]' ||
+  { echo "make-autograder-zip --version says no version" >&2; exit 1; }
 
 # setup.sh on an image that lacks every kit's runtime asks for each by its package: a stand-in
 # apt-get keeps the names and refuses any that is not a package installed here.
@@ -91,8 +96,11 @@ check_json "$tmp/autograder/results/results.json" "d['score'] == 10 and d['max_s
 
 # Each student on their own numbers: the zip carries the course key; Gradescope says who submitted.
 echo "a course key for the zip test, 32b" >"$tmp/course.key"
+# ... or a folder with both (and the key, 0644 on the instructor's disk, is 0600 in the zip).
+chmod 644 "$tmp/course.key"
 "$project/grader/gradescope/make-autograder-zip" "$tmp/keyed.zip" --bin "$tmp/bin" --rubric "$tmp/rubric.json" \
   --course-key "$tmp/course.key" >/dev/null
+/usr/bin/python3 -c "import sys, zipfile; m = {i.filename: (i.external_attr >> 16) & 0o777 for i in zipfile.ZipFile(sys.argv[1]).infolist()}; assert m['course.key'] == 0o600, oct(m['course.key'])" "$tmp/keyed.zip"
 unpack "$tmp/keyed.zip"
 [ -f "$src/course.key" ] || { echo "the keyed zip has no course.key" >&2; exit 1; }
 "$3" init "$tmp/autograder/submission" --lang python --student ada@example.edu --course-key "$tmp/course.key" >/dev/null

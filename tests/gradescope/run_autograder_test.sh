@@ -38,6 +38,8 @@ autograde ok 9
 check_json "$tmp/ok/results/results.json" "d['score'] == 8 and len(d['tests']) == 9 and all(t['status'] == 'passed' for t in d['tests'][:8])"
 check_json "$tmp/ok/results/results.json" "d['tests'][8]['number'] == 'C' and d['tests'][8]['score'] == 0 and 'cannot open replay.sh' in d['tests'][8]['output']"
 check_json "$tmp/ok/results/results.json" "d['output_format'] == 'text' and all(t['output_format'] == 'text' for t in d['tests']) and d['extra_data']['grader_version']"
+# The whole grading's wall time (the lab alone takes about 3 s), not the checks' own.
+check_json "$tmp/ok/results/results.json" "d['execution_time'] >= 2.5"
 
 # Without a course key every student is graded on the handout's numbers: a lab-settings.json
 # handed in with easier ones is the student's to write, never used, and the output says so.

@@ -55,6 +55,10 @@ struct BatchRow {
   RowStatus status = RowStatus::Error;
   std::optional<Report> report;
   std::string error;  // why it could not be graded, or why it is empty
+  // What the row is out of when there is no report (empty, error, not graded): the rubric's
+  // points, so every row of the gradebook has the assignment's total.
+  double max_score = 0;
+  bool with_conformance = false;  // whether that total counts the conformance part
   // --regrade: what changed since the grade kept ("step 3: fail -> pass; score 7 -> 8"), and
   // whether this row is a regrade at all.
   bool regraded = false;

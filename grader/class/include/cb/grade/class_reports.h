@@ -25,6 +25,7 @@ struct KeptGrade {
   std::string dir;                       // DIR/NAME
   RowStatus status = RowStatus::Graded;  // empty or error: nothing else is kept but why
   std::string error;
+  bool with_conformance = false;  // empty or error: whether the batch graded a conformance part
   Evidence evidence;      // the files of DIR/NAME/files/ are opened by the regrade (they may be lost)
   nlohmann::json report;  // report.json as kept: what a regrade compares with
 };

@@ -157,7 +157,8 @@ struct Report {
   Status status = Status::Skip;  // pass, fail, or error (the grader's fault: exit 2)
   int checks_run = 0;            // passed or failed (not skipped)
   int checks_total = 0;
-  double seconds = 0;
+  double seconds = 0;       // the program's and the checks' own time
+  double wall_seconds = 0;  // the whole grading, start to report (0: not measured): Gradescope's execution_time
   std::string stdout_visibility = "visible";  // the rubric's, for Gradescope
   std::string run_output;                     // --run: the tail of the student's output
   std::optional<ProgramRun> program;          // --run: how the program ended

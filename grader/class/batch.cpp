@@ -1,6 +1,7 @@
 #include "cb/grade/batch.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -65,6 +66,31 @@ bool kept_whole(const std::string& dir, const nlohmann::json& stamp) {
   return j.is_object() && j.value("status", "graded") == "graded" && j.contains("batch") && j["batch"] == stamp;
 }
 
+// Where a submission's program is, below the root: NAME itself, or the one folder NAME holds when
+// it holds no run.sh (nor breaker.py) and no other folder, macOS's __MACOSX and hidden entries
+// aside: a zip of a folder unpacks so, and Gradescope's run_autograder looks there by the same
+// rule. Nothing is followed: a link is neither the program's file nor its folder.
+std::string program_folder(const std::string& root, const std::string& name) {
+  const std::string dir = root + "/" + name;
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return name;
+  std::string only;
+  int folders = 0;
+  bool program_here = false;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string entry = e->d_name;
+    if (entry[0] == '.' || entry == "__MACOSX") continue;
+    if (entry == "run.sh" || entry == "breaker.py") program_here = true;
+    struct stat st {};
+    if (::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
+      ++folders;
+      only = entry;
+    }
+  }
+  ::closedir(d);
+  return !program_here && folders == 1 ? name + "/" + only : name;
+}
+
 BatchRow grade_one(const BatchOptions& o, const std::string& name) {
   BatchRow row;
   row.submission = name;
@@ -95,7 +121,8 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
       return kept;
     }
   }
-  const std::string sub = o.root + "/" + name;
+  const std::string inside = program_folder(o.root, name);
+  const std::string sub = o.root + "/" + inside;
   if (is_empty(sub)) {
     row.status = RowStatus::Empty;
     row.error = "the folder is empty: nothing was handed in";
@@ -116,7 +143,7 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
     // `cb` that leads to alice's is refused for bob alone). A run's files are its box's.
     auto handed_in = DirHandle::open(o.root);
     if (!handed_in) return fail(handed_in.error().message);
-    auto below = handed_in->below(name + "/" + (o.files_dir == "." ? "" : o.files_dir));
+    auto below = handed_in->below(inside + "/" + (o.files_dir == "." ? "" : o.files_dir));
     if (!below) return fail(below.error().message);
     s.found = files_and_record(SubmissionDir::adopt(std::move(below).value(), s.files_path), std::nullopt,
                                "graded from the files alone (no --run)");

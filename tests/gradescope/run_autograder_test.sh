@@ -114,6 +114,14 @@ AUTOGRADER_ROOT=$tmp/rewrite CB_GRADE=$grade bash "$tmp/rewrite/run_autograder"
 python3 "$here/check_results.py" "$tmp/rewrite/results/results.json" 9
 check_json "$tmp/rewrite/results/results.json" "d['score'] == 0 and len(d['tests']) == 9 and 'ATTACK {\"rewritten\": 0}' in d['output']"
 cmp "$run_autograder" "$tmp/rewrite/run_autograder"
+# run.sh is run by sh, as the kits, TEACHING's batch and the Classroom workflow run it: a script
+# graded one way locally is graded the same way here.
+mkdir -p "$tmp/shell/submission"
+cp "$project/tests/fixtures/students/good_breaker.py" "$tmp/shell/submission/breaker.py"
+printf 'echo "run by: [${BASH_VERSION:-sh}]"\nexec python3 breaker.py\n' >"$tmp/shell/submission/run.sh"
+autograde shell 9
+check_json "$tmp/shell/results/results.json" "d['score'] == 8 and 'run by: [sh]' in d['output']"
+
 # A grading that outlives the autograder's deadline (a lab run allowed more than the deadline,
 # a program that never ends): stopped at it, with a results.json that says so, out of the
 # assignment's points, long before Gradescope's timeout would leave the student nothing.
@@ -124,4 +132,4 @@ CB_TIMEOUT=600s CB_DEADLINE=3s autograde late 9
 [ $(($(date +%s) - started)) -lt 30 ] || { echo "run_autograder: the deadline did not stop the grading" >&2; exit 1; }
 check_json "$tmp/late/results/results.json" "d['score'] == 0 and d['max_score'] == 9 and 'did not finish within 3s' in d['output']"
 
-echo "run_autograder: 11 cases passed"
+echo "run_autograder: 12 cases passed"

@@ -1,0 +1,50 @@
+// Where --batch finds each submission's program, by the rule Gradescope's run_autograder uses:
+// a folder handed in as a zip of a folder is graded from inside it, and run.sh is run by the same
+// shell everywhere.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "process.h"
+#include "temp_dir.h"
+
+namespace cb::testing {
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+const std::string kGrade = CB_GRADE_BIN;
+const std::string kLab = CB_LAB_BIN;
+const std::string kReference = CB_KIT_REFERENCE;
+
+void right_kit(const std::string& dir) {
+  REQUIRE(run({kLab, "init", dir, "--lang", "python"}).exit_code == 0);
+  fs::copy_file(kReference + "/python/breaker.py", dir + "/breaker.py", fs::copy_options::overwrite_existing);
+}
+
+TEST_CASE("batch: a submission zipped as one folder is graded from inside it, as run_autograder finds it") {
+  TempDir root;
+  right_kit(root / "flat");
+  right_kit(root / "nested/my-lab");
+  fs::create_directories(root / "nested/__MACOSX/my-lab");  // what macOS's zip adds beside it
+  right_kit(root / "two/a");                                 // two folders: which one is not ours to guess
+  right_kit(root / "two/b");
+  fs::create_directories(root / "linked");
+  fs::create_symlink(root / "flat", root / "linked/my-lab");  // a link is never followed
+  const Ran r = run({kGrade, "--batch", root.path(), "--run", "sh run.sh", "--format", "json", "-j", "2"}, "", {},
+                    std::chrono::seconds{120});
+  INFO(r.out, r.err);
+  std::map<std::string, json> rows;
+  for (const json& row : json::parse(r.out)) rows[row["submission"].get<std::string>()] = row;
+  CHECK(rows.at("flat")["score"] == 8);
+  CHECK(rows.at("nested")["score"] == 8);
+  CHECK(rows.at("two")["score"] == 0);
+  CHECK(rows.at("linked")["score"] == 0);
+}
+
+}  // namespace
+}  // namespace cb::testing

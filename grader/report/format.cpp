@@ -131,8 +131,28 @@ std::string render_gradescope(const Report& r) {
                      {"visibility", c.visibility}});
   }
   std::string summary = r.headline.empty() ? std::string() : r.headline + "\n";
-  summary += "Score " + points(r.score) + "/" + points(r.max_score) + ". " + std::to_string(r.checks_run) + " of " +
-             std::to_string(r.checks_total) + " checks run, on " + r.numbers + ".";
+  // While a test is held back (hidden, or shown after the due date or once grades are
+  // published), the total would tell what it scored: the output, which students always see,
+  // counts only the tests they are shown.
+  double shown = 0;
+  double shown_max = 0;
+  bool held_back = false;
+  for (const auto& t : tests) {
+    if (t["visibility"] != "visible") {
+      held_back = true;
+      continue;
+    }
+    shown += t["score"].get<double>();
+    shown_max += t["max_score"].get<double>();
+  }
+  if (held_back) {
+    summary += "Score on the tests shown now " + points(shown) + "/" + points(shown_max) +
+               "; the others, and the total, are shown later (after the due date, or when grades are published). "
+               "Graded on " + r.numbers + ".";
+  } else {
+    summary += "Score " + points(r.score) + "/" + points(r.max_score) + ". " + std::to_string(r.checks_run) + " of " +
+               std::to_string(r.checks_total) + " checks run, on " + r.numbers + ".";
+  }
   if (!r.evidence_note.empty()) summary += " " + r.evidence_note;
   for (const std::string& note : r.notes) summary += "\n" + note;
   if (r.status == Status::Error)

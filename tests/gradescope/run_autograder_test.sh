@@ -69,6 +69,9 @@ autograde kit 12
 check_json "$tmp/kit/results/results.json" "d['score'] == 8 and d['max_score'] == 12 and d['tests'][8]['tags'] == ['trip_at_threshold'] and 'to repeat the run' in d['tests'][8]['output']"
 check_json "$tmp/kit/results/results.json" "d['tests'][8]['visibility'] == 'after_due_date' and d['tests'][7]['visibility'] == 'hidden' and d['tests'][0]['visibility'] == 'visible' and d['stdout_visibility'] == 'hidden'"
 check_json "$tmp/kit/results/results.json" "d['extra_data']['conformance_seed'] == 4242 and '--seed 4242' in d['tests'][8]['output']"
+# The output, which students always see, gives away nothing held back: not the total (8/12 less
+# the visible 7/7 would say the hidden parts scored 1 of 5), only the tests shown now.
+check_json "$tmp/kit/results/results.json" "'8/12' not in d['output'] and 'Score on the tests shown now 7/7' in d['output']"
 # A resubmission meets the same traces: the same counterexample, word for word.
 cp "$tmp/kit/results/results.json" "$tmp/kit-first.json"
 autograde kit 12

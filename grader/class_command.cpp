@@ -10,6 +10,7 @@
 #include "cb/atomic_file.h"
 #include "cb/bounded_file.h"
 #include "cb/sandbox/interrupt.h"
+#include "cb/grade/class_page.h"
 #include "cb/grade/regrade.h"
 #include "progress_line.h"
 
@@ -118,6 +119,17 @@ std::string summary(const std::vector<BatchRow>& rows, double seconds) {
   return out;
 }
 
+// REPORTS/index.html, over the rows as they stand; a class page that cannot be written is said,
+// and costs nobody their grade.
+void write_page(const std::string& reports, const std::string& named_after, const std::vector<BatchRow>& rows) {
+  if (reports.empty()) return;
+  std::string title = named_after;
+  while (title.size() > 1 && title.back() == '/') title.pop_back();
+  if (const auto slash = title.rfind('/'); slash != std::string::npos) title = title.substr(slash + 1);
+  if (auto w = write_class_page(reports, ClassPage{title, rows}); !w)
+    std::cerr << "cb-grade: the class page: " << w.error().message << '\n';
+}
+
 }  // namespace
 
 int run_batch(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
@@ -182,6 +194,7 @@ int run_batch(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
                 std::string(o.reports.empty() ? "" : " (--resume with the same --reports grades what is left)");
     }
     (void)emit(o, gradebook_json_wanted(o) ? gradebook_json(rows) : gradebook_csv(rows));
+    write_page(o.reports, o.batch, rows);
     std::cerr << "cb-grade: stopped: " << summary(rows, elapsed()) << "; the gradebook of those is written"
               << (o.output.empty() ? "" : " to " + o.output) << '\n';
   });
@@ -190,6 +203,7 @@ int run_batch(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
   if (!rows) return could_not_run(rows.error().message);
   progress.done();
   std::cerr << "cb-grade: " << summary(*rows, elapsed()) << '\n';
+  write_page(o.reports, o.batch, *rows);
   const int rc = finish(o, *rows);
   journal.remove();
   return rc;
@@ -224,6 +238,7 @@ int run_regrade(const Options& o, const GradeOptions& grade) {
   if (rescaled > 0)
     std::cerr << "cb-grade: " << rescaled << " only rescaled (the same verdicts, other points or grader), e.g. "
               << example << '\n';
+  write_page(o.regrade, o.regrade, *rows);
   std::cerr << "cb-grade: regraded " << rows->size() << " submissions: " << verdicts << " verdicts changed, "
             << rescaled << " only rescaled\n";
   return finish(o, *rows);

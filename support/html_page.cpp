@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "cb/hmac_sha256.h"
 #include "cb/utf8_text.h"
 
 namespace cb {
@@ -41,9 +42,31 @@ std::string html_number(double v, int decimals) {
   return buf;
 }
 
-std::string html_page(std::string_view title, std::string_view body, std::string_view css) {
+namespace {
+
+std::string base64(const Digest& d) {
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  for (std::size_t i = 0; i < d.size(); i += 3) {
+    const std::uint32_t n = (static_cast<std::uint32_t>(d[i]) << 16) |
+                            (i + 1 < d.size() ? static_cast<std::uint32_t>(d[i + 1]) << 8 : 0U) |
+                            (i + 2 < d.size() ? static_cast<std::uint32_t>(d[i + 2]) : 0U);
+    out += kAlphabet[(n >> 18) & 63U];
+    out += kAlphabet[(n >> 12) & 63U];
+    out += i + 1 < d.size() ? kAlphabet[(n >> 6) & 63U] : '=';
+    out += i + 2 < d.size() ? kAlphabet[n & 63U] : '=';
+  }
+  return out;
+}
+
+std::string page(std::string_view title, std::string_view body, std::string_view css, std::string_view script) {
+  // The one script a page may run is named by its hash: anything else, an injected one included,
+  // is refused by the browser.
+  const std::string scripts = script.empty() ? std::string() : "; script-src 'sha256-" + base64(sha256(script)) + "'";
   return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'" +
+         scripts +
+         "\">"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>" +
          html_escape(title) +
          "</title><style>"
@@ -58,7 +81,19 @@ svg{width:100%;height:auto;border:1px solid #ccc;background:#fff}svg text{font-s
 pre{background:#f6f6f6;padding:8px;overflow-x:auto;white-space:pre-wrap}table{border-collapse:collapse}
 td,th{border:1px solid #bbb;padding:2px 8px;text-align:right}th{background:#f0f0f0}
 @media print{body{margin:0;max-width:none}svg{border:none}figure,section{break-inside:avoid}})" +
-         std::string(css) + "</style></head><body>\n" + std::string(body) + "</body></html>\n";
+         std::string(css) + "</style></head><body>\n" + std::string(body) +
+         (script.empty() ? std::string() : "<script>" + std::string(script) + "</script>") + "</body></html>\n";
+}
+
+}  // namespace
+
+std::string html_page(std::string_view title, std::string_view body, std::string_view css) {
+  return page(title, body, css, {});
+}
+
+std::string html_page_with_script(std::string_view title, std::string_view body, std::string_view css,
+                                  std::string_view script) {
+  return page(title, body, css, script);
 }
 
 }  // namespace cb

@@ -11,6 +11,11 @@ namespace cb {
 // A whole page: `title` in the head, `body` as given, `css` after the base style.
 [[nodiscard]] std::string html_page(std::string_view title, std::string_view body, std::string_view css = {});
 
+// The same with one inline script, the only one the page's policy lets run (by its SHA-256):
+// a page that sorts its own table, say. The page works without it.
+[[nodiscard]] std::string html_page_with_script(std::string_view title, std::string_view body, std::string_view css,
+                                                std::string_view script);
+
 // A number with a fixed count of decimals, as SVG coordinates and labels want it: 12.5, 0.125.
 [[nodiscard]] std::string html_number(double v, int decimals = 1);
 

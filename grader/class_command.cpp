@@ -150,10 +150,11 @@ int run_batch(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
   if (!o.roster.empty()) {
     const auto text = read_bounded_file(o.roster, 4 << 20, "roster");
     if (!text) return could_not_run(text.error().message);
-    auto roster = parse_roster(*text, o.roster);
+    auto roster = parse_roster(*text, o.roster, asked.id_field);
     if (!roster) return could_not_run(roster.error().message);
     b.roster = std::move(*roster);
     b.roster_only = true;
+    b.id_field = asked.id_field;
   }
   b.sandbox = &sandbox;
   auto names = submission_folders(o.batch);

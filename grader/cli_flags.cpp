@@ -19,8 +19,10 @@ namespace {
 constexpr std::size_t kMaxRubricBytes = 64 << 10;
 
 // Gradescope's /autograder/submission_metadata.json names who submitted: the first user's
-// "sid" (the course's student id) when it has one, else their email.
-Result<std::string> student_from_metadata(const std::string& path) {
+// `field`, "email" or "sid" (the course's student id), as the rubric's id_field says.
+Result<std::string> student_from_metadata(const std::string& path, const std::string& field) {
+  if (field != "email" && field != "sid")
+    return Error{"the id field is " + field + "; Gradescope names a student by email or sid"};
   auto text = read_bounded_file(path, 1 << 20, "submission metadata");
   if (!text) return text.error();
   nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
@@ -29,10 +31,9 @@ Result<std::string> student_from_metadata(const std::string& path) {
   if (users == j.end() || !users->is_array() || users->empty() || !(*users)[0].is_object())
     return Error{path + ": users: expected the submitters, the first one an object"};
   const nlohmann::json& first = (*users)[0];
-  for (const char* key : {"sid", "email"})
-    if (const auto v = first.find(key); v != first.end() && v->is_string() && !v->get_ref<const std::string&>().empty())
-      return v->get<std::string>();
-  return Error{path + ": users[0]: neither a sid nor an email to know the student by"};
+  if (const auto v = first.find(field); v != first.end() && v->is_string() && !v->get_ref<const std::string&>().empty())
+    return v->get<std::string>();
+  return Error{path + ": users[0]: no " + field + " to know the student by (the id field is " + field + ")"};
 }
 
 // A duration flag: positive (or, `zero_ok`, not negative).
@@ -74,7 +75,7 @@ Result<void> read_lab(Options& o, Asked& a) {
   }
   if (!o.submission_metadata.empty()) {
     if (!o.student.empty()) return Error{"--submission-metadata names the student; it does not go with --student"};
-    auto who = student_from_metadata(o.submission_metadata);
+    auto who = student_from_metadata(o.submission_metadata, a.id_field);
     if (!who) return Error{"--submission-metadata: " + who.error().message};
     o.student = *who;
   }
@@ -106,7 +107,7 @@ Result<void> read_lab(Options& o, Asked& a) {
     auto variant = variant_spec(base, o.student, a.course_key);
     if (!variant) return Error{"--student: " + variant.error().message};
     LabSpec keyed = **variant;
-    keyed.numbers_from = "the course key";
+    keyed.numbers_from = "the course key and the student's " + a.id_field;
     a.grade.spec = std::make_shared<const LabSpec>(std::move(keyed));
     // A file in the folder handed in is the student's to write: never trusted, but told.
     if (*own && **own != numbers_of(*a.grade.spec))
@@ -199,6 +200,9 @@ void add_grade_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool& max
                "Grade on the handout's numbers even when the folder's lab-settings.json holds others (an instructor "
                "grading without a course key)");
   app.add_option("--roster", o.roster, "--batch with --course-key: a CSV of folder,student");
+  app.add_option("--id-field", o.id_field,
+                 "Which field names a student for their numbers: email (the default, or the rubric's id_field), "
+                 "sid, folder (a batch's folder name) or a column of --roster");
   app.add_option("--submission-metadata", o.submission_metadata,
                  "With --course-key: the student is the one Gradescope's submission_metadata.json names");
   app.add_option("--rubric", o.rubric,
@@ -274,8 +278,13 @@ Result<Asked> read_flags(const CLI::App& app, Options& o) {
   auto warm_up = duration_flag("--warm-up", o.warm_up, "20s", true);
   if (!warm_up) return warm_up.error();
   a.grade.steps = {o.steps.begin(), o.steps.end()};
-  if (auto lab = read_lab(o, a); !lab) return lab.error();
+  // The rubric first: its id_field says who a student is.
   if (auto rubric = read_rubric(o, a); !rubric) return rubric.error();
+  if (!o.id_field.empty() && !is_id_field(o.id_field))
+    return Error{"--id-field: '" + o.id_field +
+                 "' is not email, sid, folder or a roster's column (letters, digits, _)"};
+  a.id_field = o.id_field.empty() ? a.grade.rubric.id_field : o.id_field;
+  if (auto lab = read_lab(o, a); !lab) return lab.error();
   if (!o.conformance.empty() && o.regrade.empty()) {
     ConformanceRun c = read_conformance(app, o, a);
     // The rubric as applied: a flag that fixes the traces otherwise wins, and the grade is judged

@@ -28,6 +28,7 @@ struct Asked {
   bool conformance_only = false;              // --conformance, with nothing that points at the lab's files
   std::optional<ConformanceRun> conformance;  // with --conformance: its traces, seed and limits
   std::string numbers_note;                   // the folder's lab-settings.json holds numbers not graded on, and why
+  std::string id_field = "email";             // which field names a student (--id-field, else the rubric's)
 };
 
 // Errors are one line naming the flag (or its file) and what was expected.

@@ -50,6 +50,7 @@ struct Options {
   std::string student;
   std::string course_key;
   std::string roster;
+  std::string id_field;  // empty: the rubric's
   std::string submission_metadata;
   std::string settings;
   bool handout_numbers = false;

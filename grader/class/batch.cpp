@@ -108,7 +108,9 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
     row.student = named == o.roster.end() ? name : named->second;
     auto spec = variant_spec(o.grade.spec ? *o.grade.spec : lab_spec(), row.student, o.course_key);
     if (!spec) return fail("student " + row.student + ": " + spec.error().message);
-    options.spec = *spec;
+    LabSpec keyed = **spec;
+    keyed.numbers_from = "the course key and the student's " + (named == o.roster.end() ? "folder" : o.id_field);
+    options.spec = std::make_shared<const LabSpec>(std::move(keyed));
   }
   const LabSpec& spec = options.spec ? *options.spec : lab_spec();
   const nlohmann::json stamp = batch_stamp(o, options, spec);
@@ -197,9 +199,31 @@ Result<std::vector<BatchRow>> grade_batch(const BatchOptions& o) {
   return rows;
 }
 
-Result<std::map<std::string, std::string>> parse_roster(std::string_view csv, const std::string& name) {
+namespace {
+
+std::vector<std::string> cells_of(const std::string& line) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  for (;;) {
+    const auto comma = line.find(',', at);
+    std::string cell = line.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    const auto b = cell.find_first_not_of(" \t");
+    const auto e = cell.find_last_not_of(" \t");
+    out.push_back(b == std::string::npos ? std::string() : cell.substr(b, e - b + 1));
+    if (comma == std::string::npos) return out;
+    at = comma + 1;
+  }
+}
+
+}  // namespace
+
+Result<std::map<std::string, std::string>> parse_roster(std::string_view csv, const std::string& name,
+                                                        const std::string& id_field) {
   std::map<std::string, std::string> out;
   std::size_t line_no = 0;
+  std::size_t folder_at = 0;
+  std::size_t id_at = 1;
+  std::size_t columns = 2;
   for (std::size_t at = 0; at < csv.size();) {
     const std::size_t end = std::min(csv.find('\n', at), csv.size());
     std::string line(csv.substr(at, end - at));
@@ -207,19 +231,36 @@ Result<std::map<std::string, std::string>> parse_roster(std::string_view csv, co
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    const auto comma = line.find(',');
+    const std::vector<std::string> cells = cells_of(line);
     const std::string where = name + ": line " + std::to_string(line_no);
-    if (comma == std::string::npos || line.find(',', comma + 1) != std::string::npos)
-      return Error{where + ": expected folder,student"};
-    auto trim = [](const std::string& s) {
-      const auto b = s.find_first_not_of(" \t");
-      const auto e = s.find_last_not_of(" \t");
-      return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-    };
-    const std::string folder = trim(line.substr(0, comma));
-    const std::string student = trim(line.substr(comma + 1));
-    if (line_no == 1 && (folder == "folder" || folder == "submission")) continue;
-    if (folder.empty() || student.empty()) return Error{where + ": expected folder,student, both named"};
+    if (line_no == 1) {
+      // A header names the columns: the folder's ("folder" or "submission") and the id field's.
+      const auto named = [&](const std::string& column) {
+        return static_cast<std::size_t>(std::find(cells.begin(), cells.end(), column) - cells.begin());
+      };
+      folder_at = std::min(named("folder"), named("submission"));
+      if (folder_at < cells.size()) {
+        columns = cells.size();
+        id_at = id_field == "folder" ? folder_at : named(id_field);
+        if (id_at == cells.size() && columns == 2) id_at = 1 - folder_at;  // folder,student: the one other
+        if (id_at == cells.size()) {
+          std::string all;
+          for (const std::string& c : cells) all += (all.empty() ? "" : ", ") + c;
+          return Error{where + ": no column " + id_field +
+                       " (the id field, --id-field or the rubric's id_field); the "
+                       "columns are " +
+                       all};
+        }
+        continue;
+      }
+      folder_at = 0;
+    }
+    if (cells.size() != columns)
+      return Error{where + ": expected " + std::to_string(columns) + " cells, as the first line has"};
+    const std::string& folder = cells[folder_at];
+    const std::string& student = cells[id_at];
+    if (folder.empty() || student.empty())
+      return Error{where + ": expected the folder and the " + id_field + ", both named"};
     if (!out.emplace(folder, student).second) return Error{where + ": folder " + folder + " is named twice"};
   }
   return out;

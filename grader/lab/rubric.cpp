@@ -2,6 +2,8 @@
 
 #include "cb/hmac_sha256.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "cb/grade/json_limits.h"
@@ -41,6 +43,12 @@ double Rubric::max_score(bool with_conformance) const {
   return sum;
 }
 
+bool is_id_field(std::string_view f) {
+  return !f.empty() && f.size() <= 40 && std::all_of(f.begin(), f.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+  });
+}
+
 Result<Rubric> Rubric::parse(std::string_view text) {
   auto j = parse_bounded_json(text, 4);
   if (!j) return Error{"rubric: " + j.error().message};
@@ -48,10 +56,10 @@ Result<Rubric> Rubric::parse(std::string_view text) {
   for (const auto& [key, value] : j->items()) {
     (void)value;
     if (key != "points" && key != "visibility" && key != "stdout_visibility" && key != "seed" && key != "traces" &&
-        key != "conformance_timeout" && key != "refuse_prebuilt")
+        key != "conformance_timeout" && key != "id_field" && key != "refuse_prebuilt")
       return Error{"rubric: \"" + key.substr(0, 20) +
-                   "\": the fields are points, visibility, stdout_visibility, seed, traces, conformance_timeout and "
-                   "refuse_prebuilt"};
+                   "\": the fields are points, visibility, stdout_visibility, seed, traces, conformance_timeout, "
+                   "id_field and refuse_prebuilt"};
   }
   Rubric r = equal();
   r.sha256 = cb::hex(cb::sha256(text));
@@ -108,6 +116,12 @@ Result<Rubric> Rubric::parse(std::string_view text) {
     if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 1 || v.get<double>() > 86400)
       return Error{"rubric: conformance_timeout: expected a number of seconds from 1 to 86400"};
     r.conformance_timeout = std::chrono::milliseconds{static_cast<std::int64_t>(v.get<double>() * 1000)};
+  }
+  if (j->contains("id_field")) {
+    const auto& v = (*j)["id_field"];
+    if (!v.is_string() || !is_id_field(v.get<std::string>()))
+      return Error{"rubric: id_field: expected email, sid, folder or a roster's column (letters, digits, _)"};
+    r.id_field = v.get<std::string>();
   }
   if (j->contains("refuse_prebuilt")) {
     const auto& v = (*j)["refuse_prebuilt"];

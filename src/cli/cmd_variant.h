@@ -16,6 +16,10 @@ struct VariantOptions {
   std::string settings;  // where to write the student's lab-settings.json
   std::string handout;   // where to write the student's handout
   bool json = false;
+  // Every student of a roster at once: their settings and handout in out/FOLDER/.
+  std::string roster;
+  std::string id_field = "email";
+  std::string out;
 };
 
 CLI::App* setup_variant(CLI::App& app, VariantOptions& options);

@@ -329,3 +329,64 @@ TEST_CASE("variants: a class of ten in one batch - each passes on their own numb
 
 }  // namespace
 }  // namespace cb::testing
+
+namespace cb::testing {
+namespace {
+
+namespace fs = std::filesystem;
+TEST_CASE(
+    "variants: one id field everywhere - cb-lab variant --roster makes each kit, the batch grades on that field") {
+  TempDir work;
+  work.write("course.key", std::string(kKey) + "\n");
+  // A roster as a course exports it: the folder, the student id and the email.
+  work.write("roster.csv", "folder,sid,email\nann,s01,ann@class.example\nben,s02,ben@class.example\n");
+  const Ran made = run({CB_LAB_BIN, "variant", "--roster", work / "roster.csv", "--course-key", work / "course.key",
+                        "--out", work / "handed-out"});
+  INFO(made.out, made.err);
+  REQUIRE(made.exit_code == 0);
+  CHECK(made.out.find("2 students (by email)") != std::string::npos);
+  for (const char* folder : {"ann", "ben"}) {
+    const std::string dir = work / ("class/" + std::string(folder));
+    REQUIRE(run({CB_LAB_BIN, "init", dir, "--lang", "python"}).exit_code == 0);
+    fs::copy_file(work / ("handed-out/" + std::string(folder) + "/lab-settings.json"), dir + "/lab-settings.json",
+                  fs::copy_options::overwrite_existing);
+    CHECK(fs::is_regular_file(work / ("handed-out/" + std::string(folder) + "/HANDOUT.md")));
+    std::ofstream(dir + "/breaker.py") << reference_rules(kit_of("python"));
+  }
+  const auto graded = [&](const std::vector<std::string>& more) {
+    std::vector<std::string> argv{
+        CB_GRADE_BIN,        "--batch",  work / "class",      "--run",    "sh run.sh", "--course-key",
+        work / "course.key", "--roster", work / "roster.csv", "--format", "json"};
+    argv.insert(argv.end(), more.begin(), more.end());
+    const Ran r = run(argv, {}, {}, 300s);
+    INFO(r.err);
+    return json::parse(r.out);
+  };
+  // The field by default (email), as the kits were made: full marks, and the report says which.
+  const json by_email = graded({});
+  for (const json& row : by_email) {
+    CAPTURE(row.dump());
+    CHECK(row["score"] == 8);
+    CHECK(row["student"].get<std::string>().find("@class.example") != std::string::npos);
+  }
+  REQUIRE(run({CB_GRADE_BIN, "--batch", work / "class", "--run", "sh run.sh", "--course-key", work / "course.key",
+               "--roster", work / "roster.csv", "--reports", work / "reports"},
+              {}, {}, 300s)
+              .exit_code == 0);
+  CHECK(slurp(work / "reports/ann/report.txt").find("from the course key and the student's email") !=
+        std::string::npos);
+  // Another field, another student's numbers: the run is told apart (s1.numbers).
+  const json by_sid = graded({"--id-field", "sid"});
+  for (const json& row : by_sid) {
+    CHECK(row["steps"]["1"]["check"] == "s1.numbers");
+    CHECK(row["student"].get<std::string>().rfind("s0", 0) == 0);
+  }
+  // A field the roster has no column for is named.
+  const Ran missing = run({CB_GRADE_BIN, "--batch", work / "class", "--run", "sh run.sh", "--course-key",
+                           work / "course.key", "--roster", work / "roster.csv", "--id-field", "login"});
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find("roster.csv: line 1: no column login (the id field") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace cb::testing

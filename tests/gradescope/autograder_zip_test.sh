@@ -105,8 +105,9 @@ unpack "$tmp/keyed.zip"
 [ -f "$src/course.key" ] || { echo "the keyed zip has no course.key" >&2; exit 1; }
 "$3" init "$tmp/autograder/submission" --lang python --student ada@example.edu --course-key "$tmp/course.key" >/dev/null
 cp "$project/tests/kits/python/breaker.py" "$tmp/autograder/submission/"
-metadata() {  # metadata EMAIL: who Gradescope says submitted
-  printf '{"id": 1, "users": [{"email": "%s", "id": 7, "name": "A Student"}]}\n' "$1" >"$tmp/autograder/submission_metadata.json"
+metadata() {  # metadata EMAIL: who Gradescope says submitted (with a course sid too: the email names them)
+  printf '{"id": 1, "users": [{"email": "%s", "sid": "s0042", "id": 7, "name": "A Student"}]}\n' "$1" \
+    >"$tmp/autograder/submission_metadata.json"
 }
 metadata Ada@example.edu
 env -i PATH=/usr/bin:/bin HOME="$tmp" AUTOGRADER_ROOT="$tmp/autograder" "$src/run_autograder"

@@ -33,6 +33,7 @@ struct BatchOptions {
   std::string course_key;
   std::map<std::string, std::string> roster;
   bool roster_only = false;                   // a folder the roster does not name is an error, not an id
+  std::string id_field = "folder";            // what names a student here: said in each report
   std::optional<ConformanceRun> conformance;  // jobs: 1 (a class runs side by side already)
   std::string reports_dir;                    // non-empty: each submission's reports kept in reports_dir/NAME/
   // With reports_dir: a submission kept whole by a batch stamped the same (batch_stamp()) is not
@@ -74,9 +75,12 @@ struct BatchRow {
 // Errors: the root cannot be listed, or the reports directory cannot be made.
 [[nodiscard]] Result<std::vector<BatchRow>> grade_batch(const BatchOptions& options);
 
-// A roster: "folder,student" a line (a first line "folder,student" is a header). Errors name
+// A roster: a folder and a student a line. A first line that names a "folder" (or "submission")
+// column is a header, and the student is the column named `id_field` ("email", "sid", ...; a
+// header of two columns: the other one); without a header, "folder,student" a line. Errors name
 // the line.
-[[nodiscard]] Result<std::map<std::string, std::string>> parse_roster(std::string_view csv, const std::string& name);
+[[nodiscard]] Result<std::map<std::string, std::string>> parse_roster(std::string_view csv, const std::string& name,
+                                                                      const std::string& id_field = "email");
 
 // The gradebook (gradebook.cpp): one row a submission, with per step its status and first
 // failing check, how the program ran, the conformance part and the grade's provenance. CSV cells

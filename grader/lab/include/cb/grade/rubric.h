@@ -19,6 +19,7 @@ namespace cb::grade {
 //    "stdout_visibility": "hidden",
 //    "seed": 12345, "traces": 200,                               the conformance traces, fixed
 //    "conformance_timeout": 120,                                 seconds for one submission's part
+//    "id_field": "email",                                        which field names a student (below)
 //    "refuse_prebuilt": "all"}                                   no executable handed in (below)
 // Visibilities are Gradescope's: visible, hidden, after_due_date, after_published.
 struct Rubric {
@@ -36,6 +37,11 @@ struct Rubric {
   // What a submission may not hand in ready-made: by default a copy of the project's own programs;
   // "all": any executable; "none": nothing looked for (prebuilt.h).
   Prebuilt prebuilt = Prebuilt::HarnessRefused;
+  // Which field names a student, so a course key gives each the same numbers everywhere: "email"
+  // (the default), "sid" (Gradescope's student id), "folder" (a batch's folder name), or another
+  // column of the roster. cb-lab variant --roster, the batch's roster and Gradescope's metadata
+  // all read this one field.
+  std::string id_field = "email";
   // The SHA-256 of the rubric's text ("" for equal()): what a resumed batch compares.
   std::string sha256;
   [[nodiscard]] static Rubric equal();
@@ -43,5 +49,8 @@ struct Rubric {
   // The points of every step, and of the conformance part when it is graded.
   [[nodiscard]] double max_score(bool with_conformance) const;
 };
+
+// A field that can name a student: letters, digits and _, at most 40.
+[[nodiscard]] bool is_id_field(std::string_view field);
 
 }  // namespace cb::grade

@@ -244,7 +244,9 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
     out.server_url = server->url();
     program.connect_port = server->port();
   }
-  program.env = {"CB_SERVER=" + out.server_url, "CB_DIR=" + sandbox.visible_out(box)};
+  // Python writes its output in blocks to a pipe: a program killed at the time limit would
+  // leave none of it for the report, where it says how far it got.
+  program.env = {"CB_SERVER=" + out.server_url, "CB_DIR=" + sandbox.visible_out(box), "PYTHONUNBUFFERED=1"};
 
   // The box's group is shared by all its programs: what this run cost is the difference.
   const sandbox::CgroupCounts counted_before =

@@ -413,12 +413,13 @@ void draw_steps(std::string& s, const Axis& axis, const Report& r, std::vector<s
     if (!fresh) it->second.second = q.at_us;
   }
   int note = 0;
-  std::vector<double> row_end(3, -1e9);
+  // Where each step is drawn, and its label: a step with nothing in the record (8:
+  // transitions.log; every step a program never reached) at the end of the axis.
+  std::vector<double> xs;
+  std::vector<std::string> texts;
   for (const StepReport& st : r.steps) {
     const auto e = extent.find(st.step);
-    // A step with nothing in the record (8: transitions.log) is drawn at the end of the axis.
-    const double x = e != extent.end() ? axis.x(e->second.first) : st.step == step(StepRole::Server) ? kLeft : kRight;
-    const std::string cls = to_string(st.status);
+    xs.push_back(e != extent.end() ? axis.x(e->second.first) : st.step == step(StepRole::Server) ? kLeft : kRight);
     std::string marks;
     for (const Check& c : st.checks) {
       if (c.status != Status::Fail && c.status != Status::Error) continue;
@@ -426,11 +427,25 @@ void draw_steps(std::string& s, const Axis& axis, const Report& r, std::vector<s
                       (c.message.empty() ? "" : ". " + c.message));
       marks += " [" + std::to_string(++note) + "]";
     }
+    texts.push_back(std::to_string(st.step) + " " + verdict(st.status) + marks);
+  }
+  std::vector<double> row_end(3, -1e9);
+  for (std::size_t i = 0; i < r.steps.size(); ++i) {
+    const StepReport& st = r.steps[i];
+    const double x = xs[i];
+    const std::string cls = to_string(st.status);
+    // Steps drawn on one line (those a program never reached, all at the end) share one label:
+    // stacked one by one they ran off the picture's edge.
+    if (i > 0 && xs[i - 1] == x) {
+      s += "<g class=\"step\" data-step=\"" + std::to_string(st.step) + "\" data-status=\"" + cls + "\"></g>";
+      continue;
+    }
+    std::string text = texts[i];
+    for (std::size_t j = i + 1; j < r.steps.size() && xs[j] == x; ++j) text += " · " + texts[j];
     // Labels in three rows, each beside its own line: right of it in the first row where it does
     // not run into the last label there, else left of it where that is free. Only when neither
     // is free anywhere does it start further right, and then a leader joins it to its line: a
     // label that merely sat by the next step's line was read as that step's ("6 FAIL" by step 7).
-    const std::string text = std::to_string(st.step) + " " + verdict(st.status) + marks;
     const double width = 7.5 * static_cast<double>(text.size());  // bold 11px, generously
     const bool near_end = x + width > kRight + 15;  // labelled to the left of its line, not off the picture
     const double right = near_end ? x - 2 - width : x + 2;
@@ -446,16 +461,19 @@ void draw_steps(std::string& s, const Axis& axis, const Report& r, std::vector<s
     bool leader = false;
     if (row == row_end.size()) {
       row = static_cast<std::size_t>(std::min_element(row_end.begin(), row_end.end()) - row_end.begin());
-      lx = row_end[row] + 4;
+      lx = std::min(row_end[row] + 4, kWidth - 4 - width);  // never past the picture's edge
       leader = true;
     }
     row_end[row] = std::max(row_end[row], lx + width);
     const double y = 14 + 13.0 * static_cast<double>(row);
+    // Left of its line, a label ends at the line (the width is a generous guess).
+    const bool ends_at_line = !leader && lx == left;
     s += "<g class=\"step\" data-step=\"" + std::to_string(st.step) + "\" data-status=\"" + cls +
          "\"><line class=\"stepline\" x1=\"" + num(x) + "\" y1=\"" + num(y + 3, 0) + "\" x2=\"" + num(x) + "\" y2=\"" +
          num(kAxisY, 0) + "\"/>" +
          (leader ? "<path class=\"leader\" d=\"M" + num(x) + " " + num(y + 3, 0) + "H" + num(lx) + "\"/>" : "") +
-         "<text class=\"steplabel " + cls + "\" x=\"" + num(lx) + "\" y=\"" + num(y, 0) + "\">" + text + "</text></g>";
+         "<text class=\"steplabel " + cls + "\" x=\"" + num(ends_at_line ? x - 2 : lx) + "\" y=\"" + num(y, 0) + "\"" +
+         (ends_at_line ? " text-anchor=\"end\"" : "") + ">" + text + "</text></g>";
   }
 }
 
@@ -560,11 +578,19 @@ std::string checklist(const Report& r) {
 
 std::string render_html(const Report& r) {
   const std::string score = points(r.score) + "/" + points(r.max_score);
-  const std::string name = r.dir.empty() && r.conformance ? "conformance of " + r.conformance->command : r.dir;
-  const std::string title = "cb-lab: " + name + ", " + score + (r.server.empty() ? "" : ", server " + r.server);
+  // Whose it is, as a person names it: the student, or the folder (not the path it was graded at).
+  std::string folder = r.dir;
+  while (folder.size() > 1 && (folder.back() == '/' || folder.ends_with("/."))) folder.pop_back();
+  if (const auto slash = folder.rfind('/'); slash != std::string::npos && slash + 1 < folder.size())
+    folder = folder.substr(slash + 1);
+  const std::string name = r.dir.empty() && r.conformance ? "conformance of " + r.conformance->command
+                           : r.student.empty()            ? folder
+                                                          : r.student + " (" + folder + ")";
+  const std::string title = name + ": " + score + " - the circuit-breaker lab";
   const std::string cls = to_string(r.status);
   std::string out;
   out += "<h1>The circuit-breaker lab: " + esc(name) + "</h1>";
+  if (!r.dir.empty()) out += "<p class=\"meta\">Graded at " + esc(r.dir) + ".</p>";
   out += "<p class=\"meta\">Score <b>" + score + "</b>, <span class=\"verdict-" + cls + "\">" + verdict(r.status) +
          "</span>. ";
   out += r.server.empty() ? esc("Files only: " + r.evidence_note) + "."

@@ -1,6 +1,6 @@
-// Where --batch finds each submission's program, by the rule Gradescope's run_autograder uses:
-// a folder handed in as a zip of a folder is graded from inside it, and run.sh is run by the same
-// shell everywhere.
+// Where --batch finds each submission's program, by the rule Gradescope's run_autograder uses
+// (a folder handed in as a zip of a folder is graded from inside it), and what its report keeps
+// of a program that hangs: what it printed, under the student's name.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -31,7 +31,7 @@ TEST_CASE("batch: a submission zipped as one folder is graded from inside it, as
   right_kit(root / "flat");
   right_kit(root / "nested/my-lab");
   fs::create_directories(root / "nested/__MACOSX/my-lab");  // what macOS's zip adds beside it
-  right_kit(root / "two/a");                                 // two folders: which one is not ours to guess
+  right_kit(root / "two/a");                                // two folders: which one is not ours to guess
   right_kit(root / "two/b");
   fs::create_directories(root / "linked");
   fs::create_symlink(root / "flat", root / "linked/my-lab");  // a link is never followed
@@ -44,6 +44,21 @@ TEST_CASE("batch: a submission zipped as one folder is graded from inside it, as
   CHECK(rows.at("nested")["score"] == 8);
   CHECK(rows.at("two")["score"] == 0);
   CHECK(rows.at("linked")["score"] == 0);
+}
+
+TEST_CASE("batch: a Python program killed at the time limit leaves what it printed, and its page is named for it") {
+  TempDir root;
+  right_kit(root / "stuck");
+  root.write("stuck/run.sh", "exec python3 -c \"print('reached step 4'); import time; time.sleep(600)\"\n");
+  TempDir out;
+  const Ran r = run({kGrade, "--batch", root.path(), "--run", "sh run.sh", "--timeout", "3s", "--reports",
+                     out / "reports", "--format", "json"},
+                    "", {}, std::chrono::seconds{60});
+  INFO(r.err);
+  // Python writes to a pipe in blocks: without PYTHONUNBUFFERED the line died with the process.
+  CHECK(slurp(out / "reports/stuck/report.txt").find("reached step 4") != std::string::npos);
+  const std::string page = slurp(out / "reports/stuck/report.html");
+  CHECK(page.find("<title>stuck: 0/8 - the circuit-breaker lab</title>") != std::string::npos);
 }
 
 }  // namespace

@@ -37,21 +37,51 @@ Report crowded_run() {
 TEST_CASE("html: every step label sits by its own line, or is joined to it") {
   const std::string page = render(crowded_run(), Format::Html, false);
   const std::regex step(
-      R"re(<g class="step" data-step="(\d)"[^>]*><line class="stepline" x1="([\d.]+)"[^>]*/>(<path class="leader"[^>]*/>)?<text class="steplabel[^"]*" x="([\d.]+)"[^>]*>([^<]*)</text>)re");
+      R"re(<g class="step" data-step="(\d)"[^>]*><line class="stepline" x1="([\d.]+)"[^>]*/>(<path class="leader"[^>]*/>)?<text class="steplabel[^"]*" x="([\d.]+)"[^>]*?( text-anchor="end")?>([^<]*)</text>)re");
   int seen = 0;
   for (auto it = std::sregex_iterator(page.begin(), page.end(), step); it != std::sregex_iterator(); ++it) {
     const auto& m = *it;
     ++seen;
     const double line = std::stod(m[2]);
     const double label = std::stod(m[4]);
-    const double width = 7.5 * static_cast<double>(m[5].str().size());
-    const bool beside = (label >= line - 0.01 && label <= line + 2.01) ||
-                        (label + width >= line - 2.01 && label + width <= line + 0.01);
+    const double width = 7.5 * static_cast<double>(m[6].str().size());
+    // Right of its line, or (anchored at its end) ending at it.
+    const bool beside = m[5].matched ? label >= line - 2.01 && label <= line + 0.01
+                                     : (label >= line - 0.01 && label <= line + 2.01) ||
+                                           (label + width >= line - 2.01 && label + width <= line + 0.01);
     CAPTURE(m[1].str());
-    CAPTURE(m[5].str());
+    CAPTURE(m[6].str());
     CHECK((beside || m[3].matched));
   }
   CHECK(seen == 8);
+}
+
+TEST_CASE("html: steps a program never reached share one label, inside the picture") {
+  // A breaker that hung in HALF_OPEN: steps 1-4 in the record, 5-8 never reached, all drawn at
+  // the axis's end, where four labels stacked ran off the picture's edge.
+  Report r = crowded_run();
+  r.timeline.requests.resize(4);
+  for (StepReport& s : r.steps)
+    if (s.step >= 5) {
+      s.status = Status::Fail;
+      s.checks = {{"s" + std::to_string(s.step) + ".x", "x", Status::Fail, "never reached", nullptr, nullptr, true}};
+    }
+  const std::string page = render(r, Format::Html, false);
+  const std::regex label(R"re(<text class="steplabel[^"]*" x="([\d.]+)"[^>]*?( text-anchor="end")?>([^<]*)</text>)re");
+  int labels = 0;
+  for (auto it = std::sregex_iterator(page.begin(), page.end(), label); it != std::sregex_iterator(); ++it) {
+    const auto& m = *it;
+    ++labels;
+    const double x = std::stod(m[1]);
+    const double width = 7.5 * static_cast<double>(m[3].str().size());
+    CAPTURE(m[3].str());
+    CHECK((m[2].matched ? x : x + width) <= 1100);  // the picture's width
+    CHECK((m[2].matched ? x - width : x) >= 0);
+  }
+  CHECK(labels == 5);  // 1, 2, 3, 4, and one for 5 to 8
+  CHECK(page.find("5 FAIL [1] \xc2\xb7 6 FAIL [2] \xc2\xb7 7 FAIL [3] \xc2\xb7 8 FAIL [4]") != std::string::npos);
+  // Every step is still there to be found by its number.
+  for (int n = 1; n <= 8; ++n) CHECK(page.find("data-step=\"" + std::to_string(n) + "\"") != std::string::npos);
 }
 
 // A refused call never reaches the server, and only cb-lab's own run knew when each was: the

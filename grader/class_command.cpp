@@ -100,12 +100,12 @@ class Journal {
 std::string summary(const std::vector<BatchRow>& rows, double seconds) {
   std::size_t graded = 0, passed = 0, empty = 0, errors = 0, not_graded = 0, resumed = 0;
   for (const BatchRow& r : rows) {
-    graded += r.status == RowStatus::Graded ? 1 : 0;
-    passed += r.report && r.report->passed ? 1 : 0;
-    empty += r.status == RowStatus::Empty ? 1 : 0;
-    errors += r.status == RowStatus::Error ? 1 : 0;
-    not_graded += r.status == RowStatus::NotGraded ? 1 : 0;
-    resumed += r.resumed ? 1 : 0;
+    graded += r.status == RowStatus::Graded ? 1U : 0U;
+    passed += r.report && r.report->passed ? 1U : 0U;
+    empty += r.status == RowStatus::Empty ? 1U : 0U;
+    errors += r.status == RowStatus::Error ? 1U : 0U;
+    not_graded += r.status == RowStatus::NotGraded ? 1U : 0U;
+    resumed += r.resumed ? 1U : 0U;
   }
   const long s = std::lround(seconds);
   std::string out = std::to_string(rows.size()) + " submissions in " + std::to_string(s / 60) + ":" +

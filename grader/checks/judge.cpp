@@ -1,6 +1,7 @@
 #include "cb/grade/judge.h"
 
 #include "cb/grade/conformance_check.h"
+#include "cb/grade/format_common.h"
 #include "cb/grade/provenance.h"
 #include "cb/grade/wording.h"
 
@@ -93,6 +94,46 @@ std::string never_called(const Evidence& e, const Report& report) {
 
 }  // namespace
 
+namespace {
+
+// The rubric's integrity caps (rubric.h): the lab's steps earn at most `cap` points, taken from
+// the last steps first, and the report says why.
+void cap_steps(Report& r, double cap, const std::string& why) {
+  double total = 0;
+  for (const StepReport& s : r.steps) total += s.score;
+  if (total <= cap) return;
+  double over = total - cap;
+  for (auto s = r.steps.rbegin(); s != r.steps.rend() && over > 0; ++s) {
+    const double cut = std::min(s->score, over);
+    s->score -= cut;
+    over -= cut;
+  }
+  r.score -= total - cap;
+  r.notes.push_back("The lab's steps earn at most " + points(cap) + " of their " + points(total) +
+                    " points here: " + why);
+}
+
+void apply_caps(Report& r, const Rubric& rubric) {
+  if (rubric.cap_other_numbers) {
+    for (const StepReport& s : r.steps)
+      for (const Check& c : s.checks)
+        if (c.id == "s1.numbers" && c.status == Status::Fail) {
+          cap_steps(r, *rubric.cap_other_numbers,
+                    "the run was on numbers that are not this student's (the rubric's cap_other_numbers)");
+          break;
+        }
+  }
+  // No breaker answered a single call of the conformance traces (no replay.sh, or one that does
+  // not run): the steps alone can be passed by a script that replays the handout's requests.
+  if (rubric.cap_no_replay && r.conformance && r.conformance->rule == "no_answer" && r.conformance->agreed == 0 &&
+      r.conformance->judged <= 1)
+    cap_steps(r, *rubric.cap_no_replay,
+              "no breaker answered the conformance traces (no replay.sh, or one that does not run), and the "
+              "steps alone can be passed without one (the rubric's cap_no_replay)");
+}
+
+}  // namespace
+
 Report judge(const Evidence& e, const GradeOptions& options) {
   Report report = e.files ? grade(e, options) : no_steps(options);
   if (e.files) report.headline = never_called(e, report);
@@ -100,6 +141,7 @@ Report judge(const Evidence& e, const GradeOptions& options) {
   report.program = e.program;
   report.sandbox = e.sandbox;
   if (e.conformance) add_conformance(report, judge_conformance(*e.conformance, options.rubric));
+  apply_caps(report, options.rubric);
   return report;
 }
 

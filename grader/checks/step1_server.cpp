@@ -7,7 +7,10 @@ namespace cb::grade {
 namespace {
 
 void s1_numbers(CheckVerdict& v, const Inputs& in, bool) {
-  if (!in.pre.other_numbers.empty()) return v.fail(in.pre.other_numbers);
+  // The numbers the run showed, beside the student's: a class's grading names whose they are.
+  if (!in.pre.other_numbers.empty())
+    return v.fail(in.pre.other_numbers, {{"window", in.spec.rules.window}, {"trials", in.spec.rules.trials}},
+                  {{"window", in.state.value->window_size}, {"trials", in.state.value->permitted_in_half_open}});
   v.pass();
 }
 constexpr CheckDef kFollowsNumbers{

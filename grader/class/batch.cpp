@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <set>
 #include <cerrno>
 #include <cstring>
 
@@ -91,7 +92,46 @@ std::string program_folder(const std::string& root, const std::string& name) {
   return !program_here && folders == 1 ? name + "/" + only : name;
 }
 
-BatchRow grade_one(const BatchOptions& o, const std::string& name) {
+// Every student of the class and their numbers, with a course key: whose numbers a run on
+// another's were, when the key can tell.
+using ClassNumbers = std::vector<std::pair<std::string, LabNumbers>>;
+
+ClassNumbers class_numbers(const BatchOptions& o, const std::vector<std::string>& folders) {
+  ClassNumbers out;
+  if (o.course_key.empty()) return out;
+  std::set<std::string> ids;
+  for (const std::string& f : folders) {
+    const auto named = o.roster.find(f);
+    if (named != o.roster.end())
+      ids.insert(named->second);
+    else if (!o.roster_only)
+      ids.insert(f);
+  }
+  for (const std::string& id : ids)
+    if (auto spec = variant_spec(o.grade.spec ? *o.grade.spec : lab_spec(), id, o.course_key))
+      out.emplace_back(id, numbers_of(**spec));
+  return out;
+}
+
+// s1.numbers failed: the students whose numbers show what the run showed (window and trials),
+// named in its message.
+void name_whose_numbers(Report& r, const std::string& student, const ClassNumbers& everyone) {
+  for (StepReport& s : r.steps)
+    for (Check& c : s.checks) {
+      if (c.id != "s1.numbers" || c.status != Status::Fail || !c.actual.is_object()) continue;
+      std::vector<std::string> whose;
+      for (const auto& [id, n] : everyone)
+        if (id != student && n.window == c.actual.value("window", -1) && n.trials == c.actual.value("trials", -1))
+          whose.push_back(id);
+      if (whose.empty() || whose.size() > 3) return;  // nobody of the class, or too many to say
+      std::string names;
+      for (const std::string& w : whose) names += (names.empty() ? "" : " or ") + w;
+      c.message += " (by the course key, the numbers of " + names + ")";
+      return;
+    }
+}
+
+BatchRow grade_one(const BatchOptions& o, const std::string& name, const ClassNumbers& everyone) {
   BatchRow row;
   row.submission = name;
   row.with_conformance = o.conformance.has_value();
@@ -116,7 +156,9 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
   const nlohmann::json stamp = batch_stamp(o, options, spec);
   if (o.resume && !o.reports_dir.empty() && kept_whole(o.reports_dir + "/" + name, stamp)) {
     BatchRow kept = regrade_submission(o.reports_dir, name, o.grade);
-    if (kept.status == RowStatus::Graded) {
+    if (kept.status == RowStatus::Graded && kept.report) {
+      name_whose_numbers(*kept.report, row.student, everyone);
+      (void)write_reports(o.reports_dir + "/" + name, *kept.report);
       kept.regraded = false;
       kept.changes.clear();
       kept.resumed = true;
@@ -153,6 +195,7 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name) {
   auto evidence = gather(std::move(s), o.sandbox);
   if (!evidence) return fail(evidence.error().message);
   Report report = judge(*evidence, options);
+  name_whose_numbers(report, row.student, everyone);
   if (!o.reports_dir.empty())
     if (auto kept = keep_grade(o.reports_dir + "/" + name, report, *evidence, spec, stamp); !kept)
       return fail("keeping its reports: " + kept.error().message);
@@ -185,10 +228,11 @@ Result<std::vector<BatchRow>> grade_batch(const BatchOptions& o) {
   if (!o.reports_dir.empty())
     if (auto made = make_directories(o.reports_dir); !made) return made.error();
   std::vector<BatchRow> rows(names->size());
+  const ClassNumbers everyone = class_numbers(o, *names);
   for_each_submission(
       rows.size(), o.jobs,
       [&](std::size_t i) {
-        rows[i] = grade_one(o, (*names)[i]);
+        rows[i] = grade_one(o, (*names)[i], everyone);
         if (!o.reports_dir.empty() && rows[i].status != RowStatus::Graded)
           if (auto kept = keep_ungraded(o.reports_dir + "/" + rows[i].submission, rows[i]); !kept)
             rows[i].error += "; keeping it: " + kept.error().message;

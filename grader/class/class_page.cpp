@@ -111,46 +111,9 @@ constexpr const char* kSortScript =
     R"(var m=/^#sort=(\d+)$/.exec(location.hash),h=document.querySelectorAll('table.everyone th');)"
     R"(if(m&&h[+m[1]])h[+m[1]].click();)";
 
-}  // namespace
-
-std::string class_page_html(const ClassPage& page) {
-  const std::vector<BatchRow>& rows = page.rows;
-  std::size_t graded = 0, passed = 0, empty = 0, not_graded = 0, errors = 0;
-  std::vector<double> scores;
-  double max_score = 0;
-  std::string grader, spec;
-  std::set<std::uint64_t> seeds;
-  for (const BatchRow& r : rows) {
-    empty += r.status == RowStatus::Empty ? 1 : 0;
-    errors += r.status == RowStatus::Error ? 1 : 0;
-    not_graded += r.status == RowStatus::NotGraded ? 1 : 0;
-    max_score = std::max(max_score, r.report ? r.report->max_score : r.max_score);
-    if (!r.report) continue;
-    ++graded;
-    passed += r.report->passed ? 1 : 0;
-    scores.push_back(r.report->score);
-    grader = r.report->grader_version;
-    spec = r.report->lab_spec_sha256.substr(0, 12);
-    if (r.report->conformance) seeds.insert(r.report->conformance->seed);
-  }
-  std::sort(scores.begin(), scores.end());
-  double mean = 0;
-  for (double s : scores) mean += s;
-  if (!scores.empty()) mean /= static_cast<double>(scores.size());
-  const double median = scores.empty() ? 0 : scores[scores.size() / 2];
-
-  std::string body = "<h1>" + esc(page.title) + ": " + std::to_string(rows.size()) + " submissions</h1>";
-  body += "<p class=\"meta\">Graded by cb-grade " + esc(grader) + " on lab spec " + esc(spec);
-  if (seeds.size() == 1) body += ", conformance seed " + std::to_string(*seeds.begin());
-  body += ". Each name leads to that student's own report.</p>";
-  body += "<div class=\"cards\"><div><b>" + std::to_string(graded) + "</b>graded</div><div><b>" +
-          std::to_string(passed) + "</b>full marks</div><div><b>" + html_number(mean, 1) + " / " + points(max_score) +
-          "</b>mean score</div><div><b>" + points(median) + "</b>median</div>";
-  if (empty > 0) body += "<div><b>" + std::to_string(empty) + "</b>empty</div>";
-  if (errors + not_graded > 0) body += "<div><b>" + std::to_string(errors + not_graded) + "</b>not graded</div>";
-  body += "</div>";
-
-  // The score distribution: one bar per whole score.
+// The score distribution: one bar per whole score.
+std::string scores_section(const std::vector<double>& scores, double max_score) {
+  std::string body;
   std::map<long, std::size_t> by_score;
   for (double s : scores) ++by_score[std::lround(std::floor(s))];
   std::size_t most = 1;
@@ -163,7 +126,12 @@ std::string class_page_html(const ClassPage& page) {
   }
   body += "</table>";
 
-  // Each step and the conformance part: how many passed.
+  return body;
+}
+
+// Each step and the conformance part: how many passed.
+std::string steps_section(const std::vector<BatchRow>& rows) {
+  std::string body;
   body += "<h2>Steps</h2><table><tr><th>step</th><th class=\"l\">title</th><th>passed</th><th class=\"l\"></th></tr>";
   std::map<int, std::string> titles;
   for (int n = 1; n <= kGradedSteps; ++n) {
@@ -172,7 +140,7 @@ std::string class_page_html(const ClassPage& page) {
       if (r.report)
         if (const StepReport* s = step_of(*r.report, n)) {
           ++judged;
-          ok += s->status == Status::Pass ? 1 : 0;
+          ok += s->status == Status::Pass ? 1U : 0U;
           titles[n] = s->title;
         }
     if (judged == 0) continue;
@@ -184,7 +152,7 @@ std::string class_page_html(const ClassPage& page) {
   for (const BatchRow& r : rows)
     if (r.report && r.report->conformance) {
       ++c_judged;
-      c_ok += r.report->conformance->status == Status::Pass ? 1 : 0;
+      c_ok += r.report->conformance->status == Status::Pass ? 1U : 0U;
     }
   if (c_judged > 0)
     body += "<tr><td>C</td><td class=\"l\">Conformance: the breaker on generated traces</td><td>" +
@@ -192,7 +160,15 @@ std::string class_page_html(const ClassPage& page) {
             ")</td><td class=\"l\">" + bar(c_ok, c_judged, "ok") + "</td></tr>";
   body += "</table>";
 
-  // What failed, most students first.
+  return body;
+}
+
+// What failed, most students first: the programs that never ran the lab once, then each check
+// and conformance rule, and the runs on another student's numbers.
+std::string failures_section(const std::vector<BatchRow>& rows, std::size_t graded) {
+  std::string body;
+  std::size_t c_judged = 0;
+  for (const BatchRow& r : rows) c_judged += r.report && r.report->conformance ? 1U : 0U;
   std::map<std::string, Hit> checks;
   std::map<std::string, Hit> rules;
   std::vector<const BatchRow*> copies;
@@ -249,16 +225,12 @@ std::string class_page_html(const ClassPage& page) {
     body += "</ul>";
   }
 
-  // What could not be graded, and why.
-  if (empty + errors + not_graded > 0) {
-    body += "<h2>Not graded</h2><ul>";
-    for (const BatchRow& r : rows)
-      if (!r.report)
-        body += "<li><b>" + esc(r.submission) + "</b> (" + to_string(r.status) + "): " + esc(r.error) + "</li>";
-    body += "</ul>";
-  }
+  return body;
+}
 
-  // Everyone.
+// Everyone, in a table the page's script sorts.
+std::string everyone_section(const std::vector<BatchRow>& rows) {
+  std::string body;
   const bool variants =
       std::any_of(rows.begin(), rows.end(), [](const BatchRow& r) { return r.report && !r.report->student.empty(); });
   body +=
@@ -295,6 +267,61 @@ std::string class_page_html(const ClassPage& page) {
             esc(rep.sandbox ? rep.sandbox->containment : "") + "</td></tr>";
   }
   body += "</tbody></table>";
+  return body;
+}
+
+}  // namespace
+
+std::string class_page_html(const ClassPage& page) {
+  const std::vector<BatchRow>& rows = page.rows;
+  std::size_t graded = 0, passed = 0, empty = 0, not_graded = 0, errors = 0;
+  std::vector<double> scores;
+  double max_score = 0;
+  std::string grader, spec;
+  std::set<std::uint64_t> seeds;
+  for (const BatchRow& r : rows) {
+    empty += r.status == RowStatus::Empty ? 1U : 0U;
+    errors += r.status == RowStatus::Error ? 1U : 0U;
+    not_graded += r.status == RowStatus::NotGraded ? 1U : 0U;
+    max_score = std::max(max_score, r.report ? r.report->max_score : r.max_score);
+    if (!r.report) continue;
+    ++graded;
+    passed += r.report->passed ? 1U : 0U;
+    scores.push_back(r.report->score);
+    grader = r.report->grader_version;
+    spec = r.report->lab_spec_sha256.substr(0, 12);
+    if (r.report->conformance) seeds.insert(r.report->conformance->seed);
+  }
+  std::sort(scores.begin(), scores.end());
+  double mean = 0;
+  for (double s : scores) mean += s;
+  if (!scores.empty()) mean /= static_cast<double>(scores.size());
+  const double median = scores.empty() ? 0 : scores[scores.size() / 2];
+
+  std::string body = "<h1>" + esc(page.title) + ": " + std::to_string(rows.size()) + " submissions</h1>";
+  body += "<p class=\"meta\">Graded by cb-grade " + esc(grader) + " on lab spec " + esc(spec);
+  if (seeds.size() == 1) body += ", conformance seed " + std::to_string(*seeds.begin());
+  body += ". Each name leads to that student's own report.</p>";
+  body += "<div class=\"cards\"><div><b>" + std::to_string(graded) + "</b>graded</div><div><b>" +
+          std::to_string(passed) + "</b>full marks</div><div><b>" + html_number(mean, 1) + " / " + points(max_score) +
+          "</b>mean score</div><div><b>" + points(median) + "</b>median</div>";
+  if (empty > 0) body += "<div><b>" + std::to_string(empty) + "</b>empty</div>";
+  if (errors + not_graded > 0) body += "<div><b>" + std::to_string(errors + not_graded) + "</b>not graded</div>";
+  body += "</div>";
+
+  body += scores_section(scores, max_score);
+  body += steps_section(rows);
+  body += failures_section(rows, graded);
+  // What could not be graded, and why.
+  if (empty + errors + not_graded > 0) {
+    body += "<h2>Not graded</h2><ul>";
+    for (const BatchRow& r : rows)
+      if (!r.report)
+        body += "<li><b>" + esc(r.submission) + "</b> (" + to_string(r.status) + "): " + esc(r.error) + "</li>";
+    body += "</ul>";
+  }
+
+  body += everyone_section(rows);
   return html_page_with_script("Class: " + page.title, body, kCss, kSortScript);
 }
 

@@ -244,8 +244,7 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
     out.server_url = server->url();
     program.connect_port = server->port();
   }
-  // Python writes its output in blocks to a pipe: a program killed at the time limit would
-  // leave none of it for the report, where it says how far it got.
+  // PYTHONUNBUFFERED: a Python program killed at the limit keeps what it printed for the report.
   program.env = {"CB_SERVER=" + out.server_url, "CB_DIR=" + sandbox.visible_out(box), "PYTHONUNBUFFERED=1"};
 
   // The box's group is shared by all its programs: what this run cost is the difference.

@@ -56,10 +56,11 @@ Result<Rubric> Rubric::parse(std::string_view text) {
   for (const auto& [key, value] : j->items()) {
     (void)value;
     if (key != "points" && key != "visibility" && key != "stdout_visibility" && key != "seed" && key != "traces" &&
-        key != "conformance_timeout" && key != "id_field" && key != "refuse_prebuilt")
+        key != "conformance_timeout" && key != "id_field" && key != "cap_other_numbers" && key != "cap_no_replay" &&
+        key != "refuse_prebuilt")
       return Error{"rubric: \"" + key.substr(0, 20) +
                    "\": the fields are points, visibility, stdout_visibility, seed, traces, conformance_timeout, "
-                   "id_field and refuse_prebuilt"};
+                   "id_field, cap_other_numbers, cap_no_replay and refuse_prebuilt"};
   }
   Rubric r = equal();
   r.sha256 = cb::hex(cb::sha256(text));
@@ -122,6 +123,14 @@ Result<Rubric> Rubric::parse(std::string_view text) {
     if (!v.is_string() || !is_id_field(v.get<std::string>()))
       return Error{"rubric: id_field: expected email, sid, folder or a roster's column (letters, digits, _)"};
     r.id_field = v.get<std::string>();
+  }
+  for (const auto& [key, cap] :
+       {std::pair{"cap_other_numbers", &r.cap_other_numbers}, std::pair{"cap_no_replay", &r.cap_no_replay}}) {
+    if (!j->contains(key)) continue;
+    const auto& v = (*j)[key];
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+      return Error{std::string("rubric: ") + key + ": expected the most points the lab's steps may earn, 0 or more"};
+    *cap = v.get<double>();
   }
   if (j->contains("refuse_prebuilt")) {
     const auto& v = (*j)["refuse_prebuilt"];

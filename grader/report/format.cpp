@@ -108,11 +108,17 @@ std::string render_gradescope(const Report& r) {
   for (const StepReport& s : r.steps) {
     std::string output = check_lines(s);
     if (s.status == Status::Skip) output = "Not checked: " + output;
+    // A step that passed and earns less than its points was capped by the rubric (judge.h): it
+    // says so, and counts as not passed, as a test that did not earn its points.
+    const bool capped = s.status == Status::Pass && s.score < s.max_score;
+    if (capped)
+      for (const std::string& note : r.notes)
+        if (note.rfind("The lab's steps earn at most", 0) == 0) output = "Passed, but capped. " + note + "\n" + output;
     tests.push_back({{"name", "Step " + std::to_string(s.step) + ": " + s.title},
                      {"number", std::to_string(s.step)},
                      {"score", s.score},
                      {"max_score", s.max_score},
-                     {"status", s.status == Status::Pass ? "passed" : "failed"},
+                     {"status", s.status == Status::Pass && !capped ? "passed" : "failed"},
                      {"tags", check_ids(s)},
                      {"output", output},
                      {"output_format", "text"},
@@ -148,7 +154,8 @@ std::string render_gradescope(const Report& r) {
   if (held_back) {
     summary += "Score on the tests shown now " + points(shown) + "/" + points(shown_max) +
                "; the others, and the total, are shown later (after the due date, or when grades are published). "
-               "Graded on " + r.numbers + ".";
+               "Graded on " +
+               r.numbers + ".";
   } else {
     summary += "Score " + points(r.score) + "/" + points(r.max_score) + ". " + std::to_string(r.checks_run) + " of " +
                std::to_string(r.checks_total) + " checks run, on " + r.numbers + ".";

@@ -215,8 +215,8 @@ TEST_CASE("rubric: points per step") {
   CHECK(error_of(Rubric::parse(R"({"points": {"1": -5}})")) ==
         "rubric: points.\"1\": expected a number of points, 0 or more");
   CHECK(error_of(Rubric::parse(R"({"weights": {}})")) ==
-        "rubric: \"weights\": the fields are points, visibility, stdout_visibility, seed, traces, conformance_timeout "
-        "and refuse_prebuilt");
+        "rubric: \"weights\": the fields are points, visibility, stdout_visibility, seed, traces, conformance_timeout, "
+        "id_field, cap_other_numbers, cap_no_replay and refuse_prebuilt");
   CHECK(r->max_score(false) == 5 + 6 + 20);
   CHECK(r->max_score(true) == 5 + 6 + 20 + 1);
 }

@@ -258,9 +258,11 @@ TEST_CASE("variants: a student with their own numbers who follows the handout as
 
 // ---- A class of ten ------------------------------------------------------------------------
 
-json batch(const TempDir& key_dir, const std::string& root, const std::string& roster) {
+json batch(const TempDir& key_dir, const std::string& root, const std::string& roster,
+           const std::vector<std::string>& more = {}) {
   std::vector<std::string> argv{CB_GRADE_BIN,           "--batch",  root,   "--run", "sh run.sh", "--course-key",
                                 key_dir / "course.key", "--format", "json", "-j",    "5"};
+  argv.insert(argv.end(), more.begin(), more.end());
   if (!roster.empty()) {
     argv.emplace_back("--roster");
     argv.push_back(roster);
@@ -314,14 +316,20 @@ TEST_CASE("variants: a class of ten in one batch - each passes on their own numb
     CHECK(own[i]["numbers"].get<std::string>().find(ids[i]) != std::string::npos);
   }
 
-  // The same programs, each graded as its neighbour: the numbers are not theirs, said once.
-  const json swapped = batch(work, root, work / "shifted.csv");
+  // The same programs, each graded as its neighbour: the numbers are not theirs, said once, with
+  // whose they are; a rubric that caps such a run's steps at 0 gives it nothing for them.
+  work.write("rubric.json", R"({"cap_other_numbers": 0})");
+  const json swapped = batch(work, root, work / "shifted.csv", {"--rubric", work / "rubric.json"});
   REQUIRE(swapped.size() == 10);
   for (std::size_t i = 0; i < swapped.size(); ++i) {
     CAPTURE(swapped[i].dump());
     CHECK(swapped[i]["passed"] == false);
+    CHECK(swapped[i]["score"] == 0);
     CHECK(swapped[i]["steps"]["1"]["status"] == "fail");
     CHECK(swapped[i]["steps"]["1"]["check"] == "s1.numbers");
+    CHECK(swapped[i]["steps"]["1"]["message"].get<std::string>().find("by the course key, the numbers of") !=
+          std::string::npos);
+    CHECK(swapped[i]["steps"]["1"]["message"].get<std::string>().find(ids[i]) != std::string::npos);
     CHECK(swapped[i]["failed"] == json::array({"s1.numbers"}));
     for (int step = 2; step <= 8; ++step) CHECK(swapped[i]["steps"][std::to_string(step)] != "fail");
   }

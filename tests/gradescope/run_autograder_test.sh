@@ -41,6 +41,14 @@ check_json "$tmp/ok/results/results.json" "d['output_format'] == 'text' and all(
 # The whole grading's wall time (the lab alone takes about 3 s), not the checks' own.
 check_json "$tmp/ok/results/results.json" "d['execution_time'] >= 2.5"
 
+# The same under a rubric that caps the steps of a submission no breaker answered for (no
+# replay.sh): a script that replays the handout's requests passes the steps with no breaker.
+mkdir -p "$tmp/capped/submission" "$tmp/capped/source"
+cp "$project/tests/fixtures/students/good_breaker.py" "$tmp/capped/submission/breaker.py"
+echo '{"cap_no_replay": 2}' >"$tmp/capped/source/rubric.json"
+autograde capped 9
+check_json "$tmp/capped/results/results.json" "d['score'] == 2 and 'earn at most 2 of their 8 points here' in d['output'] and 'cap_no_replay' in d['output']"
+
 # Without a course key every student is graded on the handout's numbers: a lab-settings.json
 # handed in with easier ones is the student's to write, never used, and the output says so.
 mkdir -p "$tmp/own/submission"
@@ -135,4 +143,4 @@ CB_TIMEOUT=600s CB_DEADLINE=3s autograde late 9
 [ $(($(date +%s) - started)) -lt 30 ] || { echo "run_autograder: the deadline did not stop the grading" >&2; exit 1; }
 check_json "$tmp/late/results/results.json" "d['score'] == 0 and d['max_score'] == 9 and 'did not finish within 3s' in d['output']"
 
-echo "run_autograder: 12 cases passed"
+echo "run_autograder: 13 cases passed"

@@ -20,6 +20,7 @@ namespace cb::grade {
 //    "seed": 12345, "traces": 200,                               the conformance traces, fixed
 //    "conformance_timeout": 120,                                 seconds for one submission's part
 //    "id_field": "email",                                        which field names a student (below)
+//    "cap_other_numbers": 0, "cap_no_replay": 2,                 integrity caps on the lab's steps (below)
 //    "refuse_prebuilt": "all"}                                   no executable handed in (below)
 // Visibilities are Gradescope's: visible, hidden, after_due_date, after_published.
 struct Rubric {
@@ -42,6 +43,12 @@ struct Rubric {
   // column of the roster. cb-lab variant --roster, the batch's roster and Gradescope's metadata
   // all read this one field.
   std::string id_field = "email";
+  // Integrity caps, off unless set: the most the lab's eight steps together may earn when the run
+  // was on another student's numbers (s1.numbers failed: a copied folder), and when there is
+  // no replay.sh to drive with the conformance traces (a script that replays the handout's
+  // requests with no breaker at all passes the steps). The report says why it was capped.
+  std::optional<double> cap_other_numbers;
+  std::optional<double> cap_no_replay;
   // The SHA-256 of the rubric's text ("" for equal()): what a resumed batch compares.
   std::string sha256;
   [[nodiscard]] static Rubric equal();

@@ -3,10 +3,12 @@
 # is read with a YAML parser, its "Build cb-grade" and "Grade" scripts run with bash -e under
 # CI=true, on a clean copy of this tree (its tracked files only), in a student's repository
 # made from a starter kit. The build succeeds (a Release build with GCC, CI set), a branch as
-# CB_LAB_REF is refused, a cached build is reused, and the result Classroom's reporter reads is
-# checked: a right kit full marks under the rubric, a classic mistake its score, and a grader that
-# cannot grade still a posted 0 out of the points. apt-get and sudo are stand-ins: apt-get checks
-# that every package the step names is installed (this machine has them all), sudo runs as root.
+# CB_LAB_REF is refused, a cached build is reused, and the result the run shows is checked: a
+# right kit full marks under the course's rubric (an Actions variable; a rubric the student puts
+# in the repository is never read), a classic mistake its score (and a failed job), and a grader
+# that cannot grade still a 0 out of the points. GitHub Classroom and its reporter are gone: no
+# step posts to them, and every action is on a Node 24 major. apt-get and sudo are stand-ins:
+# apt-get checks that every package the step names is installed, sudo runs as root.
 #   classroom_workflow_test.sh CB-LAB
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,14 +23,16 @@ trap 'rm -rf "$tmp"' EXIT
 import sys, yaml
 wf = yaml.safe_load(open(sys.argv[1]))
 job = wf["jobs"]["grade"]
-# Classroom's reporter posts the points on the check run named "Autograding Tests", and reads
-# its results from the environment variable named for the runner, upper-cased, + "_RESULTS".
-assert job["name"] == "Autograding Tests", job["name"]
 steps = {s.get("name", s.get("id", "")): s for s in job["steps"]}
-report = next(s for s in job["steps"] if s.get("uses", "").startswith("classroom-resources/autograding-grading-reporter"))
-runner = report["with"]["runners"]
-assert report["env"][runner.upper() + "_RESULTS"] == "${{ steps.grade.outputs.result }}", report["env"]
-assert report.get("if") == "always()"
+uses = [s["uses"] for s in job["steps"] if "uses" in s]
+assert not any("classroom-resources" in u for u in uses), uses  # sunset with GitHub Classroom
+node24 = {"actions/checkout": 5, "actions/cache": 5, "actions/upload-artifact": 6}
+for u in uses:
+    name, version = u.split("@")
+    assert int(version.lstrip("v")) >= node24[name], f"{u}: not a Node 24 major"
+assert steps["Grade"]["env"]["CB_LAB_RUBRIC"] == "${{ vars.CB_LAB_RUBRIC }}", steps["Grade"].get("env")
+assert ".github/cb-lab" not in steps["Grade"]["run"]
+assert set(wf["permissions"]) == {"contents"}, wf["permissions"]
 assert wf["env"]["CB_LAB_REF"] != "main"
 for name, file in (("Build cb-grade", "build.sh"), ("Kit runtimes", "runtimes.sh"), ("Grade", "grade.sh")):
     open(f"{sys.argv[2]}/{file}", "w").write(steps[name]["run"])
@@ -53,10 +57,11 @@ step() {  # step REPO SCRIPT [VAR=VALUE...]: one of the workflow's scripts, as G
   # Each repository's runner has a home of its own (where the cache puts the grader).
   mkdir -p "$repo.home"
   (cd "$repo" && env -u CB_WARNINGS_AS_ERRORS CI=true GITHUB_ACTIONS=true PATH="$tmp/bin:$PATH" HOME="$repo.home" \
-    GITHUB_OUTPUT="$repo/github_output" "$@" bash --noprofile --norc -e -o pipefail "$tmp/$script")
+    GITHUB_OUTPUT="$repo/github_output" GITHUB_STEP_SUMMARY="$repo/summary.md" RUNNER_TEMP="$repo.home" \
+    CB_LAB_RUBRIC="${rubric:-}" "$@" bash --noprofile --norc -e -o pipefail "$tmp/$script")
 }
-result() {  # result REPO: what the reporter would read, decoded
-  sed -n 's/^result=//p' "$1/github_output" | tail -1 | base64 -d
+result() {  # result REPO: the grade's result, as the run keeps it
+  cat "$1/cb-lab-report/result.json"
 }
 
 # A student's repository: a Python kit with the reference rules, the workflow and a rubric.
@@ -66,8 +71,11 @@ student() {  # student DIR [FROM TO]: the kit, with one line of its rules change
   if [ $# -eq 3 ]; then sed -i "s/$2/$3/" "$1/breaker.py"; fi
   mkdir -p "$1/.github/workflows" "$1/.github/cb-lab"
   cp "$project/grader/github-classroom/classroom.yml" "$1/.github/workflows/"
-  echo '{"points": {"conformance": 3}, "seed": 5, "traces": 40}' >"$1/.github/cb-lab/rubric.json"
+  # A rubric of the student's own, where the old workflow read it: never read now.
+  echo '{"points": {"1": 100}}' >"$1/.github/cb-lab/rubric.json"
 }
+# The course's rubric, as the organization's Actions variable CB_LAB_RUBRIC holds it.
+rubric='{"points": {"conformance": 3}, "seed": 5, "traces": 40}'
 student "$tmp/ada"
 # The checkout of cb-lab: this tree's tracked files, nothing built.
 mkdir "$tmp/ada/.cb-lab"
@@ -102,7 +110,8 @@ check() {  # check REPO PYTHON-EXPRESSION-ON-r
 # A right kit: 8 steps and conformance's 3 points, and its reports for the artifact.
 step "$tmp/ada" grade.sh >"$tmp/ada.log" 2>&1 || { cat "$tmp/ada.log" >&2; exit 1; }
 check "$tmp/ada" "r['version'] == 1 and r['status'] == 'pass' and r['max_score'] == 11 and sum(t['score'] for t in r['tests']) == 11 and len(r['tests']) == 9"
-for f in report.html report.txt report.json classroom.json; do [ -s "$tmp/ada/cb-lab-report/$f" ]; done
+for f in report.html report.txt report.json result.json; do [ -s "$tmp/ada/cb-lab-report/$f" ]; done
+grep -q "Score 11/11" "$tmp/ada/summary.md" || { echo "the run's summary does not show the report" >&2; exit 1; }
 
 # The next push of another student: the cached grader, no build (the cache restores
 # ~/.cb-lab-bin and skips the checkout and the build), a classic mistake: step 3 and conformance
@@ -110,11 +119,11 @@ for f in report.html report.txt report.json classroom.json; do [ -s "$tmp/ada/cb
 student "$tmp/bob" "sum(self.window) \* 100 >= " "sum(self.window) * 100 > "
 mkdir -p "$tmp/bob.home"
 cp -r "$tmp/ada.home/.cb-lab-bin" "$tmp/bob.home/"
-step "$tmp/bob" grade.sh >"$tmp/bob.log" 2>&1 || { cat "$tmp/bob.log" >&2; exit 1; }
+if step "$tmp/bob" grade.sh >"$tmp/bob.log" 2>&1; then echo "a failing grade passed the job" >&2; exit 1; fi
 check "$tmp/bob" "r['status'] == 'fail' and r['max_score'] == 11 and sum(t['score'] for t in r['tests']) == 7 and [t['status'] for t in r['tests']][2] == 'fail'"
 
-# A grader that cannot grade at all (a rubric it cannot read): still a result, 0 posted.
-echo '{"points": ' >"$tmp/bob/.github/cb-lab/rubric.json"
-step "$tmp/bob" grade.sh >"$tmp/broken.log" 2>&1 || { cat "$tmp/broken.log" >&2; exit 1; }
+# A grader that cannot grade at all (a course rubric it cannot read): still a result, 0.
+rubric='{"points": '
+if step "$tmp/bob" grade.sh >"$tmp/broken.log" 2>&1; then echo "an ungraded push passed the job" >&2; exit 1; fi
 check "$tmp/bob" "r['status'] == 'error' and r['max_score'] > 0 and r['tests'][0]['score'] == 0 and 'rubric' in r['tests'][0]['message']"
-echo "classroom workflow: built under CI=true, a branch refused, 3 pushes graded and posted"
+echo "classroom workflow: built under CI=true, a branch refused, 3 pushes graded and shown"

@@ -130,6 +130,21 @@ void write_page(const std::string& reports, const std::string& named_after, cons
     std::cerr << "cb-grade: the class page: " << w.error().message << '\n';
 }
 
+// The conformance seed of a batch kept in `reports` (any whole grade's stamp), if there is one.
+std::optional<std::uint64_t> kept_seed(const std::string& reports) {
+  auto names = submission_folders(reports);
+  if (!names) return std::nullopt;
+  for (const std::string& name : *names) {
+    const auto text = read_bounded_file(reports + "/" + name + "/grading.json", 1 << 20, "grading");
+    if (!text) continue;
+    const nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
+    if (!j.is_object() || !j.contains("batch") || !j["batch"].is_object()) continue;
+    const nlohmann::json& c = j["batch"].value("conformance", nlohmann::json());
+    if (c.is_object() && c.contains("seed") && c["seed"].is_number_unsigned()) return c["seed"].get<std::uint64_t>();
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int run_batch(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
@@ -147,6 +162,9 @@ int run_batch(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
     return could_not_run("--resume takes up what an earlier batch kept with --reports DIR: give it the same --reports");
   b.conformance = asked.conformance;
   if (b.conformance) b.conformance->jobs = 1;  // the class runs side by side already
+  // A class has one seed: a resumed batch whose seed nobody chose takes the one its first run drew.
+  if (o.resume && b.conformance && b.conformance->seed_drawn)
+    if (const auto kept = kept_seed(o.reports)) b.conformance->seed = *kept;
   if (!o.roster.empty()) {
     const auto text = read_bounded_file(o.roster, 4 << 20, "roster");
     if (!text) return could_not_run(text.error().message);

@@ -148,6 +148,7 @@ ConformanceRun read_conformance(const CLI::App& app, const Options& o, const Ask
   ConformanceRun c;
   c.command = o.conformance;
   c.traces = app.count("--traces") > 0 || !a.grade.rubric.traces ? o.traces : *a.grade.rubric.traces;
+  c.seed_drawn = app.count("--seed") == 0 && !a.grade.rubric.seed;
   c.seed = app.count("--seed") > 0 ? o.seed : a.grade.rubric.seed ? *a.grade.rubric.seed : random_seed();
   c.jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
   // What the answers depend on besides the command and the seed, as it was given.

@@ -36,10 +36,19 @@ EXPECTED = {
     "4xx": {"fail": [7], "conformance": "fail"},
     "crash": {"fail": "all", "conformance": "pass"},
     "hang": {"fail": "all", "conformance": "pass"},
+    # A breaker that sleeps once HALF_OPEN (Python): the lab stops at the time limit after step 4,
+    # and its conformance part ends after three traces in a row with no answer.
+    "hang_breaker": {"fail": [5, 6, 7, 8], "conformance": "fail"},
     "empty": {"status": "empty"},
 }
-# Of every 100: 60 right, 12 and 12 with a classic mistake, 6 crash, 4 hang, 4 flood, 2 empty.
-MIX = [("right", 60), ("gt", 12), ("4xx", 12), ("crash", 6), ("hang", 4), ("flood", 4), ("empty", 2)]
+# Of every 100: 64 right, 12 and 12 with a classic mistake, 6 crash, 4 flood, 2 empty; and in a
+# class of any size two that hang: one whose run.sh never ends (the lab's time limit), one whose
+# breaker sleeps once HALF_OPEN (the lab's limit, then the conformance part's stop).
+MIX = [("right", 64), ("gt", 12), ("4xx", 12), ("crash", 6), ("hang", 0), ("flood", 4), ("empty", 2)]
+HANGING = ["hang", "hang_breaker"]
+HANG_PYTHON = ('        if self.state == "HALF_OPEN":\n            if self.admitted >= self.permitted_in_half_open:',
+               '        if self.state == "HALF_OPEN":\n            __import__("time").sleep(100000)\n'
+               '            if self.admitted >= self.permitted_in_half_open:')
 
 RUN_SCRIPTS = {
     "crash": "echo 'Traceback (most recent call last): boom' >&2\nexit 3\n",
@@ -53,6 +62,11 @@ def kit(cb_lab, lang, kind, path):
         return
     subprocess.run([cb_lab, "init", path, "--lang", lang], check=True, stdout=subprocess.DEVNULL)
     rules = open(os.path.join(REFERENCE, lang, RULES[lang])).read()
+    if kind == "hang_breaker":
+        old, new = HANG_PYTHON
+        if old not in rules:
+            sys.exit("make_class: the Python reference rules have no HALF_OPEN branch to make hang")
+        rules = rules.replace(old, new, 1)
     if kind in MISTAKES:
         old, new = MISTAKES[kind][lang]
         if old not in rules:
@@ -74,7 +88,7 @@ def main():
     p.add_argument("--cb-lab", required=True)
     p.add_argument("--size", type=int, default=300)
     p.add_argument("--langs", default=",".join(KITS))
-    p.add_argument("--kinds", default=",".join(k for k, _ in MIX))
+    p.add_argument("--kinds", default=",".join(k for k, _ in MIX))  # hang and hang_breaker: two a class
     p.add_argument("--one-each", action="store_true", help="one submission of every kind in every language")
     a = p.parse_args()
     langs = a.langs.split(",")
@@ -90,6 +104,14 @@ def main():
         plan += [kind] * round(n * a.size / total)
     plan = (plan + ["right"] * a.size)[: a.size]
     pairs = [(kind, langs[i % len(langs)]) for i, kind in enumerate(plan)]
+    # Two right ones become the two that hang, spread apart (the breaker in Python, whose rules
+    # the bench knows how to bend).
+    hanging = [k for k in HANGING if k in a.kinds.split(",") or a.kinds == ",".join(k for k, _ in MIX)]
+    rights = [i for i, (kind, _) in enumerate(pairs) if kind == "right"]
+    for n, kind in enumerate(hanging):
+        if rights:
+            i = rights[(n * len(rights)) // len(hanging)]
+            pairs[i] = (kind, "python" if kind == "hang_breaker" else pairs[i][1])
     if a.one_each:
         pairs = [(kind, lang) for kind, _ in kinds for lang in langs]
     for i, (kind, lang) in enumerate(pairs):

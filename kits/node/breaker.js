@@ -11,11 +11,23 @@ function classify(status) {
 }
 
 // The wall clock to the microsecond, for transitions.log's stamps: the grader places each among
-// the server's requests, which it stamps to the microsecond. Not Date: its milliseconds can be a
-// few behind the wall clock (measured here: up to 6 ms), while performance.timeOrigin is the
-// wall clock read once at start, to the microsecond, and performance.now() counts from it.
+// the server's requests, which it stamps to the microsecond. performance.now() counts to the
+// microsecond, but performance.timeOrigin, the wall clock it starts from, can be tens of
+// milliseconds off on a busy machine, and Date counts in whole milliseconds (its ticks land up
+// to half a millisecond either side of where performance.now() puts them). So the offset between
+// the two is measured once: the largest Date.now() - performance.now() over 20 ms of readings,
+// the same to a microsecond from one run to the next here (a reading delayed between the two
+// calls, or taken late after a tick, only makes it smaller; 3 ms of readings fell short by up to
+// a millisecond on a busy machine, enough to stamp a close before the call that caused it).
+const wallOffsetMs = (() => {
+  let offset = -Infinity;
+  const until = performance.now() + 20;
+  for (let now = performance.now(); now < until; now = performance.now()) offset = Math.max(offset, Date.now() - now);
+  return offset;
+})();
+
 function wallMicros() {
-  return BigInt(Math.round((performance.timeOrigin + performance.now()) * 1000));
+  return BigInt(Math.round((wallOffsetMs + performance.now()) * 1000));
 }
 
 class Breaker {

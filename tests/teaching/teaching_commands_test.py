@@ -116,6 +116,11 @@ def check(marker, line, r, work, cwd, expected):
             for f in ("report.html", "report.txt", "report.json", "record.json", "conformance.json", "grading.json"):
                 assert os.path.isfile(os.path.join(work, "reports", name, f)), (where, name, f)
         assert len({row["conformance_seed"] for row in book.values() if row["status"] == "graded"}) == 1, where
+        assert os.path.isfile(os.path.join(work, "reports", "index.html")), (where, "the class page")
+    elif marker == "resume":
+        # Everything was kept whole by the same batch: nothing runs again.
+        assert re.search(r"3 submissions in \d+:\d\d: 2 graded \(\d passed, 2 of them judged from what an earlier run kept\), 1 empty",
+                         r.stderr), (where, r.stderr)
     elif marker == "regrade":
         assert re.search(r"regraded 3 submissions: \d+ verdicts changed, \d+ only rescaled", r.stderr), (where, r.stderr)
         book = rows(os.path.join(work, "gradebook.csv"))
@@ -128,6 +133,9 @@ def check(marker, line, r, work, cwd, expected):
         assert all(row["student"] == name for name, row in book.items()), (where, book)
     elif marker == "variants" and line.startswith("cb-lab init"):
         assert os.path.isfile(os.path.join(work, "kits", "ada", "lab-settings.json")), where
+    elif marker == "roster" and line.startswith("cb-lab"):
+        for f in ("lab-settings.json", "HANDOUT.md"):
+            assert os.path.isfile(os.path.join(work, "handed-out", "ada", f)), (where, f)
     elif marker == "one":
         report = r.stdout
         assert "Conformance" in report and "seed 20261201" in report, (where, report[-1500:])

@@ -67,29 +67,32 @@ bool kept_whole(const std::string& dir, const nlohmann::json& stamp) {
   return j.is_object() && j.value("status", "graded") == "graded" && j.contains("batch") && j["batch"] == stamp;
 }
 
-// Where a submission's program is, below the root: NAME itself, or the one folder NAME holds when
-// it holds no run.sh (nor breaker.py) and no other folder, macOS's __MACOSX and hidden entries
-// aside: a zip of a folder unpacks so, and Gradescope's run_autograder looks there by the same
-// rule. Nothing is followed: a link is neither the program's file nor its folder.
-std::string program_folder(const std::string& root, const std::string& name) {
-  const std::string dir = root + "/" + name;
+// Where a submission is, below the root: NAME itself, or the one folder NAME holds when it holds
+// nothing else (no file, no other folder; macOS's __MACOSX and hidden entries aside): a zip of a
+// folder unpacks so, and Gradescope's run_autograder looks there by the same rule. Not when
+// --batch-files names where the files are. Nothing is followed: a link is neither a file of it
+// nor its folder.
+std::string program_folder(const BatchOptions& o, const std::string& name) {
+  if (o.files_dir != ".") return name;
+  const std::string dir = o.root + "/" + name;
   DIR* d = ::opendir(dir.c_str());
   if (d == nullptr) return name;
   std::string only;
   int folders = 0;
-  bool program_here = false;
+  int others = 0;
   while (const dirent* e = ::readdir(d)) {
     const std::string entry = e->d_name;
     if (entry[0] == '.' || entry == "__MACOSX") continue;
-    if (entry == "run.sh" || entry == "breaker.py") program_here = true;
     struct stat st {};
     if (::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
       ++folders;
       only = entry;
+    } else {
+      ++others;
     }
   }
   ::closedir(d);
-  return !program_here && folders == 1 ? name + "/" + only : name;
+  return others == 0 && folders == 1 ? name + "/" + only : name;
 }
 
 // Every student of the class and their numbers, with a course key: whose numbers a run on
@@ -165,7 +168,7 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name, const ClassNu
       return kept;
     }
   }
-  const std::string inside = program_folder(o.root, name);
+  const std::string inside = program_folder(o, name);
   const std::string sub = o.root + "/" + inside;
   if (is_empty(sub)) {
     row.status = RowStatus::Empty;

@@ -281,7 +281,7 @@ TEST_CASE("sandbox: what a program sees of its surroundings") {
       for (const auto& name : p["environment"]) {
         CAPTURE(name);
         CHECK(std::set<std::string>{"CB_DIR", "CB_SERVER", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "PATH", "PWD", "TERM",
-                                    "TMPDIR", "TZ"}
+                                    "TMPDIR", "TZ", "PYTHONUNBUFFERED"}
                   .count(name.get<std::string>()) == 1);
       }
       std::map<std::string, std::string> mine;

@@ -99,8 +99,11 @@ std::string gradebook_csv(const std::vector<BatchRow>& rows) {
              csv_cell(r->grader_version) + "," + csv_cell(r->lab_spec_sha256);
     }
     if (regrade)
-      out += std::string(",") + (row.verdict_changed ? "verdict" : row.changes.empty() ? "" : "rescaled") + "," +
-             csv_cell(row.changes);
+      out += std::string(",") +
+             (row.verdict_changed   ? "verdict"
+              : row.changes.empty() ? ""
+                                    : "rescaled") +
+             "," + csv_cell(row.changes);
     out += "," + csv_cell(row.error) + "\n";
   }
   return out;

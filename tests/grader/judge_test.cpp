@@ -3,6 +3,8 @@
 // answer nobody could have given. The programs are the model with one setting bent, in process.
 #include <doctest/doctest.h>
 
+#include <utility>
+
 #include "cb/grade/conformance_check.h"
 #include "cb/grade/judge.h"
 
@@ -34,7 +36,7 @@ ConformancePart first_run(ConformanceEvidence& c,
   co.command = c.command;
   co.traces = c.traces;
   co.seed = c.seed;
-  co.shrink = shrink;
+  co.shrink = std::move(shrink);
   const Program p = one_trial();
   ConformancePart live = check_conformance(co, c.answers.recording(Programs{p, p, {}}));
   c.shrink_cut = !live.shrunk_fully;
@@ -125,7 +127,7 @@ ConformancePart timed_run(ConformanceEvidence& c, Timed& clock, const Program& p
   co.command = c.command;
   co.traces = c.traces;
   co.seed = c.seed;
-  co.shrink = shrink;
+  co.shrink = std::move(shrink);
   co.time_limit = limit;
   co.now = [&clock] { return clock.now; };
   const Program timed = clock.of(p);

@@ -26,8 +26,8 @@ struct KeptGrade {
   RowStatus status = RowStatus::Graded;  // empty or error: nothing else is kept but why
   std::string error;
   bool with_conformance = false;  // empty or error: whether the batch graded a conformance part
-  Evidence evidence;      // the files of DIR/NAME/files/ are opened by the regrade (they may be lost)
-  nlohmann::json report;  // report.json as kept: what a regrade compares with
+  Evidence evidence;              // the files of DIR/NAME/files/ are opened by the regrade (they may be lost)
+  nlohmann::json report;          // report.json as kept: what a regrade compares with
 };
 
 // Writes DIR/NAME/ for one graded submission (each file atomically): the reports of `report`,

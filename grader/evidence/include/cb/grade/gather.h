@@ -26,7 +26,7 @@ namespace cb::grade {
 struct ConformanceRun {
   std::string command;
   int traces = 200;
-  std::uint64_t seed = 0;  // in a class, one for all
+  std::uint64_t seed = 0;   // in a class, one for all
   bool seed_drawn = false;  // nobody chose it (no --seed, no rubric seed): a resumed batch takes its first run's
   std::chrono::milliseconds trace_limit{std::chrono::seconds{5}};
   std::chrono::milliseconds warm_up{std::chrono::seconds{20}};

@@ -64,11 +64,7 @@ class Journal {
   explicit Journal(const Options& o) {
     if (!o.reports.empty()) {
       path_ = o.reports + "/gradebook.journal";
-    } else if (const auto slash = o.output.rfind('/');
-               !o.output.empty() && !inside(slash == std::string::npos ? "."
-                                            : slash == 0               ? "/"
-                                                                       : o.output.substr(0, slash),
-                                            o.batch)) {
+    } else if (!o.output.empty() && !inside(output_folder(o.output), o.batch)) {
       path_ = o.output + ".journal";
     }
     if (!path_.empty())
@@ -89,7 +85,6 @@ class Journal {
   void remove() const {
     if (!path_.empty()) ::unlink(path_.c_str());
   }
-  [[nodiscard]] const std::string& path() const { return path_; }
 
  private:
   std::string path_;

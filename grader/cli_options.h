@@ -56,6 +56,12 @@ struct Options {
   bool handout_numbers = false;
 };
 
+// The folder -o's file is written in ("." when it names none).
+inline std::string output_folder(const std::string& output) {
+  const auto slash = output.rfind('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : output.substr(0, slash);
+}
+
 // To -o's file (atomically), or to standard output. A file inside the folder handed in (the
 // submission, or a batch's folder of them) is reached without following a link on its way: a
 // link there is a student's, and the grader may be root.
@@ -67,7 +73,7 @@ inline int emit(const Options& o, const std::string& text) {
   }
   const std::string& handed_in = o.batch.empty() ? o.submission : o.batch;
   const auto slash = o.output.rfind('/');
-  const std::string parent = slash == std::string::npos ? "." : slash == 0 ? "/" : o.output.substr(0, slash);
+  const std::string parent = output_folder(o.output);
   if (inside(parent, handed_in)) {
     auto dir = open_in_or_beside(parent, handed_in, false);
     if (!dir) return could_not_run("-o: " + dir.error().message);

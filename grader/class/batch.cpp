@@ -117,8 +117,8 @@ ClassNumbers class_numbers(const BatchOptions& o, const std::vector<std::string>
 }
 
 // s1.numbers failed: the students whose numbers show what the run showed (window and trials),
-// named in its message.
-void name_whose_numbers(Report& r, const std::string& student, const ClassNumbers& everyone) {
+// named in its message. Whether it named anyone.
+bool name_whose_numbers(Report& r, const std::string& student, const ClassNumbers& everyone) {
   for (StepReport& s : r.steps)
     for (Check& c : s.checks) {
       if (c.id != "s1.numbers" || c.status != Status::Fail || !c.actual.is_object()) continue;
@@ -126,12 +126,13 @@ void name_whose_numbers(Report& r, const std::string& student, const ClassNumber
       for (const auto& [id, n] : everyone)
         if (id != student && n.window == c.actual.value("window", -1) && n.trials == c.actual.value("trials", -1))
           whose.push_back(id);
-      if (whose.empty() || whose.size() > 3) return;  // nobody of the class, or too many to say
+      if (whose.empty() || whose.size() > 3) return false;  // nobody of the class, or too many to say
       std::string names;
       for (const std::string& w : whose) names += (names.empty() ? "" : " or ") + w;
       c.message += " (by the course key, the numbers of " + names + ")";
-      return;
+      return true;
     }
+  return false;
 }
 
 BatchRow grade_one(const BatchOptions& o, const std::string& name, const ClassNumbers& everyone) {
@@ -160,8 +161,9 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name, const ClassNu
   if (o.resume && !o.reports_dir.empty() && kept_whole(o.reports_dir + "/" + name, stamp)) {
     BatchRow kept = regrade_submission(o.reports_dir, name, o.grade);
     if (kept.status == RowStatus::Graded && kept.report) {
-      name_whose_numbers(*kept.report, row.student, everyone);
-      (void)write_reports(o.reports_dir + "/" + name, *kept.report);
+      // The regrade wrote its reports; they are written again only when the names change them.
+      if (name_whose_numbers(*kept.report, row.student, everyone))
+        (void)write_reports(o.reports_dir + "/" + name, *kept.report);
       kept.regraded = false;
       kept.changes.clear();
       kept.resumed = true;
@@ -198,7 +200,7 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name, const ClassNu
   auto evidence = gather(std::move(s), o.sandbox);
   if (!evidence) return fail(evidence.error().message);
   Report report = judge(*evidence, options);
-  name_whose_numbers(report, row.student, everyone);
+  (void)name_whose_numbers(report, row.student, everyone);
   if (!o.reports_dir.empty())
     if (auto kept = keep_grade(o.reports_dir + "/" + name, report, *evidence, spec, stamp); !kept)
       return fail("keeping its reports: " + kept.error().message);

@@ -9,11 +9,15 @@
 # that cannot grade still a 0 out of the points. GitHub Classroom and its reporter are gone: no
 # step posts to them, and every action is on a Node 24 major. apt-get and sudo are stand-ins:
 # apt-get checks that every package the step names is installed, sudo runs as root.
-#   classroom_workflow_test.sh CB-LAB
+# With ccache installed and a CACHE-DIR given, the build's compiles are cached there between runs
+# (CMake takes its compiler launcher from the environment): the first run compiles everything,
+# later ones only what changed, with the same flags and the same binary.
+#   classroom_workflow_test.sh CB-LAB [CACHE-DIR]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 project=$(cd "$here/../.." && pwd)
 cb_lab=$(realpath "$1")
+cache_dir=${2:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 [ "$(id -u)" -eq 0 ] || { echo "classroom workflow test: skipped (the workflow grades as root)"; exit 77; }
@@ -89,7 +93,12 @@ fi
 grep -q "pin it to a release tag" "$tmp/refused.txt"
 
 # The build, under CI=true, with the compiler of this Debian.
-step "$tmp/ada" build.sh CB_LAB_REF="$ref" >"$tmp/build.log" 2>&1 || { tail -40 "$tmp/build.log" >&2; exit 1; }
+launcher=()
+if [ -n "$cache_dir" ] && command -v ccache >/dev/null; then
+  # BASEDIR makes the checkout's paths relative, so a new temporary folder still hits the cache.
+  launcher=(CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_DIR="$cache_dir" CCACHE_BASEDIR="$tmp/ada/.cb-lab" CCACHE_MAXSIZE=1G)
+fi
+step "$tmp/ada" build.sh CB_LAB_REF="$ref" "${launcher[@]}" >"$tmp/build.log" 2>&1 || { tail -40 "$tmp/build.log" >&2; exit 1; }
 [ -x "$tmp/ada.home/.cb-lab-bin/cb-grade" ]
 if ldd "$tmp/ada.home/.cb-lab-bin/cb-grade" >/dev/null 2>&1; then echo "the cached cb-grade is not static" >&2; exit 1; fi
 # Nothing of the harness is left in the folder graded.

@@ -117,12 +117,17 @@ env -i PATH=/usr/bin:/bin HOME="$tmp" AUTOGRADER_ROOT="$tmp/autograder" "$src/ru
 check_json "$tmp/autograder/results/results.json" "d['tests'][0]['status'] == 'failed' and 'numbers of a different variant' in d['tests'][0]['output']"
 
 # A sample of a generated class (bench/class/make_class.py: each kit right, with each classic
-# mistake; run_autograder_test.sh has the crashes), each graded by the zip's cb-grade as Gradescope would, its results.json
-# checked field by field and its verdict the one it was built to earn.
+# mistake; run_autograder_test.sh has the crashes), each graded by the zip's cb-grade as Gradescope
+# would, its results.json checked field by field and its verdict the one it was built to earn.
+# Every language once and every kind at least once (a Latin square over the 3 kinds x 5
+# languages): that every kit earns the same verdict for the same mistake is kits_test's to show.
 unpack "$tmp/autograder.zip"
 /usr/bin/python3 "$project/bench/class/make_class.py" "$tmp/class" --cb-lab "$3" --one-each --kinds right,gt,4xx >/dev/null
 samples=0
+i=-1
 for sub in "$tmp/class"/*/; do
+  i=$((i + 1))  # --one-each names them kind by kind, 5 languages each
+  [ $(((i / 5 + i % 5) % 3)) -eq 0 ] || continue
   name=$(basename "$sub")
   rm -rf "$tmp/autograder/submission" "$tmp/autograder/results"
   cp -r "$sub" "$tmp/autograder/submission"
@@ -139,4 +144,5 @@ assert (failing, conformance) == (want_fail, want["conformance"]), (sys.argv[3],
 PY
   samples=$((samples + 1))
 done
+[ "$samples" -eq 5 ] || { echo "graded $samples class samples, not one per language" >&2; exit 1; }
 echo "autograder zip: static programs, layout, rubric, course key, 5 submissions and $samples class samples graded"

@@ -181,7 +181,9 @@ TEST_CASE("cb-lab init: a > breaker in every kit is charged to step 3, never ste
       for (int i = 0; i < 20; ++i) {
         const std::string sub = dir / ("s" + std::to_string(i));
         std::filesystem::copy(kit_dir, sub, std::filesystem::copy_options::recursive);
-        runs.push_back({kGrade, "--run", "sh run.sh", "--submission", sub, "--dir", sub + "/out", "--format", "json"});
+        // Steps 3 and 4 alone: the rest of the lab (its cool-downs) has nothing to say here.
+        runs.push_back({kGrade, "--run", "sh run.sh --until 4", "--step", "3", "--step", "4", "--submission", sub,
+                         "--dir", sub + "/out", "--format", "json"});
       }
       const BusyMachine busy;
       const std::vector<Ran> graded = run_all(runs, 5);

@@ -11,19 +11,25 @@ function classify(status) {
 }
 
 // The wall clock to the microsecond, for transitions.log's stamps: the grader places each among
-// the server's requests, which it stamps to the microsecond. performance.now() counts to the
-// microsecond, but performance.timeOrigin, the wall clock it starts from, can be tens of
-// milliseconds off on a busy machine, and Date counts in whole milliseconds (its ticks land up
-// to half a millisecond either side of where performance.now() puts them). So the offset between
-// the two is measured once: the largest Date.now() - performance.now() over 20 ms of readings,
-// the same to a microsecond from one run to the next here (a reading delayed between the two
-// calls, or taken late after a tick, only makes it smaller; 3 ms of readings fell short by up to
-// a millisecond on a busy machine, enough to stamp a close before the call that caused it).
+// the server's requests, which it stamps to the microsecond. performance.now() counts in
+// microseconds from performance.timeOrigin, but that origin can be tens of milliseconds off the
+// wall clock on a busy machine, and Date.now() is the wall clock floored to the millisecond. So
+// the offset between them is bracketed once, over 20 ms of readings: a Date.now() of d read
+// between performance.now() readings a and b says the offset is at least d - b and less than
+// d + 1 - a. A reading delayed between two calls (the process preempted) only widens its own
+// bracket, never moves the answer; the readings just after and just before a tick of Date close
+// it to a microsecond.
 const wallOffsetMs = (() => {
-  let offset = -Infinity;
+  let low = -Infinity;
+  let high = Infinity;
   const until = performance.now() + 20;
-  for (let now = performance.now(); now < until; now = performance.now()) offset = Math.max(offset, Date.now() - now);
-  return offset;
+  for (let a = performance.now(); a < until; a = performance.now()) {
+    const d = Date.now();
+    const b = performance.now();
+    low = Math.max(low, d - b);
+    high = Math.min(high, d + 1 - a);
+  }
+  return (low + high) / 2;
 })();
 
 function wallMicros() {
@@ -73,4 +79,4 @@ class Breaker {
   }
 }
 
-module.exports = { Breaker, classify };
+module.exports = { Breaker, classify, wallMicros };

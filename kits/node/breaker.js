@@ -14,16 +14,16 @@ function classify(status) {
 // the server's requests, which it stamps to the microsecond. performance.now() counts in
 // microseconds from performance.timeOrigin, but that origin can be tens of milliseconds off the
 // wall clock on a busy machine, and Date.now() is the wall clock floored to the millisecond. So
-// the offset between them is bracketed once, over 20 ms of readings: a Date.now() of d read
-// between performance.now() readings a and b says the offset is at least d - b and less than
-// d + 1 - a. A reading delayed between two calls (the process preempted) only widens its own
-// bracket, never moves the answer; the readings just after and just before a tick of Date close
-// it to a microsecond.
+// the offset between them is bracketed once: a Date.now() of d read between performance.now()
+// readings a and b says the offset is at least d - b and less than d + 1 - a. A reading delayed
+// between two calls (the process preempted) only widens its own bracket, never moves the answer;
+// the readings just after and just before a tick of Date close it, to 10 us within a
+// millisecond or two here, and for up to 200 ms where a busy machine leaves readings sparse.
 const wallOffsetMs = (() => {
   let low = -Infinity;
   let high = Infinity;
-  const until = performance.now() + 20;
-  for (let a = performance.now(); a < until; a = performance.now()) {
+  const until = performance.now() + 200;
+  for (let a = performance.now(); a < until && high - low > 0.01; a = performance.now()) {
     const d = Date.now();
     const b = performance.now();
     low = Math.max(low, d - b);

@@ -59,12 +59,10 @@ nlohmann::json batch_stamp(const BatchOptions& o, const GradeOptions& options, c
   return j;
 }
 
-// Whether DIR/NAME holds a whole grade (its report.json is written last) of a batch stamped `stamp`.
+// Whether DIR/NAME holds a whole grade of a batch stamped `stamp`.
 bool kept_whole(const std::string& dir, const nlohmann::json& stamp) {
-  auto grading = read_bounded_file(dir + "/grading.json", 1 << 20, "grading");
-  if (!grading || ::access((dir + "/report.json").c_str(), F_OK) != 0) return false;
-  const nlohmann::json j = nlohmann::json::parse(*grading, nullptr, false);
-  return j.is_object() && j.value("status", "graded") == "graded" && j.contains("batch") && j["batch"] == stamp;
+  const auto kept = kept_batch_stamp(dir);
+  return kept && *kept == stamp;
 }
 
 // Where a submission is, below the root: NAME itself, or the one folder NAME holds when it holds

@@ -173,6 +173,15 @@ Result<void> keep_ungraded(const std::string& dir, const BatchRow& row) {
   return write_file_atomically(dir + "/grading.json", j.dump(2) + "\n");
 }
 
+std::optional<nlohmann::json> kept_batch_stamp(const std::string& dir) {
+  auto grading = read_bounded_file(dir + "/grading.json", 1 << 20, "grading");
+  if (!grading || !exists(dir + "/report.json")) return std::nullopt;
+  nlohmann::json j = nlohmann::json::parse(*grading, nullptr, false);
+  if (!j.is_object() || j.value("status", "graded") != "graded" || !j.contains("batch") || !j["batch"].is_object())
+    return std::nullopt;
+  return std::move(j["batch"]);
+}
+
 Result<KeptGrade> read_kept_grade(const std::string& dir) {
   KeptGrade kept;
   kept.dir = dir;

@@ -6,7 +6,8 @@
 //   conformance.json   with --conformance: the seed, the verdict and every answer the program gave
 //   grading.json       how it was graded: the numbers, the program's exit, the sandbox, the server,
 //                      and what else the grade depends on (the batch's stamp, for --resume)
-// and what `cb-grade --regrade DIR` reads back to grade it again without running anything.
+// and what `cb-grade --regrade DIR` reads back to grade it again without running anything. Beside
+// them the batch writes DIR/index.html (the class page) and DIR/class.json (the class's name).
 
 #include <optional>
 #include <string>
@@ -49,5 +50,10 @@ struct KeptGrade {
 
 // Reads DIR/NAME back. Errors name the file and the field.
 [[nodiscard]] Result<KeptGrade> read_kept_grade(const std::string& dir);
+
+// The batch's stamp kept in DIR/NAME when it holds a whole grade (graded, report.json written,
+// which is written last), else nullopt: what --resume compares, and where a resumed class finds
+// the seed its first run drew.
+[[nodiscard]] std::optional<nlohmann::json> kept_batch_stamp(const std::string& dir);
 
 }  // namespace cb::grade

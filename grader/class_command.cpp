@@ -114,15 +114,40 @@ std::string summary(const std::vector<BatchRow>& rows, double seconds) {
   return out;
 }
 
-// REPORTS/index.html, over the rows as they stand; a class page that cannot be written is said,
-// and costs nobody their grade.
-void write_page(const std::string& reports, const std::string& named_after, const std::vector<BatchRow>& rows) {
+// The last part of a folder's path: a class is named for its root folder.
+std::string folder_name(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  if (const auto slash = path.rfind('/'); slash != std::string::npos) path = path.substr(slash + 1);
+  return path;
+}
+
+// The class's name, kept in REPORTS/class.json by the batch that graded it, so a --regrade of the
+// reports alone titles its page the same (else the reports folder's own name).
+constexpr const char* kClassFile = "/class.json";
+
+std::string kept_class_name(const std::string& reports) {
+  if (const auto text = read_bounded_file(reports + kClassFile, 1 << 16, "class")) {
+    const nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
+    if (j.is_object() && j.contains("name") && j["name"].is_string()) return j["name"].get<std::string>();
+  }
+  return folder_name(reports);
+}
+
+// REPORTS/index.html, over the rows as they stand, titled `name`; a class page that cannot be
+// written is said, and costs nobody their grade.
+void write_page(const std::string& reports, const std::string& name, const std::vector<BatchRow>& rows) {
   if (reports.empty()) return;
-  std::string title = named_after;
-  while (title.size() > 1 && title.back() == '/') title.pop_back();
-  if (const auto slash = title.rfind('/'); slash != std::string::npos) title = title.substr(slash + 1);
-  if (auto w = write_class_page(reports, ClassPage{title, rows}); !w)
+  if (auto w = write_class_page(reports, ClassPage{name, rows}); !w)
     std::cerr << "cb-grade: the class page: " << w.error().message << '\n';
+}
+
+// A batch keeps its class's name beside the reports, then writes the page.
+void write_batch_page(const std::string& reports, const std::string& root, const std::vector<BatchRow>& rows) {
+  if (reports.empty()) return;
+  const std::string name = folder_name(root);
+  if (auto w = write_file_atomically(reports + kClassFile, nlohmann::json{{"name", name}}.dump() + "\n"); !w)
+    std::cerr << "cb-grade: the class's name: " << w.error().message << '\n';
+  write_page(reports, name, rows);
 }
 
 // The conformance seed of a batch kept in `reports` (any whole grade's stamp), if there is one.
@@ -130,11 +155,9 @@ std::optional<std::uint64_t> kept_seed(const std::string& reports) {
   auto names = submission_folders(reports);
   if (!names) return std::nullopt;
   for (const std::string& name : *names) {
-    const auto text = read_bounded_file(reports + "/" + name + "/grading.json", 1 << 20, "grading");
-    if (!text) continue;
-    const nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
-    if (!j.is_object() || !j.contains("batch") || !j["batch"].is_object()) continue;
-    const nlohmann::json& c = j["batch"].value("conformance", nlohmann::json());
+    const auto stamp = kept_batch_stamp(reports + "/" + name);
+    if (!stamp) continue;
+    const nlohmann::json& c = stamp->value("conformance", nlohmann::json());
     if (c.is_object() && c.contains("seed") && c["seed"].is_number_unsigned()) return c["seed"].get<std::uint64_t>();
   }
   return std::nullopt;
@@ -208,7 +231,7 @@ int run_batch(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
                 std::string(o.reports.empty() ? "" : " (--resume with the same --reports grades what is left)");
     }
     (void)emit(o, gradebook_json_wanted(o) ? gradebook_json(rows) : gradebook_csv(rows));
-    write_page(o.reports, o.batch, rows);
+    write_batch_page(o.reports, o.batch, rows);
     std::cerr << "cb-grade: stopped: " << summary(rows, elapsed()) << "; the gradebook of those is written"
               << (o.output.empty() ? "" : " to " + o.output) << '\n';
   });
@@ -217,7 +240,7 @@ int run_batch(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
   if (!rows) return could_not_run(rows.error().message);
   progress.done();
   std::cerr << "cb-grade: " << summary(*rows, elapsed()) << '\n';
-  write_page(o.reports, o.batch, *rows);
+  write_batch_page(o.reports, o.batch, *rows);
   const int rc = finish(o, *rows);
   journal.remove();
   return rc;
@@ -252,7 +275,7 @@ int run_regrade(const Options& o, const GradeOptions& grade) {
   if (rescaled > 0)
     std::cerr << "cb-grade: " << rescaled << " only rescaled (the same verdicts, other points or grader), e.g. "
               << example << '\n';
-  write_page(o.regrade, o.regrade, *rows);
+  write_page(o.regrade, kept_class_name(o.regrade), *rows);
   std::cerr << "cb-grade: regraded " << rows->size() << " submissions: " << verdicts << " verdicts changed, "
             << rescaled << " only rescaled\n";
   return finish(o, *rows);

@@ -89,6 +89,12 @@ assert re.search(r"Programs that never called the server\s*cat", text), "the cra
 assert re.search(r"dan \(empty\): the folder is empty", text), "what was not graded, and why"
 PY
 
+# A regrade of the reports alone titles the page for the class (its root folder), as the batch did.
+grep -q "<title>Class: class</title>" "$page" || { echo "class page: the batch's title is $(grep -o '<title>[^<]*' "$page")" >&2; exit 1; }
+"$grade" --regrade "$tmp/reports" -o "$tmp/regraded.csv" 2>/dev/null || [ $? -eq 1 ]
+grep -q "<title>Class: class</title>" "$page" ||
+  { echo "class page: after --regrade the title is $(grep -o '<title>[^<]*' "$page")" >&2; exit 1; }
+
 # 300 students: ann's kept grade 300 times, regraded (nothing runs), one page for all of them.
 mkdir "$tmp/big"
 for i in $(seq -w 1 300); do cp -r "$tmp/reports/ann" "$tmp/big/s$i"; done

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "process.h"
+#include "python_kit.h"
 #include "temp_dir.h"
 
 namespace cb::testing {
@@ -18,21 +19,14 @@ using json = nlohmann::json;
 namespace fs = std::filesystem;
 
 const std::string kGrade = CB_GRADE_BIN;
-const std::string kLab = CB_LAB_BIN;
-const std::string kReference = CB_KIT_REFERENCE;
-
-void right_kit(const std::string& dir) {
-  REQUIRE(run({kLab, "init", dir, "--lang", "python"}).exit_code == 0);
-  fs::copy_file(kReference + "/python/breaker.py", dir + "/breaker.py", fs::copy_options::overwrite_existing);
-}
 
 TEST_CASE("batch: a submission zipped as one folder is graded from inside it, as run_autograder finds it") {
   TempDir root;
-  right_kit(root / "flat");
-  right_kit(root / "nested/my-lab");
+  python_kit(root / "flat");
+  python_kit(root / "nested/my-lab");
   fs::create_directories(root / "nested/__MACOSX/my-lab");  // what macOS's zip adds beside it
-  right_kit(root / "two/a");                                // two folders: which one is not ours to guess
-  right_kit(root / "two/b");
+  python_kit(root / "two/a");                                // two folders: which one is not ours to guess
+  python_kit(root / "two/b");
   fs::create_directories(root / "linked");
   fs::create_symlink(root / "flat", root / "linked/my-lab");  // a link is never followed
   const Ran r = run({kGrade, "--batch", root.path(), "--run", "sh run.sh", "--format", "json", "-j", "2"}, "", {},
@@ -48,7 +42,7 @@ TEST_CASE("batch: a submission zipped as one folder is graded from inside it, as
 
 TEST_CASE("batch: a Python program killed at the time limit leaves what it printed, and its page is named for it") {
   TempDir root;
-  right_kit(root / "stuck");
+  python_kit(root / "stuck");
   root.write("stuck/run.sh", "exec python3 -c \"print('reached step 4'); import time; time.sleep(600)\"\n");
   TempDir out;
   const Ran r = run({kGrade, "--batch", root.path(), "--run", "sh run.sh", "--timeout", "3s", "--reports",

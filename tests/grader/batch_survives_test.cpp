@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "process.h"
+#include "python_kit.h"
 #include "temp_dir.h"
 
 namespace cb::testing {
@@ -20,7 +21,6 @@ namespace fs = std::filesystem;
 
 const std::string kGrade = CB_GRADE_BIN;
 const std::string kLab = CB_LAB_BIN;
-const std::string kReference = CB_KIT_REFERENCE;  // the kits' rules done right
 
 // Five students: a0-hangs first holds one worker for the whole time limit while the other
 // grades the four right ones, one after another.
@@ -29,9 +29,7 @@ struct Class {
   TempDir out;
   Class() {
     for (const char* name : {"a0-hangs", "a1", "a2", "a3", "a4"}) {
-      REQUIRE(run({kLab, "init", root / name, "--lang", "python"}).exit_code == 0);
-      fs::copy_file(kReference + "/python/breaker.py", root / (std::string(name) + "/breaker.py"),
-                    fs::copy_options::overwrite_existing);
+      python_kit(root / name);
     }
     root.write("a0-hangs/run.sh", "exec sleep 600\n");
   }

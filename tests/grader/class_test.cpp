@@ -12,6 +12,7 @@
 
 #include "cb/grade/batch.h"
 #include "process.h"
+#include "python_kit.h"
 #include "temp_dir.h"
 
 namespace cb::testing {
@@ -21,22 +22,6 @@ using json = nlohmann::json;
 namespace fs = std::filesystem;
 
 const std::string kGrade = CB_GRADE_BIN;
-const std::string kLab = CB_LAB_BIN;
-const std::string kReference = CB_KIT_REFERENCE;
-
-// A Python kit as cb-lab init makes it, with the reference rules; `edit` changes one line of
-// them (a classic mistake) when it is not empty.
-void python_kit(const std::string& dir, const std::string& from = "", const std::string& to = "") {
-  REQUIRE(run({kLab, "init", dir, "--lang", "python"}).exit_code == 0);
-  std::ifstream in(kReference + "/python/breaker.py");
-  std::string rules((std::istreambuf_iterator<char>(in)), {});
-  if (!from.empty()) {
-    const auto at = rules.find(from);
-    REQUIRE(at != std::string::npos);
-    rules.replace(at, from.size(), to);
-  }
-  std::ofstream(dir + "/breaker.py") << rules;
-}
 
 std::map<std::string, json> by_submission(const json& book) {
   std::map<std::string, json> rows;

@@ -25,7 +25,7 @@ TEST_CASE("batch: a submission zipped as one folder is graded from inside it, as
   python_kit(root / "flat");
   python_kit(root / "nested/my-lab");
   fs::create_directories(root / "nested/__MACOSX/my-lab");  // what macOS's zip adds beside it
-  python_kit(root / "two/a");                                // two folders: which one is not ours to guess
+  python_kit(root / "two/a");                               // two folders: which one is not ours to guess
   python_kit(root / "two/b");
   fs::create_directories(root / "linked");
   fs::create_symlink(root / "flat", root / "linked/my-lab");  // a link is never followed

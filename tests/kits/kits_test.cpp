@@ -183,7 +183,7 @@ TEST_CASE("cb-lab init: a > breaker in every kit is charged to step 3, never ste
         std::filesystem::copy(kit_dir, sub, std::filesystem::copy_options::recursive);
         // Steps 3 and 4 alone: the rest of the lab (its cool-downs) has nothing to say here.
         runs.push_back({kGrade, "--run", "sh run.sh --until 4", "--step", "3", "--step", "4", "--submission", sub,
-                         "--dir", sub + "/out", "--format", "json"});
+                        "--dir", sub + "/out", "--format", "json"});
       }
       const BusyMachine busy;
       const std::vector<Ran> graded = run_all(runs, 5);

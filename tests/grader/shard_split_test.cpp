@@ -1,0 +1,84 @@
+// How a job array's task finds its shard, and what share of the class it takes: every folder
+// once over the shards, whatever the class's size.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "cb/grade/shard.h"
+
+namespace cb::grade {
+namespace {
+
+EnvReader env_of(std::map<std::string, std::string> vars) {
+  return [vars = std::move(vars)](const char* name) -> const char* {
+    const auto it = vars.find(name);
+    return it == vars.end() ? nullptr : it->second.c_str();
+  };
+}
+
+TEST_CASE("shard: I/N as given, or the index from Kubernetes' or Slurm's environment") {
+  const EnvReader none = env_of({});
+  auto s = parse_shard("2/4", none);
+  REQUIRE(s);
+  CHECK(s->index == 2);
+  CHECK(s->count == 4);
+  // Kubernetes gives the index, never the count.
+  s = parse_shard("env/8", env_of({{"JOB_COMPLETION_INDEX", "5"}}));
+  REQUIRE(s);
+  CHECK(s->text() == "5/8");
+  // Slurm counts from the array's first id (--array=1-4 gives 1..4) and gives the count.
+  s = parse_shard(
+      "env", env_of({{"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_COUNT", "4"}}));
+  REQUIRE(s);
+  CHECK(s->text() == "2/4");
+}
+
+TEST_CASE("shard: what is not a shard is one line naming it") {
+  const EnvReader none = env_of({});
+  for (const char* bad : {"4/4", "1/0", "a/2", "1/", "/2", "1/2/3", "-1/2", "env/x", "", "all"}) {
+    CAPTURE(bad);
+    const auto s = parse_shard(bad, none);
+    REQUIRE_FALSE(s);
+    CHECK(s.error().message.find("--shard: '" + std::string(bad) + "'") == 0);
+  }
+  auto s = parse_shard("env/4", none);
+  REQUIRE_FALSE(s);
+  CHECK(s.error().message.find("JOB_COMPLETION_INDEX") != std::string::npos);
+  s = parse_shard("env", env_of({{"JOB_COMPLETION_INDEX", "1"}}));
+  REQUIRE_FALSE(s);
+  CHECK(s.error().message.find("say env/N") != std::string::npos);
+  s = parse_shard("env/4", env_of({{"JOB_COMPLETION_INDEX", "4"}}));
+  REQUIRE_FALSE(s);
+  CHECK(s.error().message.find("from 0 to N-1") != std::string::npos);
+}
+
+TEST_CASE("shard: the shards of a class take every folder once, and the same manifest hashes the same") {
+  for (std::size_t size : {0U, 1U, 5U, 7U, 300U}) {
+    std::vector<std::string> manifest;
+    for (std::size_t i = 0; i < size; ++i) manifest.push_back("s" + std::to_string(1000 + i));
+    for (std::size_t count : {1U, 2U, 3U, 8U}) {
+      CAPTURE(size);
+      CAPTURE(count);
+      std::multiset<std::string> seen;
+      std::size_t largest = 0;
+      std::size_t smallest = size;
+      for (std::size_t index = 0; index < count; ++index) {
+        const auto share = share_of(manifest, Shard{index, count});
+        seen.insert(share.begin(), share.end());
+        largest = std::max(largest, share.size());
+        smallest = std::min(smallest, share.size());
+      }
+      CHECK(seen == std::multiset<std::string>(manifest.begin(), manifest.end()));
+      CHECK(largest - smallest <= 1);  // a fair share each
+    }
+    CHECK(share_of(manifest, std::nullopt) == manifest);
+  }
+  CHECK(manifest_sha256({"a", "b"}) == manifest_sha256({"a", "b"}));
+  CHECK(manifest_sha256({"a", "b"}) != manifest_sha256({"ab"}));
+  CHECK(manifest_sha256({"a", "b"}) != manifest_sha256({"b", "a"}));
+}
+
+}  // namespace
+}  // namespace cb::grade

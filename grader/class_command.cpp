@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 
@@ -11,6 +12,7 @@
 #include "cb/bounded_file.h"
 #include "cb/sandbox/interrupt.h"
 #include "cb/grade/class_page.h"
+#include "cb/grade/merge.h"
 #include "cb/grade/regrade.h"
 #include "progress_line.h"
 
@@ -37,12 +39,14 @@ std::string flags_not_for_a_class(const CLI::App& app, const Options& o) {
   for (const char* flag : {"--dir", "--server", "--record", "--save-record", "--submission", "--student", "--settings",
                            "--submission-metadata"})
     if (app.count(flag) > 0) refused.emplace_back(flag);
-  if (!o.regrade.empty()) {
-    // A regrade runs nothing and works out no numbers: it reads what --reports kept.
+  if (!o.regrade.empty() || !o.merge.empty()) {
+    // A regrade or a merge runs nothing and works out no numbers: it reads what --reports kept.
     for (const char* flag : {"--batch", "--run", "--conformance", "--timeout", "--traces", "--seed", "--trace-timeout",
                              "--conformance-timeout", "--refuse-prebuilt", "--warm-up", "--course-key", "--roster",
-                             "--batch-files", "--reports", "--sandbox"})
+                             "--batch-files", "--sandbox", "--shard", "--resume"})
       if (app.count(flag) > 0) refused.emplace_back(flag);
+    if (!o.regrade.empty() && app.count("--reports") > 0) refused.emplace_back("--reports");
+    if (!o.regrade.empty() && !o.merge.empty()) refused.emplace_back("--regrade");
   }
   if (app.count("--format") > 0 && o.format != "json" && o.format != "csv")
     refused.push_back("--format " + o.format +
@@ -114,13 +118,6 @@ std::string summary(const std::vector<BatchRow>& rows, double seconds) {
   return out;
 }
 
-// The last part of a folder's path: a class is named for its root folder.
-std::string folder_name(std::string path) {
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  if (const auto slash = path.rfind('/'); slash != std::string::npos) path = path.substr(slash + 1);
-  return path;
-}
-
 // The class's name, kept in REPORTS/class.json by the batch that graded it, so a --regrade of the
 // reports alone titles its page the same (else the reports folder's own name).
 constexpr const char* kClassFile = "/class.json";
@@ -130,7 +127,7 @@ std::string kept_class_name(const std::string& reports) {
     const nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
     if (j.is_object() && j.contains("name") && j["name"].is_string()) return j["name"].get<std::string>();
   }
-  return folder_name(reports);
+  return class_name(reports);
 }
 
 // REPORTS/index.html, over the rows as they stand, titled `name`; a class page that cannot be
@@ -141,10 +138,9 @@ void write_page(const std::string& reports, const std::string& name, const std::
     std::cerr << "cb-grade: the class page: " << w.error().message << '\n';
 }
 
-// A batch keeps its class's name beside the reports, then writes the page.
-void write_batch_page(const std::string& reports, const std::string& root, const std::vector<BatchRow>& rows) {
+// A batch (or a merge) keeps its class's name beside the reports, then writes the page.
+void write_batch_page(const std::string& reports, const std::string& name, const std::vector<BatchRow>& rows) {
   if (reports.empty()) return;
-  const std::string name = folder_name(root);
   if (auto w = write_file_atomically(reports + kClassFile, nlohmann::json{{"name", name}}.dump() + "\n"); !w)
     std::cerr << "cb-grade: the class's name: " << w.error().message << '\n';
   write_page(reports, name, rows);
@@ -192,8 +188,18 @@ int run_batch(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
     b.roster_only = true;
     b.id_field = asked.id_field;
   }
+  if (!o.shard.empty()) {
+    auto shard = parse_shard(o.shard, [](const char* name) { return std::getenv(name); });
+    if (!shard) return could_not_run(shard.error().message);
+    b.shard = *shard;
+    // Every shard must meet the same traces: a seed each drew for itself would not be one class.
+    if (b.conformance && b.conformance->seed_drawn)
+      return could_not_run(
+          "--shard with --conformance: every shard must run the same traces; give --seed N (or the "
+          "rubric's seed), the same to every shard");
+  }
   b.sandbox = &sandbox;
-  auto names = submission_folders(o.batch);
+  auto names = batch_folders(b);
   if (!names) return could_not_run(names.error().message);
   if (!o.reports.empty())
     if (auto made = make_directories(o.reports); !made) return could_not_run(made.error().message);
@@ -231,7 +237,7 @@ int run_batch(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
                 std::string(o.reports.empty() ? "" : " (--resume with the same --reports grades what is left)");
     }
     (void)emit(o, gradebook_json_wanted(o) ? gradebook_json(rows) : gradebook_csv(rows));
-    write_batch_page(o.reports, o.batch, rows);
+    write_batch_page(o.reports, class_name(o.batch), rows);
     std::cerr << "cb-grade: stopped: " << summary(rows, elapsed()) << "; the gradebook of those is written"
               << (o.output.empty() ? "" : " to " + o.output) << '\n';
   });
@@ -240,7 +246,7 @@ int run_batch(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
   if (!rows) return could_not_run(rows.error().message);
   progress.done();
   std::cerr << "cb-grade: " << summary(*rows, elapsed()) << '\n';
-  write_batch_page(o.reports, o.batch, *rows);
+  write_batch_page(o.reports, class_name(o.batch), *rows);
   const int rc = finish(o, *rows);
   journal.remove();
   return rc;
@@ -279,6 +285,33 @@ int run_regrade(const Options& o, const GradeOptions& grade) {
   std::cerr << "cb-grade: regraded " << rows->size() << " submissions: " << verdicts << " verdicts changed, "
             << rescaled << " only rescaled\n";
   return finish(o, *rows);
+}
+
+int run_merge(const Options& o, const GradeOptions& grade) {
+  if (o.reports.empty()) return could_not_run("merge: --reports DIR: where the class's reports go, joined");
+  const auto started = std::chrono::steady_clock::now();
+  MergeOptions m;
+  m.shards = o.merge;
+  m.out = o.reports;
+  m.grade = grade;
+  m.jobs = o.jobs;
+  auto merged = merge_shards(m);
+  if (!merged) return could_not_run("merge: " + merged.error().message);
+  for (const std::string& note : merged->notes) std::cerr << "cb-grade: merge: " << note << '\n';
+  write_batch_page(o.reports, merged->class_name, merged->rows);
+  std::cerr << "cb-grade: merged " << o.merge.size() << " shards: "
+            << summary(merged->rows, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count())
+            << '\n';
+  if (merged->missing.empty()) return finish(o, merged->rows);
+  std::string names;
+  for (std::size_t i = 0; i < merged->missing.size() && i < 20; ++i) names += (i > 0 ? ", " : "") + merged->missing[i];
+  if (merged->missing.size() > 20) names += ", ...";
+  std::cerr << "cb-grade: merge: " << merged->missing.size() << " submissions graded by no shard given: " << names
+            << '\n';
+  if (const int rc = emit(o, gradebook_json_wanted(o) ? gradebook_json(merged->rows) : gradebook_csv(merged->rows));
+      rc != 0)
+    return rc;
+  return static_cast<int>(ExitCode::Failed);
 }
 
 }  // namespace cb::grade

@@ -85,6 +85,7 @@ Result<void> read_lab(Options& o, Asked& a) {
     a.course_key = *key;
   }
   if (!o.student.empty() && a.course_key.empty()) return Error{"--student: goes with --course-key FILE"};
+  if (!o.shard.empty() && o.batch.empty()) return Error{"--shard: goes with --batch DIR (a share of a class)"};
   if (!o.roster.empty() && (o.batch.empty() || a.course_key.empty()))
     return Error{"--roster: goes with --batch and --course-key"};
   if (!a.course_key.empty() && o.student.empty() && o.batch.empty())
@@ -100,7 +101,8 @@ Result<void> read_lab(Options& o, Asked& a) {
     a.grade.spec = std::make_shared<const LabSpec>(std::move(*spec));
     return {};
   }
-  if (!o.batch.empty() || !o.regrade.empty()) return {};  // each folder's numbers are the key's, or the handout's
+  // Each folder's numbers are the key's, or the handout's; a merge or a regrade reads them as kept.
+  if (!o.batch.empty() || !o.regrade.empty() || !o.merge.empty()) return {};
   auto own = folder_numbers(o.submission);
   if (!own) return own.error();
   if (!o.student.empty()) {
@@ -226,6 +228,10 @@ void add_grade_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool& max
                "--batch --reports DIR: grade only the submissions DIR holds no whole grade of from a batch with the "
                "same grader, lab, numbers, rubric and traces (what an interrupted batch left); the rest are judged "
                "from what was kept");
+  app.add_option("--shard", o.shard,
+                 "--batch: grade shard I of N (I from 0) of the class, for a job array: the folders at positions I, "
+                 "I+N, ...; env/N takes I from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID, env also N from "
+                 "SLURM_ARRAY_TASK_COUNT; `cb-grade merge` joins the shards' --reports");
   app.add_option("--regrade", o.regrade,
                  "Grade a class again from what --batch --reports kept in this directory, running nothing (with "
                  "--rubric or --spec: the new ones); rewrites the reports and says what changed");

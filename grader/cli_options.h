@@ -34,6 +34,8 @@ struct Options {
   std::string reports;
   std::string regrade;
   bool resume = false;
+  std::string shard;
+  std::vector<std::string> merge;  // cb-grade merge SHARD...: the shards' --reports folders
   std::string record_file;
   std::string save_record;
   int jobs = 0;

@@ -48,6 +48,12 @@ int grade_main(int argc, char** argv) {
   bool list = false;
   CLI::App app{"cb-grade: grades the circuit-breaker lab, step by step, on the server's evidence", "cb-grade"};
   add_grade_flags(app, o, sandbox_flags, max_score, list);
+  CLI::App* merge = app.add_subcommand(
+      "merge",
+      "Join the --reports folders of a class graded in shards (--batch --shard I/N) into --reports DIR, "
+      "with one gradebook (-o); what no shard graded is named, and the exit is 1");
+  merge->add_option("shards", o.merge, "Each shard's --reports folder")->required();
+  merge->fallthrough();  // --reports, --rubric, -o, -j, --format after the shards
   // The version with the commit it was built from: what every report's provenance names.
   app.set_version_flag("--version", "cb-grade " + std::string(cb::grade::grader_version()));
   try {
@@ -57,11 +63,13 @@ int grade_main(int argc, char** argv) {
     std::cerr << cb::usage_error(app, e, "cb-grade", {argv + 1, argv + argc}) << '\n';
     return static_cast<int>(ExitCode::CouldNotRun);
   }
-  if (!o.batch.empty() || !o.regrade.empty())
+  if (!o.batch.empty() || !o.regrade.empty() || !o.merge.empty())
     if (const std::string refused = flags_not_for_a_class(app, o); !refused.empty())
-      return could_not_run(std::string(o.regrade.empty() ? "--batch grades a class; these are about one submission: "
-                                                         : "--regrade runs nothing, it reads what --reports kept; "
-                                                           "these do not go with it: ") +
+      return could_not_run(std::string(!o.merge.empty()    ? "merge runs nothing, it joins what shards kept; these "
+                                                             "do not go with it: "
+                                       : o.regrade.empty() ? "--batch grades a class; these are about one submission: "
+                                                           : "--regrade runs nothing, it reads what --reports kept; "
+                                                             "these do not go with it: ") +
                            refused);
   auto asked = read_flags(app, o);
   if (!asked) return could_not_run(asked.error().message);
@@ -74,6 +82,7 @@ int grade_main(int argc, char** argv) {
     return 0;
   }
   if (!o.regrade.empty()) return run_regrade(o, asked->grade);
+  if (!o.merge.empty()) return run_merge(o, asked->grade);
   auto policy = sandbox_policy(sandbox_flags);
   if (!policy) return could_not_run(policy.error().message);
   // Every program this grader starts runs in the sandbox, in a box of the submission's own.

@@ -41,7 +41,8 @@ bool is_empty(const std::string& dir) {
 
 // What a submission's grade depends on besides its folder: kept with it, so --resume grades again
 // only what an earlier run graded otherwise (another grader, lab, numbers, rubric or traces).
-nlohmann::json batch_stamp(const BatchOptions& o, const GradeOptions& options, const LabSpec& spec) {
+nlohmann::json batch_stamp(const BatchOptions& o, const GradeOptions& options, const LabSpec& spec,
+                           const nlohmann::json& shard) {
   nlohmann::json j{{"grader_version", std::string(grader_version())},
                    {"lab_spec_sha256", spec.sha256},
                    {"numbers", kit_settings_json(spec)},
@@ -56,6 +57,9 @@ nlohmann::json batch_stamp(const BatchOptions& o, const GradeOptions& options, c
                         {"trace_limit_ms", c->trace_limit.count()},
                         {"warm_up_ms", c->warm_up.count()},
                         {"time_limit_ms", c->time_limit.count()}};
+  // A shard's grades are of the same class as its sibling shards' (the same manifest, the same
+  // split); which share it took is in shard.json.
+  if (!shard.is_null()) j["shard"] = shard;
   return j;
 }
 
@@ -97,6 +101,13 @@ std::string program_folder(const BatchOptions& o, const std::string& name) {
 // another's were, when the key can tell.
 using ClassNumbers = std::vector<std::pair<std::string, LabNumbers>>;
 
+// What every submission's grade shares: the whole class's students and numbers (a shard's too),
+// and a shard's part of the stamp ({"count", "manifest_sha256"}; null for a whole class).
+struct ClassContext {
+  ClassNumbers everyone;
+  nlohmann::json shard;
+};
+
 ClassNumbers class_numbers(const BatchOptions& o, const std::vector<std::string>& folders) {
   ClassNumbers out;
   if (o.course_key.empty()) return out;
@@ -133,7 +144,8 @@ bool name_whose_numbers(Report& r, const std::string& student, const ClassNumber
   return false;
 }
 
-BatchRow grade_one(const BatchOptions& o, const std::string& name, const ClassNumbers& everyone) {
+BatchRow grade_one(const BatchOptions& o, const std::string& name, const ClassContext& the_class) {
+  const ClassNumbers& everyone = the_class.everyone;
   BatchRow row;
   row.submission = name;
   row.with_conformance = o.conformance.has_value();
@@ -155,7 +167,7 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name, const ClassNu
     options.spec = std::make_shared<const LabSpec>(std::move(keyed));
   }
   const LabSpec& spec = options.spec ? *options.spec : lab_spec();
-  const nlohmann::json stamp = batch_stamp(o, options, spec);
+  const nlohmann::json stamp = batch_stamp(o, options, spec, the_class.shard);
   if (o.resume && !o.reports_dir.empty() && kept_whole(o.reports_dir + "/" + name, stamp)) {
     BatchRow kept = regrade_submission(o.reports_dir, name, o.grade);
     if (kept.status == RowStatus::Graded && kept.report) {
@@ -225,17 +237,55 @@ Result<std::vector<std::string>> submission_folders(const std::string& root) {
   return names;
 }
 
-Result<std::vector<BatchRow>> grade_batch(const BatchOptions& o) {
+std::string class_name(std::string root) {
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  if (const auto slash = root.rfind('/'); slash != std::string::npos) root = root.substr(slash + 1);
+  return root;
+}
+
+Result<std::vector<std::string>> batch_folders(const BatchOptions& o) {
   auto names = submission_folders(o.root);
   if (!names) return names.error();
+  return share_of(*names, o.shard);
+}
+
+namespace {
+
+// REPORTS/shard.json: which share this shard took of which class, and what its grades depend on
+// besides each student's numbers, for `cb-grade merge` to hold every shard to the same.
+Result<void> keep_shard(const BatchOptions& o, const std::vector<std::string>& manifest, const nlohmann::json& shard) {
+  nlohmann::json stamp = batch_stamp(o, o.grade, o.grade.spec ? *o.grade.spec : lab_spec(), shard);
+  stamp.erase("numbers");
+  const nlohmann::json j{{"format", kShardFormat},
+                         {"class", class_name(o.root)},
+                         {"index", o.shard->index},
+                         {"count", o.shard->count},
+                         {"manifest_sha256", shard["manifest_sha256"]},
+                         {"manifest", manifest},
+                         {"stamp", stamp}};
+  return write_file_atomically(o.reports_dir + "/shard.json", j.dump(1) + "\n");
+}
+
+}  // namespace
+
+Result<std::vector<BatchRow>> grade_batch(const BatchOptions& o) {
+  auto manifest = submission_folders(o.root);
+  if (!manifest) return manifest.error();
   if (!o.reports_dir.empty())
     if (auto made = make_directories(o.reports_dir); !made) return made.error();
-  std::vector<BatchRow> rows(names->size());
-  const ClassNumbers everyone = class_numbers(o, *names);
+  ClassContext the_class;
+  the_class.everyone = class_numbers(o, *manifest);  // the whole class's, whose share this is
+  if (o.shard) {
+    the_class.shard = {{"count", o.shard->count}, {"manifest_sha256", manifest_sha256(*manifest)}};
+    if (!o.reports_dir.empty())
+      if (auto kept = keep_shard(o, *manifest, the_class.shard); !kept) return kept.error();
+  }
+  const std::vector<std::string> names = share_of(*manifest, o.shard);
+  std::vector<BatchRow> rows(names.size());
   for_each_submission(
       rows.size(), o.jobs,
       [&](std::size_t i) {
-        rows[i] = grade_one(o, (*names)[i], everyone);
+        rows[i] = grade_one(o, names[i], the_class);
         if (!o.reports_dir.empty() && rows[i].status != RowStatus::Graded)
           if (auto kept = keep_ungraded(o.reports_dir + "/" + rows[i].submission, rows[i]); !kept)
             rows[i].error += "; keeping it: " + kept.error().message;

@@ -14,6 +14,7 @@
 #include "cb/grade/grade.h"
 #include "cb/grade/gather.h"
 #include "cb/grade/run_student.h"
+#include "cb/grade/shard.h"
 
 namespace cb::grade {
 
@@ -39,6 +40,9 @@ struct BatchOptions {
   // With reports_dir: a submission kept whole by a batch stamped the same (batch_stamp()) is not
   // run again; its row is judged from what was kept, as --regrade does.
   bool resume = false;
+  // One shard of a job array (shard.h): only its share of the root's folders is graded, and with
+  // reports_dir the manifest is kept in reports_dir/shard.json for `cb-grade merge`.
+  std::optional<Shard> shard;
   // Called after each submission with its row (from the worker that graded it; calls do not
   // overlap): the journal, the progress line.
   std::function<void(const BatchRow& row, std::size_t done, std::size_t total)> finished;
@@ -71,6 +75,13 @@ struct BatchRow {
 // The subdirectories of `root`, sorted, hidden ones aside; a symbolic link is never one (it is
 // not followed out of the root). Errors: the root cannot be listed.
 [[nodiscard]] Result<std::vector<std::string>> submission_folders(const std::string& root);
+
+// A class is named for its root folder: the last part of its path.
+[[nodiscard]] std::string class_name(std::string root);
+
+// The submissions a batch grades: every folder of the root (submission_folders), or a shard's
+// share of them. Errors: the root cannot be listed.
+[[nodiscard]] Result<std::vector<std::string>> batch_folders(const BatchOptions& options);
 
 // Errors: the root cannot be listed, or the reports directory cannot be made.
 [[nodiscard]] Result<std::vector<BatchRow>> grade_batch(const BatchOptions& options);

@@ -128,6 +128,18 @@ def check(marker, line, r, work, cwd, expected):
         # The rubric's points: 14 for the steps, 5 for conformance.
         assert book[right]["score"] == "19" and book[right]["max_score"] == "19", (where, book[right])
         assert "changes" in book[right], where
+    elif marker == "shards" and line.startswith("cb-grade merge"):
+        # The shards joined: every submission once, each with the verdict it was built to earn.
+        book = rows(os.path.join(work, "merged.csv"))
+        assert set(book) == set(expected), (where, book.keys())
+        shards = [rows(os.path.join(work, f"shard-{i}.csv")) for i in (0, 1)]
+        assert sorted(list(shards[0]) + list(shards[1])) == sorted(expected), (where, "each in one shard")
+        for name, want in expected.items():
+            got = book[name]
+            assert got["status"] == ("empty" if want["kind"] == "empty" else "graded"), (where, got)
+            if want["kind"] != "empty":
+                assert got["conformance"] == want["conformance"], (where, got)
+        assert os.path.isfile(os.path.join(work, "merged", "index.html")), (where, "the class page")
     elif marker == "variants" and line.startswith("cb-grade"):
         book = rows(os.path.join(work, "gradebook.csv"))
         assert all(row["student"] == name for name, row in book.items()), (where, book)

@@ -2,11 +2,15 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <filesystem>
+
 #include "cb/atomic_file.h"
 #include "cb/bounded_file.h"
 #include "cb/grade/format.h"
 #include "cb/grade/run_student.h"
 #include "cb/grade/format_common.h"
+#include "cb/hmac_sha256.h"
 
 namespace cb::grade {
 namespace {
@@ -136,7 +140,36 @@ Result<void> write_reports(const std::string& dir, const Report& report) {
   return write_reports(*held, report);
 }
 
-Result<void> keep_grade(const std::string& dir, const Report& report, const Evidence& evidence, const LabSpec& spec,
+Result<std::string> evidence_sha256(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::pair<std::string, std::string>> lines;  // path, SHA-256 of its bytes
+  const auto add = [&](const std::string& relative) -> Result<void> {
+    const std::string path = dir + "/" + relative;
+    std::error_code ec;
+    const fs::file_status st = fs::symlink_status(path, ec);
+    if (ec || !fs::exists(st)) return {};
+    if (fs::is_symlink(st)) {
+      lines.emplace_back(relative, "link " + hex(sha256(fs::read_symlink(path, ec).string())));
+      return {};
+    }
+    if (!fs::is_regular_file(st)) return {};
+    auto bytes = read_bounded_file(path, kMaxKept, "evidence");
+    if (!bytes) return bytes.error();
+    lines.emplace_back(relative, hex(sha256(*bytes)));
+    return {};
+  };
+  for (const char* name : {"grading.json", "record.json", "conformance.json"})
+    if (auto added = add(name); !added) return added.error();
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir + "/files", ec), end; !ec && it != end; it.increment(ec))
+    if (auto added = add(fs::relative(it->path(), dir).string()); !added) return added.error();
+  std::sort(lines.begin(), lines.end());
+  std::string listing;
+  for (const auto& [path, digest] : lines) listing += path + "\t" + digest + "\n";
+  return hex(sha256(listing));
+}
+
+Result<void> keep_grade(const std::string& dir, Report& report, const Evidence& evidence, const LabSpec& spec,
                         const nlohmann::json& stamp) {
   auto files = DirHandle::open(dir + "/files", true);
   if (!files) return files.error();
@@ -160,6 +193,9 @@ Result<void> keep_grade(const std::string& dir, const Report& report, const Evid
   if (!stamp.is_null()) inputs["batch"] = stamp;
   const std::string grading = inputs.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   if (auto w = write_file_atomically(dir + "/grading.json", grading); !w) return w.error();
+  auto digest = evidence_sha256(dir);
+  if (!digest) return digest.error();
+  report.evidence_sha256 = *digest;
   // The reports last: a folder with a report.json is a whole one.
   return write_reports(dir, report);
 }
@@ -171,6 +207,16 @@ Result<void> keep_ungraded(const std::string& dir, const BatchRow& row) {
                          {"error", row.error},
                          {"with_conformance", row.with_conformance}};
   return write_file_atomically(dir + "/grading.json", j.dump(2) + "\n");
+}
+
+GradeOptions as_kept(GradeOptions grade, const nlohmann::json& stamp) {
+  if (!stamp.is_object() || !stamp.contains("conformance") || !stamp["conformance"].is_object()) return grade;
+  const nlohmann::json& c = stamp["conformance"];
+  if (grade.rubric.seed && c.contains("seed") && c["seed"].is_number_unsigned())
+    grade.rubric.seed = c["seed"].get<std::uint64_t>();
+  if (grade.rubric.traces && c.contains("traces") && c["traces"].is_number_integer())
+    grade.rubric.traces = c["traces"].get<int>();
+  return grade;
 }
 
 std::optional<nlohmann::json> kept_batch_stamp(const std::string& dir) {

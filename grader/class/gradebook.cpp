@@ -62,7 +62,9 @@ std::string gradebook_csv(const std::vector<BatchRow>& rows) {
     const std::string n = std::to_string(s);
     out += ",step" + n + ",step" + n + "_check,step" + n + "_message";
   }
-  out += ",conformance,conformance_rule,conformance_seed,exit_code,seconds,timed_out,sandbox,grader_version,lab_spec";
+  out +=
+      ",conformance,conformance_rule,conformance_seed,exit_code,seconds,timed_out,sandbox,grader_version,lab_spec,"
+      "evidence_sha256";
   if (regrade) out += ",change,changes";
   out += ",error\n";
   for (const BatchRow& row : rows) {
@@ -73,7 +75,7 @@ std::string gradebook_csv(const std::vector<BatchRow>& rows) {
     if (r == nullptr) {
       out += ",0," + points(row.max_score) + ",false";
       for (int s = 1; s <= kGradedSteps; ++s) out += ",,,";
-      out += ",,,,,,,,,";
+      out += ",,,,,,,,,,";
     } else {
       out += "," + points(r->score) + "," + points(r->max_score) + "," + (r->passed ? "true" : "false");
       for (int s = 1; s <= kGradedSteps; ++s) {
@@ -96,13 +98,14 @@ std::string gradebook_csv(const std::vector<BatchRow>& rows) {
         out += ",,,";
       }
       out += "," + (r->sandbox ? csv_cell(r->sandbox->containment) : std::string()) + "," +
-             csv_cell(r->grader_version) + "," + csv_cell(r->lab_spec_sha256);
+             csv_cell(r->grader_version) + "," + csv_cell(r->lab_spec_sha256) + "," + r->evidence_sha256;
     }
     if (regrade)
       out += std::string(",") +
-             (row.verdict_changed   ? "verdict"
-              : row.changes.empty() ? ""
-                                    : "rescaled") +
+             (row.verdict_changed    ? "verdict"
+              : row.evidence_changed ? "evidence"
+              : row.changes.empty()  ? ""
+                                     : "rescaled") +
              "," + csv_cell(row.changes);
     out += "," + csv_cell(row.error) + "\n";
   }
@@ -114,7 +117,10 @@ nlohmann::json gradebook_row_json(const BatchRow& row) {
   if (!row.student.empty()) j["student"] = row.student;
   if (!row.error.empty()) j["error"] = row.error;
   if (row.regraded) {
-    j["change"] = row.verdict_changed ? "verdict" : row.changes.empty() ? "none" : "rescaled";
+    j["change"] = row.verdict_changed    ? "verdict"
+                  : row.evidence_changed ? "evidence"
+                  : row.changes.empty()  ? "none"
+                                         : "rescaled";
     j["changes"] = row.changes;
   }
   if (!row.report) {
@@ -130,6 +136,7 @@ nlohmann::json gradebook_row_json(const BatchRow& row) {
   j["passed"] = r.passed;
   j["grader_version"] = r.grader_version;
   j["lab_spec_sha256"] = r.lab_spec_sha256;
+  if (!r.evidence_sha256.empty()) j["evidence_sha256"] = r.evidence_sha256;
   nlohmann::json steps = nlohmann::json::object();
   nlohmann::json failed = nlohmann::json::array();
   for (const StepReport& s : r.steps) {

@@ -182,13 +182,7 @@ Result<Merged> merge_shards(const MergeOptions& o) {
     return Error{o.out + ": " +
                  (held ? "holds graded submissions already: merge into a new folder" : held.error().message)};
   const ShardKept& first = shards.front();
-  // The rubric as the shards applied it: a seed or a number of traces given as flags replaced
-  // the rubric's (cli_flags.cpp), and the kept answers are to those.
-  GradeOptions grade = o.grade;
-  if (const auto& c = first.stamp.value("conformance", nlohmann::json()); c.is_object()) {
-    if (grade.rubric.seed && c.contains("seed")) grade.rubric.seed = c["seed"].get<std::uint64_t>();
-    if (grade.rubric.traces && c.contains("traces")) grade.rubric.traces = c["traces"].get<int>();
-  }
+  const GradeOptions grade = as_kept(o.grade, first.stamp);
   const bool with_conformance = first.stamp.contains("conformance");
   Merged m;
   m.class_name = first.class_name;

@@ -17,7 +17,7 @@ std::string status_at(const nlohmann::json& j) {
 
 }  // namespace
 
-BatchRow regrade_submission(const std::string& dir, const std::string& name, const GradeOptions& grade) {
+BatchRow regrade_submission(const std::string& dir, const std::string& name, const GradeOptions& grade, bool rewrite) {
   BatchRow row;
   row.submission = name;
   row.regraded = true;
@@ -56,11 +56,17 @@ BatchRow regrade_submission(const std::string& dir, const std::string& name, con
   auto files = SubmissionDir::open(at + "/files", shown);
   if (!files) return fail(files.error().message);
   kept->evidence.files = std::move(*files);
+  auto digest = evidence_sha256(at);
+  if (!digest) return fail(digest.error().message);
   Report report = judge(kept->evidence, options);
+  report.evidence_sha256 = *digest;
   const Changes changed = changes(kept->report, report);
   row.changes = changed.text();
   row.verdict_changed = changed.verdict_changed();
-  if (auto w = write_reports(at, report); !w) return fail("rewriting its reports: " + w.error().message);
+  row.score_changed = !changed.score.empty();
+  row.evidence_changed = changed.evidence_changed;
+  if (rewrite)
+    if (auto w = write_reports(at, report); !w) return fail("rewriting its reports: " + w.error().message);
   row.status = RowStatus::Graded;
   row.report = std::move(report);
   return row;
@@ -96,6 +102,12 @@ Changes changes(const nlohmann::json& before, const Report& after) {
     out.score = "score " + points(score_was) + "/" + points(max_was) + " -> " + points(after.score) + "/" +
                 points(after.max_score);
   if (before.value("lab_spec_sha256", "") != after.lab_spec_sha256) out.provenance.emplace_back("another lab spec");
+  // A grade kept before its evidence was hashed has nothing to hold it to.
+  if (const std::string was = before.value("evidence_sha256", ""); !was.empty() && was != after.evidence_sha256) {
+    out.evidence_changed = true;
+    out.provenance.emplace_back("the evidence kept is not what it was graded on (SHA-256 " + was.substr(0, 12) +
+                                " -> " + after.evidence_sha256.substr(0, 12) + ")");
+  }
   if (before.value("grader_version", "") != after.grader_version)
     out.provenance.push_back("grader " + before.value("grader_version", std::string("?")) + " -> " +
                              after.grader_version);
@@ -116,7 +128,7 @@ Result<std::vector<BatchRow>> regrade(const RegradeOptions& o) {
   if (!names) return names.error();
   std::vector<BatchRow> rows(names->size());
   for_each_submission(
-      rows.size(), o.jobs, [&](std::size_t i) { rows[i] = regrade_submission(o.dir, (*names)[i], o.grade); },
+      rows.size(), o.jobs, [&](std::size_t i) { rows[i] = regrade_submission(o.dir, (*names)[i], o.grade, o.rewrite); },
       [&](std::size_t, std::size_t done, std::size_t total) {
         if (o.progress) o.progress(done, total);
       });

@@ -74,6 +74,7 @@ nlohmann::json to_json(const Report& r) {
                      {"checks_run", r.checks_run},
                      {"checks_total", r.checks_total},
                      {"seconds", r.seconds}};
+  if (!r.evidence_sha256.empty()) out["evidence_sha256"] = r.evidence_sha256;
   if (!r.evidence_note.empty()) out["evidence_note"] = r.evidence_note;
   if (!r.run_output.empty()) out["run_output"] = r.run_output;
   if (r.conformance) out["conformance"] = conformance_json(*r.conformance);

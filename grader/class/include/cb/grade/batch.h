@@ -69,7 +69,9 @@ struct BatchRow {
   bool regraded = false;
   std::string changes;
   bool verdict_changed = false;  // a step's or the conformance part's verdict, not the points alone
-  bool resumed = false;          // --resume: judged from what an earlier run of the batch kept
+  bool score_changed = false;
+  bool evidence_changed = false;  // the kept evidence's SHA-256 is not the one its grade was judged on
+  bool resumed = false;           // --resume: judged from what an earlier run of the batch kept
 };
 
 // The subdirectories of `root`, sorted, hidden ones aside; a symbolic link is never one (it is

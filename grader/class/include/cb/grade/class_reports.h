@@ -36,8 +36,14 @@ struct KeptGrade {
 // ran) and, with conformance, conformance.json (every answer). `spec`: the lab it was graded on
 // (which files to keep).
 // `stamp`: what the grade depends on besides the folder (a batch's; --resume compares it).
-[[nodiscard]] Result<void> keep_grade(const std::string& dir, const Report& report, const Evidence& evidence,
+// The report is given the SHA-256 of the evidence kept (evidence_sha256) before it is written.
+[[nodiscard]] Result<void> keep_grade(const std::string& dir, Report& report, const Evidence& evidence,
                                       const LabSpec& spec, const nlohmann::json& stamp = nullptr);
+
+// The SHA-256 of what DIR/NAME keeps as the evidence of its grade: grading.json, record.json,
+// conformance.json and every file under files/ (a link as its target's text, never followed),
+// each as "path<TAB>SHA-256 of its bytes" a line, sorted by path. The reports are not evidence.
+[[nodiscard]] Result<std::string> evidence_sha256(const std::string& dir);
 
 // Writes DIR/NAME/grading.json for a submission that was not graded (empty, or an error), so
 // a regrade lists it as the batch did.
@@ -50,6 +56,11 @@ struct KeptGrade {
 
 // Reads DIR/NAME back. Errors name the file and the field.
 [[nodiscard]] Result<KeptGrade> read_kept_grade(const std::string& dir);
+
+// The rubric as a batch stamped `stamp` applied it: a seed or a number of traces given as flags
+// replaced the rubric's (cli_flags.cpp), and the kept answers are to those. What a merge or a
+// verify judges kept grades with.
+[[nodiscard]] GradeOptions as_kept(GradeOptions grade, const nlohmann::json& stamp);
 
 // The batch's stamp kept in DIR/NAME when it holds a whole grade (graded, report.json written,
 // which is written last), else nullopt: what --resume compares, and where a resumed class finds

@@ -144,6 +144,9 @@ struct ConformancePart {
 struct Report {
   std::string grader_version;   // provenance.h: what gave this grade
   std::string lab_spec_sha256;  // and against which lab (LabSpec::sha256)
+  // The SHA-256 of the evidence kept with the grade (class_reports.h: evidence_sha256), when it
+  // was kept: what `cb-grade verify` holds the grade to.
+  std::string evidence_sha256;
   std::string dir;
   std::string server;         // where the evidence came from, or empty
   std::string evidence_note;  // why there is no evidence, when there is none

@@ -39,14 +39,16 @@ std::string flags_not_for_a_class(const CLI::App& app, const Options& o) {
   for (const char* flag : {"--dir", "--server", "--record", "--save-record", "--submission", "--student", "--settings",
                            "--submission-metadata"})
     if (app.count(flag) > 0) refused.emplace_back(flag);
-  if (!o.regrade.empty() || !o.merge.empty()) {
-    // A regrade or a merge runs nothing and works out no numbers: it reads what --reports kept.
+  if (!o.regrade.empty() || !o.merge.empty() || !o.verify.empty()) {
+    // A regrade, a merge or a verify runs nothing and works out no numbers: it reads what
+    // --reports kept.
     for (const char* flag : {"--batch", "--run", "--conformance", "--timeout", "--traces", "--seed", "--trace-timeout",
                              "--conformance-timeout", "--refuse-prebuilt", "--warm-up", "--course-key", "--roster",
                              "--batch-files", "--sandbox", "--shard", "--resume"})
       if (app.count(flag) > 0) refused.emplace_back(flag);
-    if (!o.regrade.empty() && app.count("--reports") > 0) refused.emplace_back("--reports");
-    if (!o.regrade.empty() && !o.merge.empty()) refused.emplace_back("--regrade");
+    if ((!o.regrade.empty() || !o.verify.empty()) && app.count("--reports") > 0) refused.emplace_back("--reports");
+    if (!o.verify.empty() && app.count("-o") > 0) refused.emplace_back("-o");
+    if (!o.regrade.empty() && (!o.merge.empty() || !o.verify.empty())) refused.emplace_back("--regrade");
   }
   if (app.count("--format") > 0 && o.format != "json" && o.format != "csv")
     refused.push_back("--format " + o.format +
@@ -312,6 +314,43 @@ int run_merge(const Options& o, const GradeOptions& grade) {
       rc != 0)
     return rc;
   return static_cast<int>(ExitCode::Failed);
+}
+
+int run_verify(const Options& o, const GradeOptions& grade) {
+  auto names = submission_folders(o.verify);
+  if (!names) return could_not_run("verify: " + names.error().message);
+  // The grades are held to the rubric they were given: another one would change every score.
+  std::optional<nlohmann::json> stamp;
+  for (std::size_t i = 0; i < names->size() && !stamp; ++i) stamp = kept_batch_stamp(o.verify + "/" + (*names)[i]);
+  if (stamp && stamp->value("rubric_sha256", "") != grade.rubric.sha256)
+    return could_not_run("verify: the class was graded with another rubric (SHA-256 " +
+                         stamp->value("rubric_sha256", "") + "): give verify the --rubric it was graded with");
+  RegradeOptions r;
+  r.dir = o.verify;
+  r.grade = stamp ? as_kept(grade, *stamp) : grade;
+  r.jobs = o.jobs;
+  r.rewrite = false;
+  auto rows = regrade(r);
+  if (!rows) return could_not_run("verify: " + rows.error().message);
+  std::size_t not_following = 0;
+  std::size_t graded = 0;
+  for (const BatchRow& row : *rows) {
+    if (row.status == RowStatus::Error) {
+      ++not_following;
+      std::cout << row.submission << ": cannot be judged again: " << row.error << '\n';
+    } else if (row.status == RowStatus::Graded) {
+      ++graded;
+      if (row.verdict_changed || row.score_changed || row.evidence_changed) {
+        ++not_following;
+        std::cout << row.submission << ": does not follow from its evidence: " << row.changes << '\n';
+      }
+    }
+  }
+  std::cerr << "cb-grade: verified " << rows->size() << " submissions (" << graded << " graded): "
+            << (not_following == 0 ? std::string("every grade follows from its evidence")
+                                   : std::to_string(not_following) + " do not")
+            << '\n';
+  return static_cast<int>(not_following == 0 ? ExitCode::Ok : ExitCode::Failed);
 }
 
 }  // namespace cb::grade

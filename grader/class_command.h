@@ -1,5 +1,5 @@
 #pragma once
-// cb-grade --batch ROOT, --regrade DIR and merge SHARD...: a class at once, into one gradebook.
+// cb-grade --batch ROOT, --regrade DIR, merge SHARD... and verify DIR: a class at once.
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -19,5 +19,7 @@ int run_batch(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox);
 int run_regrade(const Options& o, const GradeOptions& grade);
 // cb-grade merge SHARD... --reports DIR: the shards of a class joined (merge.h).
 int run_merge(const Options& o, const GradeOptions& grade);
+// cb-grade verify REPORTS: every kept grade judged again, nothing rewritten (regrade.h).
+int run_verify(const Options& o, const GradeOptions& grade);
 
 }  // namespace cb::grade

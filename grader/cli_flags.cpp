@@ -102,7 +102,7 @@ Result<void> read_lab(Options& o, Asked& a) {
     return {};
   }
   // Each folder's numbers are the key's, or the handout's; a merge or a regrade reads them as kept.
-  if (!o.batch.empty() || !o.regrade.empty() || !o.merge.empty()) return {};
+  if (!o.batch.empty() || !o.regrade.empty() || !o.merge.empty() || !o.verify.empty()) return {};
   auto own = folder_numbers(o.submission);
   if (!own) return own.error();
   if (!o.student.empty()) {

@@ -36,6 +36,7 @@ struct Options {
   bool resume = false;
   std::string shard;
   std::vector<std::string> merge;  // cb-grade merge SHARD...: the shards' --reports folders
+  std::string verify;              // cb-grade verify REPORTS
   std::string record_file;
   std::string save_record;
   int jobs = 0;

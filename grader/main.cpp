@@ -41,6 +41,17 @@ std::string refused_by_sandbox(const Options& o, cb::sandbox::Sandbox& sandbox, 
   return {};
 }
 
+// What a command about a class is, said before the flags it refuses; nullptr: one submission.
+const char* class_mode(const Options& o) {
+  if (!o.verify.empty())
+    return "verify runs nothing and writes nothing, it judges what --reports kept; these do not go "
+           "with it: ";
+  if (!o.merge.empty()) return "merge runs nothing, it joins what shards kept; these do not go with it: ";
+  if (!o.regrade.empty()) return "--regrade runs nothing, it reads what --reports kept; these do not go with it: ";
+  if (!o.batch.empty()) return "--batch grades a class; these are about one submission: ";
+  return nullptr;
+}
+
 int grade_main(int argc, char** argv) {
   Options o;
   SandboxFlags sandbox_flags;
@@ -54,6 +65,12 @@ int grade_main(int argc, char** argv) {
       "with one gradebook (-o); what no shard graded is named, and the exit is 1");
   merge->add_option("shards", o.merge, "Each shard's --reports folder")->required();
   merge->fallthrough();  // --reports, --rubric, -o, -j, --format after the shards
+  CLI::App* verify = app.add_subcommand(
+      "verify",
+      "Judge every grade a --reports folder keeps again, from its evidence, rewriting nothing, and name each "
+      "that does not follow from it (exit 1)");
+  verify->add_option("reports", o.verify, "A --reports folder (of --batch, a merge or a regrade)")->required();
+  verify->fallthrough();  // --rubric, -j
   // The version with the commit it was built from: what every report's provenance names.
   app.set_version_flag("--version", "cb-grade " + std::string(cb::grade::grader_version()));
   try {
@@ -63,14 +80,9 @@ int grade_main(int argc, char** argv) {
     std::cerr << cb::usage_error(app, e, "cb-grade", {argv + 1, argv + argc}) << '\n';
     return static_cast<int>(ExitCode::CouldNotRun);
   }
-  if (!o.batch.empty() || !o.regrade.empty() || !o.merge.empty())
+  if (const char* mode = class_mode(o); mode != nullptr)
     if (const std::string refused = flags_not_for_a_class(app, o); !refused.empty())
-      return could_not_run(std::string(!o.merge.empty()    ? "merge runs nothing, it joins what shards kept; these "
-                                                             "do not go with it: "
-                                       : o.regrade.empty() ? "--batch grades a class; these are about one submission: "
-                                                           : "--regrade runs nothing, it reads what --reports kept; "
-                                                             "these do not go with it: ") +
-                           refused);
+      return could_not_run(std::string(mode) + refused);
   auto asked = read_flags(app, o);
   if (!asked) return could_not_run(asked.error().message);
   if (list) {
@@ -83,6 +95,7 @@ int grade_main(int argc, char** argv) {
   }
   if (!o.regrade.empty()) return run_regrade(o, asked->grade);
   if (!o.merge.empty()) return run_merge(o, asked->grade);
+  if (!o.verify.empty()) return run_verify(o, asked->grade);
   auto policy = sandbox_policy(sandbox_flags);
   if (!policy) return could_not_run(policy.error().message);
   // Every program this grader starts runs in the sandbox, in a box of the submission's own.

@@ -61,11 +61,13 @@ struct Class {
       a.push_back(f);
     return run(a);
   }
-  // The gradebook by submission, without what differs from run to run (the time taken).
-  [[nodiscard]] std::map<std::string, json> book(const std::string& name) const {
+  // The gradebook by submission, without what differs from run to run (the time taken, and so
+  // the evidence's SHA-256), unless `whole`.
+  [[nodiscard]] std::map<std::string, json> book(const std::string& name, bool whole = false) const {
     std::map<std::string, json> rows;
     for (json r : json::parse(std::ifstream(out / (name + "/book.json")))) {
-      if (r.contains("program")) r["program"].erase("seconds");
+      if (r.contains("program") && !whole) r["program"].erase("seconds");
+      if (!whole) r.erase("evidence_sha256");
       rows[r["submission"].get<std::string>()] = r;
     }
     return rows;
@@ -89,12 +91,18 @@ TEST_CASE("shards: two shards merged make the gradebook of one batch, and the me
   CHECK(merged.exit_code == 1);
   CHECK(merged.err.find("merged 2 shards: 5 submissions") != std::string::npos);
   CHECK(c.book("merged") == c.book("whole"));
+  // Each row as its shard graded it, to the evidence.
+  auto shards = c.book("s0", true);
+  shards.merge(c.book("s1", true));
+  CHECK(c.book("merged", true) == shards);
   // The merged folder is a batch's: its page, its name, and a regrade that changes nothing.
   CHECK(fs::is_regular_file(c.out / "merged/reports/index.html"));
   CHECK(json::parse(std::ifstream(c.out / "merged/reports/class.json"))["name"] ==
         fs::path(c.root.path()).filename().string());
   const Ran regraded = run({kGrade, "--regrade", c.out / "merged/reports", "-o", c.out / "regraded.json"});
   CHECK(regraded.err.find("0 verdicts changed, 0 only rescaled") != std::string::npos);
+  // Anyone can check the merged grades against the evidence they came with.
+  CHECK(run({kGrade, "verify", c.out / "merged/reports"}).exit_code == 0);
 }
 
 TEST_CASE("shards: a shard run twice is kept once, a missing one is named, one graded otherwise is refused") {

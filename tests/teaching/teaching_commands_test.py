@@ -128,6 +128,9 @@ def check(marker, line, r, work, cwd, expected):
         # The rubric's points: 14 for the steps, 5 for conformance.
         assert book[right]["score"] == "19" and book[right]["max_score"] == "19", (where, book[right])
         assert "changes" in book[right], where
+    elif marker == "verify":
+        assert re.search(r"verified 3 submissions \(2 graded\): every grade follows from its evidence", r.stderr), \
+            (where, r.stderr)
     elif marker == "shards" and line.startswith("cb-grade merge"):
         # The shards joined: every submission once, each with the verdict it was built to earn.
         book = rows(os.path.join(work, "merged.csv"))

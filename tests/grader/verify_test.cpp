@@ -1,0 +1,94 @@
+// A gradebook anyone can check: every kept grade names the SHA-256 of the evidence it was judged
+// on, and cb-grade verify judges each again from that evidence, rewriting nothing: a folder as
+// the batch kept it passes; one whose evidence was edited afterwards is named, whether the edit
+// moves a verdict or not. Real kits, real programs, each in its own box.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "process.h"
+#include "python_kit.h"
+#include "temp_dir.h"
+
+namespace cb::testing {
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+const std::string kGrade = CB_GRADE_BIN;
+
+std::string text_of(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+TEST_CASE("verify: every kept grade follows from its evidence, and an edit of the evidence is named") {
+  TempDir root;
+  TempDir out;
+  python_kit(root / "ann");
+  python_kit(root / "bob");
+  python_kit(root / "cy", "sum(self.window) * 100 >= ", "sum(self.window) * 100 > ");
+  const std::string reports = out / "reports";
+  const Ran graded = run({kGrade, "--batch", root.path(), "--run", "sh run.sh", "--conformance", "sh replay.sh",
+                          "--seed", "3", "--traces", "30", "-j", "2", "--reports", reports, "-o", out / "book.json"});
+  REQUIRE(graded.exit_code == 1);  // cy fails step 3
+  // Each row names its evidence, as its report does.
+  for (const json& row : json::parse(std::ifstream(out / "book.json"))) {
+    const std::string name = row["submission"];
+    CAPTURE(name);
+    REQUIRE(row.contains("evidence_sha256"));
+    CHECK(std::regex_match(row["evidence_sha256"].get<std::string>(), std::regex("[0-9a-f]{64}")));
+    CHECK(json::parse(std::ifstream(reports + "/" + name + "/report.json"))["evidence_sha256"] ==
+          row["evidence_sha256"]);
+  }
+  const std::string report_before = text_of(reports + "/ann/report.json");
+
+  const Ran clean = run({kGrade, "verify", reports});
+  INFO(clean.out, clean.err);
+  CHECK(clean.exit_code == 0);
+  CHECK(clean.err.find("verified 3 submissions (3 graded): every grade follows from its evidence") !=
+        std::string::npos);
+
+  // ann's state.json says OPEN where the run left it CLOSED: a verdict moves.
+  const std::string state = reports + "/ann/files/state.json";
+  std::string s = text_of(state);
+  const auto at = s.find("CLOSED");
+  REQUIRE(at != std::string::npos);
+  s.replace(at, 6, "OPEN");
+  std::ofstream(state) << s;
+  // bob's record gains a byte no check reads: no verdict moves, the evidence is still not what
+  // was graded.
+  std::ofstream(reports + "/bob/record.json", std::ios::app) << "\n";
+  const Ran edited = run({kGrade, "verify", reports});
+  INFO(edited.out, edited.err);
+  CHECK(edited.exit_code == 1);
+  CHECK(edited.err.find("2 do not") != std::string::npos);
+  CHECK(edited.out.find("ann: does not follow from its evidence: step") != std::string::npos);
+  CHECK(edited.out.find("bob: does not follow from its evidence: the evidence kept is not what it was graded on") !=
+        std::string::npos);
+  CHECK(edited.out.find("cy:") == std::string::npos);
+  // Nothing was rewritten.
+  CHECK(text_of(reports + "/ann/report.json") == report_before);
+
+  // A regrade says so too, in the gradebook's change column.
+  const Ran regraded = run({kGrade, "--regrade", reports, "-o", out / "regraded.json"});
+  std::map<std::string, json> rows;
+  for (const json& row : json::parse(std::ifstream(out / "regraded.json"))) rows[row["submission"]] = row;
+  CHECK(rows.at("ann")["change"] == "verdict");
+  CHECK(rows.at("bob")["change"] == "evidence");
+  CHECK(rows.at("cy")["change"] == "none");
+
+  // Held to the rubric it was graded with.
+  out.write("rubric.json", R"({"points": {"1": 5}})");
+  const Ran other = run({kGrade, "verify", reports, "--rubric", out / "rubric.json"});
+  CHECK(other.exit_code == 2);
+  CHECK(other.err.find("graded with another rubric") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace cb::testing

@@ -103,9 +103,9 @@ Changes changes(const nlohmann::json& before, const Report& after) {
                 points(after.max_score);
   if (before.value("lab_spec_sha256", "") != after.lab_spec_sha256) out.provenance.emplace_back("another lab spec");
   // A grade kept before its evidence was hashed has nothing to hold it to.
-  if (const std::string was = before.value("evidence_sha256", ""); !was.empty() && was != after.evidence_sha256) {
+  if (const std::string kept = before.value("evidence_sha256", ""); !kept.empty() && kept != after.evidence_sha256) {
     out.evidence_changed = true;
-    out.provenance.emplace_back("the evidence kept is not what it was graded on (SHA-256 " + was.substr(0, 12) +
+    out.provenance.emplace_back("the evidence kept is not what it was graded on (SHA-256 " + kept.substr(0, 12) +
                                 " -> " + after.evidence_sha256.substr(0, 12) + ")");
   }
   if (before.value("grader_version", "") != after.grader_version)

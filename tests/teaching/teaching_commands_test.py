@@ -2,6 +2,9 @@
 """docs/TEACHING.md's commands, run exactly as written. Every ```sh block in it is marked with a
 <!-- teaching-test: NAME --> line (an unmarked one fails this test, so none can drift from what
 is run), and the block under <!-- teaching-test: rubric.json --> is the rubric the others read.
+The job arrays' recipes (a Kubernetes Indexed Job, a Slurm array script, an Actions matrix) are
+run as their engines would run each task: the command, once per index, with the variables the
+engine sets; not the cluster.
 They run in order in one directory holding a class (bench/class/make_class.py: a right Python
 kit, one with a classic mistake, an empty folder), each line as the instructor would type it,
 and what each says it makes is checked.
@@ -17,6 +20,8 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+
+import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROJECT = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -54,7 +59,10 @@ def main():
         run_all(found, work, grade, lab, static_grade, static_server)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"TEACHING.md: {sum(1 for b in found if b[1] == 'sh')} command blocks run as written")
+    arrays = [b[0] for b in found if b[0] in JOB_ARRAYS]
+    assert sorted(arrays) == sorted(JOB_ARRAYS), ("TEACHING.md: a job array's recipe is missing", arrays)
+    print(f"TEACHING.md: {sum(1 for b in found if b[1] == 'sh' and b[0] not in JOB_ARRAYS)} command blocks and "
+          f"{len(arrays)} job arrays ({', '.join(arrays)}) run as written")
 
 
 def run_all(found, work, grade, lab, static_grade, static_server):
@@ -80,6 +88,9 @@ def run_all(found, work, grade, lab, static_grade, static_server):
     json.loads("\n".join(rubric[0]))
     open(os.path.join(work, "rubric.json"), "w").write("\n".join(rubric[0]) + "\n")
     for marker, lang, lines in found:
+        if marker in JOB_ARRAYS:
+            JOB_ARRAYS[marker]("\n".join(lines) + "\n", work, env, expected)
+            continue
         if lang != "sh":
             continue
         cwd = work
@@ -94,6 +105,71 @@ def run_all(found, work, grade, lab, static_grade, static_server):
             if r.returncode not in allowed:
                 sys.exit(f"TEACHING.md [{marker}]: {line}\n  exit {r.returncode}\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
             check(marker, line, r, work, cwd, expected)
+
+
+def run_task(command, cwd, env, where):
+    """One task of a job array, as its engine runs it: sh -c COMMAND with the task's environment."""
+    r = subprocess.run(["sh", "-c", command], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    if r.returncode != 0:
+        sys.exit(f"TEACHING.md [{where}]: {command}\n  exit {r.returncode}\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
+    return r
+
+
+def check_merged(book_path, expected, where):
+    book = rows(book_path)
+    assert set(book) == set(expected), (where, book.keys())
+    for name, want in expected.items():
+        got = book[name]
+        assert got["status"] == ("empty" if want["kind"] == "empty" else "graded"), (where, got)
+        if want["kind"] != "empty":
+            assert got["conformance"] == want["conformance"], (where, got)
+
+
+def kubernetes(text, work, env, expected):
+    """The Indexed Job's container command, once per completion index, as its pods run it."""
+    job = yaml.safe_load(text)
+    assert job["kind"] == "Job" and job["spec"]["completionMode"] == "Indexed", "kubernetes: not an Indexed Job"
+    n = job["spec"]["completions"]
+    container = job["spec"]["template"]["spec"]["containers"][0]
+    assert container["command"][:2] == ["sh", "-c"], container["command"]
+    command = container["command"][2]
+    assert f"--shard env/{n}" in command, ("kubernetes: --shard env/N must be the Job's completions", command)
+    for i in range(n):
+        run_task(command, work, dict(env, JOB_COMPLETION_INDEX=str(i), HOSTNAME=f"grade-{i}-x7k2p"), "kubernetes")
+        assert os.path.isfile(os.path.join(work, "shards", f"{i}-grade-{i}-x7k2p", "shard.json")), "kubernetes"
+
+
+def slurm(text, work, env, expected):
+    """sbatch's script, once per array task, with the variables Slurm sets."""
+    first, last = map(int, re.search(r"^#SBATCH --array=(\d+)-(\d+)$", text, re.M).groups())
+    script = os.path.join(work, "grade.sh")
+    open(script, "w").write(text)
+    for task in range(first, last + 1):
+        run_task("sh grade.sh", work, dict(env, SLURM_ARRAY_TASK_ID=str(task), SLURM_ARRAY_TASK_MIN=str(first),
+                                            SLURM_ARRAY_TASK_COUNT=str(last - first + 1)), "slurm")
+    os.remove(script)
+
+
+def actions(text, work, env, expected):
+    """The matrix's grading step once per shard, in a checkout of its own; the merge job's step on
+    what the artifacts bring back (the matrix jobs' shards/)."""
+    wf = yaml.safe_load(text)
+    checkout = os.path.join(work, "actions-checkout")
+    os.makedirs(checkout)
+    os.symlink(os.path.join(work, "subs"), os.path.join(checkout, "subs"))
+    shutil.copy(os.path.join(work, "rubric.json"), checkout)
+    grade = wf["jobs"]["grade"]
+    step = next(s["run"] for s in grade["steps"] if "run" in s)
+    for shard in grade["strategy"]["matrix"]["shard"]:
+        run_task(step.replace("${{ matrix.shard }}", str(shard)), checkout, env, "actions")
+    assert wf["jobs"]["merge"]["needs"] == "grade", "actions: merge must wait for every shard"
+    merge = next(s["run"] for s in wf["jobs"]["merge"]["steps"] if "run" in s)
+    run_task(merge, checkout, env, "actions")
+    check_merged(os.path.join(checkout, "merged-actions.csv"), expected, "actions")
+    shutil.rmtree(checkout)
+
+
+JOB_ARRAYS = {"kubernetes": kubernetes, "slurm": slurm, "actions": actions}
 
 
 def rows(path):
@@ -128,6 +204,10 @@ def check(marker, line, r, work, cwd, expected):
         # The rubric's points: 14 for the steps, 5 for conformance.
         assert book[right]["score"] == "19" and book[right]["max_score"] == "19", (where, book[right])
         assert "changes" in book[right], where
+    elif marker == "gathered":
+        # Kubernetes' and Slurm's shards together: every submission graded twice, each kept once.
+        check_merged(os.path.join(work, "merged-all.csv"), expected, where)
+        assert "(a shard run twice)" in r.stderr, (where, r.stderr)
     elif marker == "verify":
         assert re.search(r"verified 3 submissions \(2 graded\): every grade follows from its evidence", r.stderr), \
             (where, r.stderr)

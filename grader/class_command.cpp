@@ -301,7 +301,7 @@ int run_merge(const Options& o, const GradeOptions& grade) {
   if (!merged) return could_not_run("merge: " + merged.error().message);
   for (const std::string& note : merged->notes) std::cerr << "cb-grade: merge: " << note << '\n';
   write_batch_page(o.reports, merged->class_name, merged->rows);
-  std::cerr << "cb-grade: merged " << o.merge.size() << " shards: "
+  std::cerr << "cb-grade: merged " << o.merge.size() << (o.merge.size() == 1 ? " shard: " : " shards: ")
             << summary(merged->rows, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count())
             << '\n';
   if (merged->missing.empty()) return finish(o, merged->rows);

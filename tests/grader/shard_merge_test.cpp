@@ -140,6 +140,23 @@ TEST_CASE("shards: a shard run twice is kept once, a missing one is named, one g
   CHECK(c.merge({"s0", "thirds"}, "refused2").err.find("is a shard of 3") != std::string::npos);
 }
 
+TEST_CASE("shards: a shard that stopped half-way is taken up in its own folder with --resume, then merged whole") {
+  Class c;
+  REQUIRE(c.grade("s0", {"--shard", "0/2"}).exit_code == 1);
+  REQUIRE(c.grade("s1", {"--shard", "1/2"}).exit_code == 1);
+  // As a task killed before it finished dee leaves it: no report.json, so not whole.
+  fs::remove(c.out / "s1/reports/dee/report.json");
+  CHECK(c.merge({"s0", "s1"}, "early").err.find("graded by no shard given: dee") != std::string::npos);
+  const Ran resumed = c.grade("s1", {"--shard", "1/2", "--resume"});
+  INFO(resumed.err);
+  CHECK(resumed.err.find("2 submissions in") != std::string::npos);
+  CHECK(resumed.err.find("1 of them judged from what an earlier run kept") != std::string::npos);
+  const Ran merged = c.merge({"s0", "s1"}, "late");
+  CHECK(merged.err.find("merged 2 shards: 5 submissions") != std::string::npos);
+  CHECK(merged.err.find("no shard") == std::string::npos);
+  CHECK(c.book("late").at("dee")["status"] == "graded");
+}
+
 TEST_CASE("shards: a shard with conformance needs a seed every shard shares") {
   Class c;
   const Ran r = run({kGrade, "--batch", c.root.path(), "--run", "sh run.sh", "--conformance", "sh replay.sh", "--shard",

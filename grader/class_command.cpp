@@ -316,6 +316,45 @@ int run_merge(const Options& o, const GradeOptions& grade) {
   return static_cast<int>(ExitCode::Failed);
 }
 
+namespace {
+
+// What a JSON gradebook (-o gradebook.json) says otherwise than the kept grades give, a line a
+// row: a row edited after the batch wrote it (a score raised by hand), one missing, one extra.
+Result<std::vector<std::string>> gradebook_differences(const std::string& path, std::vector<BatchRow> rows) {
+  auto text = read_bounded_file(path, std::size_t{256} << 20, "gradebook");
+  if (!text) return text.error();
+  const nlohmann::json book = nlohmann::json::parse(*text, nullptr, false);
+  if (!book.is_array()) return Error{path + ": expected a JSON gradebook, an array of rows (-o gradebook.json)"};
+  std::map<std::string, nlohmann::json> given;
+  for (const nlohmann::json& row : book) {
+    if (!row.is_object() || !row.contains("submission") || !row["submission"].is_string())
+      return Error{path + ": a row without its submission"};
+    given[row["submission"].get<std::string>()] = row;
+  }
+  std::vector<std::string> out;
+  for (BatchRow& row : rows) {
+    row.regraded = false;  // the row as the batch wrote it, not as a regrade lists it
+    const auto it = given.find(row.submission);
+    if (it == given.end()) {
+      out.push_back(row.submission + ": graded and kept, but not in the gradebook");
+      continue;
+    }
+    const nlohmann::json want = gradebook_row_json(row);
+    std::string fields;
+    for (const auto& [key, value] : want.items())
+      if (!it->second.contains(key) || it->second[key] != value) fields += (fields.empty() ? "" : ", ") + key;
+    for (const auto& [key, value] : it->second.items())
+      if (!want.contains(key)) fields += (fields.empty() ? "" : ", ") + key;
+    if (!fields.empty())
+      out.push_back(row.submission + ": its gradebook row is not what its kept grade gives (" + fields + ")");
+    given.erase(it);
+  }
+  for (const auto& [name, row] : given) out.push_back(name + ": in the gradebook, but no grade of it is kept");
+  return out;
+}
+
+}  // namespace
+
 int run_verify(const Options& o, const GradeOptions& grade) {
   auto names = submission_folders(o.verify);
   if (!names) return could_not_run("verify: " + names.error().message);
@@ -350,6 +389,16 @@ int run_verify(const Options& o, const GradeOptions& grade) {
             << (not_following == 0 ? std::string("every grade follows from its evidence")
                                    : std::to_string(not_following) + " do not")
             << '\n';
+  if (!o.verify_gradebook.empty()) {
+    auto differences = gradebook_differences(o.verify_gradebook, *rows);
+    if (!differences) return could_not_run("verify: --gradebook: " + differences.error().message);
+    for (const std::string& d : *differences) std::cout << d << '\n';
+    std::cerr << "cb-grade: " << o.verify_gradebook << ": "
+              << (differences->empty() ? std::string("every row is what its kept grade gives")
+                                       : std::to_string(differences->size()) + " rows are not")
+              << '\n';
+    not_following += differences->size();
+  }
   return static_cast<int>(not_following == 0 ? ExitCode::Ok : ExitCode::Failed);
 }
 

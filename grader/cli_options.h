@@ -37,6 +37,7 @@ struct Options {
   std::string shard;
   std::vector<std::string> merge;  // cb-grade merge SHARD...: the shards' --reports folders
   std::string verify;              // cb-grade verify REPORTS
+  std::string verify_gradebook;    // ... --gradebook BOOK.json: held to the kept grades too
   std::string record_file;
   std::string save_record;
   int jobs = 0;

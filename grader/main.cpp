@@ -70,6 +70,8 @@ int grade_main(int argc, char** argv) {
       "Judge every grade a --reports folder keeps again, from its evidence, rewriting nothing, and name each "
       "that does not follow from it (exit 1)");
   verify->add_option("reports", o.verify, "A --reports folder (of --batch, a merge or a regrade)")->required();
+  verify->add_option("--gradebook", o.verify_gradebook,
+                     "A JSON gradebook of that class (-o gradebook.json): each row held to what its kept grade gives");
   verify->fallthrough();  // --rubric, -j
   // The version with the commit it was built from: what every report's provenance names.
   app.set_version_flag("--version", "cb-grade " + std::string(cb::grade::grader_version()));

@@ -54,6 +54,20 @@ TEST_CASE("verify: every kept grade follows from its evidence, and an edit of th
   CHECK(clean.err.find("verified 3 submissions (3 graded): every grade follows from its evidence") !=
         std::string::npos);
 
+  // The gradebook the batch wrote is what the kept grades give; one raised by hand is not.
+  const Ran book = run({kGrade, "verify", reports, "--gradebook", out / "book.json"});
+  INFO(book.out, book.err);
+  CHECK(book.exit_code == 0);
+  CHECK(book.err.find("every row is what its kept grade gives") != std::string::npos);
+  json raised = json::parse(std::ifstream(out / "book.json"));
+  for (json& row : raised)
+    if (row["submission"] == "cy") row["score"] = 9;
+  std::ofstream(out / "raised.json") << raised.dump(1);
+  const Ran by_hand = run({kGrade, "verify", reports, "--gradebook", out / "raised.json"});
+  CHECK(by_hand.exit_code == 1);
+  CHECK(by_hand.out.find("cy: its gradebook row is not what its kept grade gives (score)") != std::string::npos);
+  CHECK(by_hand.out.find("ann:") == std::string::npos);
+
   // ann's state.json says OPEN where the run left it CLOSED: a verdict moves.
   const std::string state = reports + "/ann/files/state.json";
   std::string s = text_of(state);

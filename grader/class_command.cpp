@@ -304,16 +304,15 @@ int run_merge(const Options& o, const GradeOptions& grade) {
   std::cerr << "cb-grade: merged " << o.merge.size() << (o.merge.size() == 1 ? " shard: " : " shards: ")
             << summary(merged->rows, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count())
             << '\n';
-  if (merged->missing.empty()) return finish(o, merged->rows);
-  std::string names;
-  for (std::size_t i = 0; i < merged->missing.size() && i < 20; ++i) names += (i > 0 ? ", " : "") + merged->missing[i];
-  if (merged->missing.size() > 20) names += ", ...";
-  std::cerr << "cb-grade: merge: " << merged->missing.size() << " submissions graded by no shard given: " << names
-            << '\n';
-  if (const int rc = emit(o, gradebook_json_wanted(o) ? gradebook_json(merged->rows) : gradebook_csv(merged->rows));
-      rc != 0)
-    return rc;
-  return static_cast<int>(ExitCode::Failed);
+  if (!merged->missing.empty()) {
+    std::string names;
+    for (std::size_t i = 0; i < merged->missing.size() && i < 20; ++i)
+      names += (i > 0 ? ", " : "") + merged->missing[i];
+    if (merged->missing.size() > 20) names += ", ...";
+    std::cerr << "cb-grade: merge: " << merged->missing.size() << " submissions graded by no shard given: " << names
+              << '\n';
+  }
+  return finish(o, merged->rows);  // a row no shard graded has not passed: exit 1
 }
 
 namespace {
@@ -339,13 +338,7 @@ Result<std::vector<std::string>> gradebook_differences(const std::string& path, 
       out.push_back(row.submission + ": graded and kept, but not in the gradebook");
       continue;
     }
-    const nlohmann::json want = gradebook_row_json(row);
-    std::string fields;
-    for (const auto& [key, value] : want.items())
-      if (!it->second.contains(key) || it->second[key] != value) fields += (fields.empty() ? "" : ", ") + key;
-    for (const auto& [key, value] : it->second.items())
-      if (!want.contains(key)) fields += (fields.empty() ? "" : ", ") + key;
-    if (!fields.empty())
+    if (const std::string fields = differing_keys(gradebook_row_json(row), it->second); !fields.empty())
       out.push_back(row.submission + ": its gradebook row is not what its kept grade gives (" + fields + ")");
     given.erase(it);
   }

@@ -69,16 +69,6 @@ Result<ShardKept> read_shard(const std::string& dir) {
   return s;
 }
 
-// What two stamps differ in, by key: "conformance, rubric_sha256".
-std::string stamp_difference(const nlohmann::json& a, const nlohmann::json& b) {
-  std::string out;
-  for (const auto& [key, value] : a.items())
-    if (!b.contains(key) || b[key] != value) out += (out.empty() ? "" : ", ") + key;
-  for (const auto& [key, value] : b.items())
-    if (!a.contains(key)) out += (out.empty() ? "" : ", ") + key;
-  return out;
-}
-
 Result<void> same_class(const std::vector<ShardKept>& shards, const GradeOptions& grade) {
   const ShardKept& first = shards.front();
   for (const ShardKept& s : shards) {
@@ -90,7 +80,7 @@ Result<void> same_class(const std::vector<ShardKept>& shards, const GradeOptions
       return Error{s.dir + " is a shard of " + std::to_string(s.count) + ", " + first.dir + " of " +
                    std::to_string(first.count)};
     if (s.stamp != first.stamp)
-      return Error{s.dir + " and " + first.dir + " were graded differently (" + stamp_difference(s.stamp, first.stamp) +
+      return Error{s.dir + " and " + first.dir + " were graded differently (" + differing_keys(s.stamp, first.stamp) +
                    "): every shard must run the same grader, lab, rubric and traces"};
   }
   if (first.stamp.value("rubric_sha256", "") != grade.rubric.sha256)
@@ -167,6 +157,15 @@ Result<void> copy_folder(const std::string& from, const std::string& to) {
 }
 
 }  // namespace
+
+std::string differing_keys(const nlohmann::json& a, const nlohmann::json& b) {
+  std::string out;
+  for (const auto& [key, value] : a.items())
+    if (!b.contains(key) || b[key] != value) out += (out.empty() ? "" : ", ") + key;
+  for (const auto& [key, value] : b.items())
+    if (!a.contains(key)) out += (out.empty() ? "" : ", ") + key;
+  return out;
+}
 
 Result<Merged> merge_shards(const MergeOptions& o) {
   if (o.shards.empty()) return Error{"no shard given"};

@@ -30,6 +30,11 @@ struct Merged {
   std::vector<std::string> notes;    // twins, and what else a person should know, a line each
 };
 
+// The top-level keys two JSON objects differ in (in `a`'s order, then those only `b` has), for a
+// person: "conformance, rubric_sha256". What a merge says of two shards' stamps, and verify of a
+// gradebook row against its kept grade.
+[[nodiscard]] std::string differing_keys(const nlohmann::json& a, const nlohmann::json& b);
+
 // Errors: a shard.json that cannot be read, shards of different classes or graded otherwise,
 // another rubric, an output folder that holds submissions already.
 [[nodiscard]] Result<Merged> merge_shards(const MergeOptions& options);

@@ -26,7 +26,7 @@
 #include "cb/breaker/breaker.h"
 #include "cb/breaker/profiles.h"
 #include "cb/fleet/shared_breaker.h"
-#include "redis_link.h"
+#include "cb/fleet/redis_link.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "redis_link.h"
+#include "cb/fleet/redis_link.h"
 
 #include <hiredis/hiredis.h>
 #include <pthread.h>

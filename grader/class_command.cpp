@@ -23,14 +23,14 @@ bool gradebook_json_wanted(const Options& o) {
   return o.format == "json" || (o.output.size() > 5 && o.output.substr(o.output.size() - 5) == ".json");
 }
 
+}  // namespace
+
 int finish(const Options& o, const std::vector<BatchRow>& rows) {
   if (const int rc = emit(o, gradebook_json_wanted(o) ? gradebook_json(rows) : gradebook_csv(rows)); rc != 0) return rc;
   bool all_passed = true;
   for (const auto& r : rows) all_passed = all_passed && r.report && r.report->passed;
   return static_cast<int>(all_passed ? ExitCode::Ok : ExitCode::Failed);
 }
-
-}  // namespace
 
 std::string flags_not_for_a_class(const CLI::App& app, const Options& o) {
   // Each of these is about one submission (or one run): with a class, each submission's own
@@ -39,8 +39,9 @@ std::string flags_not_for_a_class(const CLI::App& app, const Options& o) {
   for (const char* flag : {"--dir", "--server", "--record", "--save-record", "--submission", "--student", "--settings",
                            "--submission-metadata"})
     if (app.count(flag) > 0) refused.emplace_back(flag);
-  if (!o.regrade.empty() || !o.merge.empty() || !o.verify.empty()) {
-    // A regrade, a merge or a verify runs nothing and works out no numbers: it reads what
+  if (!o.regrade.empty() || !o.merge.empty() || !o.verify.empty() || o.queue_action == "status" ||
+      o.queue_action == "collect") {
+    // A regrade, a merge, a verify or a queue's status or collect runs nothing and works out no numbers: it reads what
     // --reports kept.
     for (const char* flag : {"--batch", "--run", "--conformance", "--timeout", "--traces", "--seed", "--trace-timeout",
                              "--conformance-timeout", "--refuse-prebuilt", "--warm-up", "--course-key", "--roster",
@@ -97,6 +98,8 @@ class Journal {
   int fd_ = -1;
 };
 
+}  // namespace
+
 // "300 submissions in 4:12: 280 graded (250 passed), 12 empty, 8 could not be graded".
 std::string summary(const std::vector<BatchRow>& rows, double seconds) {
   std::size_t graded = 0, passed = 0, empty = 0, errors = 0, not_graded = 0, resumed = 0;
@@ -120,6 +123,8 @@ std::string summary(const std::vector<BatchRow>& rows, double seconds) {
   return out;
 }
 
+namespace {
+
 // The class's name, kept in REPORTS/class.json by the batch that graded it, so a --regrade of the
 // reports alone titles its page the same (else the reports folder's own name).
 constexpr const char* kClassFile = "/class.json";
@@ -140,6 +145,8 @@ void write_page(const std::string& reports, const std::string& name, const std::
     std::cerr << "cb-grade: the class page: " << w.error().message << '\n';
 }
 
+}  // namespace
+
 // A batch (or a merge) keeps its class's name beside the reports, then writes the page.
 void write_batch_page(const std::string& reports, const std::string& name, const std::vector<BatchRow>& rows) {
   if (reports.empty()) return;
@@ -147,6 +154,8 @@ void write_batch_page(const std::string& reports, const std::string& name, const
     std::cerr << "cb-grade: the class's name: " << w.error().message << '\n';
   write_page(reports, name, rows);
 }
+
+namespace {
 
 // The conformance seed of a batch kept in `reports` (any whole grade's stamp), if there is one.
 std::optional<std::uint64_t> kept_seed(const std::string& reports) {
@@ -163,7 +172,7 @@ std::optional<std::uint64_t> kept_seed(const std::string& reports) {
 
 }  // namespace
 
-int run_batch(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
+Result<BatchOptions> batch_options(const Options& o, const Asked& asked) {
   BatchOptions b;
   b.root = o.batch;
   b.files_dir = o.batch_files;
@@ -175,7 +184,7 @@ int run_batch(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
   b.reports_dir = o.reports;
   b.resume = o.resume;
   if (o.resume && o.reports.empty())
-    return could_not_run("--resume takes up what an earlier batch kept with --reports DIR: give it the same --reports");
+    return Error{"--resume takes up what an earlier batch kept with --reports DIR: give it the same --reports"};
   b.conformance = asked.conformance;
   if (b.conformance) b.conformance->jobs = 1;  // the class runs side by side already
   // A class has one seed: a resumed batch whose seed nobody chose takes the one its first run drew.
@@ -183,23 +192,30 @@ int run_batch(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
     if (const auto kept = kept_seed(o.reports)) b.conformance->seed = *kept;
   if (!o.roster.empty()) {
     const auto text = read_bounded_file(o.roster, 4 << 20, "roster");
-    if (!text) return could_not_run(text.error().message);
+    if (!text) return text.error();
     auto roster = parse_roster(*text, o.roster, asked.id_field);
-    if (!roster) return could_not_run(roster.error().message);
+    if (!roster) return roster.error();
     b.roster = std::move(*roster);
     b.roster_only = true;
     b.id_field = asked.id_field;
   }
   if (!o.shard.empty()) {
     auto shard = parse_shard(o.shard, [](const char* name) { return std::getenv(name); });
-    if (!shard) return could_not_run(shard.error().message);
+    if (!shard) return shard.error();
     b.shard = *shard;
     // Every shard must meet the same traces: a seed each drew for itself would not be one class.
     if (b.conformance && b.conformance->seed_drawn)
-      return could_not_run(
+      return Error{
           "--shard with --conformance: every shard must run the same traces; give --seed N (or the "
-          "rubric's seed), the same to every shard");
+          "rubric's seed), the same to every shard"};
   }
+  return b;
+}
+
+int run_batch(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
+  auto options = batch_options(o, asked);
+  if (!options) return could_not_run(options.error().message);
+  BatchOptions& b = *options;
   b.sandbox = &sandbox;
   auto names = batch_folders(b);
   if (!names) return could_not_run(names.error().message);

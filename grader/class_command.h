@@ -15,7 +15,17 @@ namespace cb::grade {
 // The flags that were given and mean nothing for a class, named in one message; empty if none.
 [[nodiscard]] std::string flags_not_for_a_class(const CLI::App& app, const Options& o);
 
+// What --batch's flags ask of a class (the queue's push and work read them so too). Errors: a
+// roster or shard that cannot be read, flags that do not go together.
+[[nodiscard]] Result<BatchOptions> batch_options(const Options& o, const Asked& asked);
 int run_batch(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox);
+
+// What every command about a class ends with: "300 submissions in 4:12: 280 graded (...)"; the
+// class's name and page beside its reports; the gradebook to -o, and the exit (0 when every
+// row passed, else 1).
+[[nodiscard]] std::string summary(const std::vector<BatchRow>& rows, double seconds);
+void write_batch_page(const std::string& reports, const std::string& name, const std::vector<BatchRow>& rows);
+int finish(const Options& o, const std::vector<BatchRow>& rows);
 int run_regrade(const Options& o, const GradeOptions& grade);
 // cb-grade merge SHARD... --reports DIR: the shards of a class joined (merge.h).
 int run_merge(const Options& o, const GradeOptions& grade);

@@ -38,6 +38,18 @@ struct Options {
   std::vector<std::string> merge;  // cb-grade merge SHARD...: the shards' --reports folders
   std::string verify;              // cb-grade verify REPORTS
   std::string verify_gradebook;    // ... --gradebook BOOK.json: held to the kept grades too
+  // cb-grade queue push|work|status|collect (queue_command.h)
+  std::string queue_action;
+  std::string redis;
+  std::string queue_name;
+  std::string lane = "bulk";
+  std::string heartbeat = "10s";
+  std::string poll = "500ms";
+  std::string worker;
+  std::string work_dir;
+  bool until_done = false;
+  bool wait = false;
+  bool watch = false;
   std::string record_file;
   std::string save_record;
   int jobs = 0;

@@ -15,6 +15,9 @@
 #include "cli_options.h"
 #include "sandbox_flags.h"
 #include "single_command.h"
+#ifdef CB_GRADE_QUEUE
+#include "queue_command.h"
+#endif
 
 namespace {
 
@@ -43,6 +46,9 @@ std::string refused_by_sandbox(const Options& o, cb::sandbox::Sandbox& sandbox, 
 
 // What a command about a class is, said before the flags it refuses; nullptr: one submission.
 const char* class_mode(const Options& o) {
+#ifdef CB_GRADE_QUEUE
+  if (const char* queue = queue_mode(o); queue != nullptr) return queue;
+#endif
   if (!o.verify.empty())
     return "verify runs nothing and writes nothing, it judges what --reports kept; these do not go "
            "with it: ";
@@ -73,6 +79,9 @@ int grade_main(int argc, char** argv) {
   verify->add_option("--gradebook", o.verify_gradebook,
                      "A JSON gradebook of that class (-o gradebook.json): each row held to what its kept grade gives");
   verify->fallthrough();  // --rubric, -j
+#ifdef CB_GRADE_QUEUE
+  add_queue_commands(app, o);
+#endif
   // The version with the commit it was built from: what every report's provenance names.
   app.set_version_flag("--version", "cb-grade " + std::string(cb::grade::grader_version()));
   try {
@@ -98,12 +107,19 @@ int grade_main(int argc, char** argv) {
   if (!o.regrade.empty()) return run_regrade(o, asked->grade);
   if (!o.merge.empty()) return run_merge(o, asked->grade);
   if (!o.verify.empty()) return run_verify(o, asked->grade);
+#ifdef CB_GRADE_QUEUE
+  cb::sandbox::Sandbox none{cb::sandbox::Policy{}};
+  if (!o.queue_action.empty() && o.queue_action != "work") return run_queue(o, *asked, none);
+#endif
   auto policy = sandbox_policy(sandbox_flags);
   if (!policy) return could_not_run(policy.error().message);
   // Every program this grader starts runs in the sandbox, in a box of the submission's own.
   cb::sandbox::Sandbox sandbox(*policy);
   if (const std::string refused = refused_by_sandbox(o, sandbox, *policy); !refused.empty())
     return could_not_run(refused);
+#ifdef CB_GRADE_QUEUE
+  if (o.queue_action == "work") return run_queue(o, *asked, sandbox);
+#endif
   if (!o.batch.empty()) return run_batch(o, *asked, sandbox);
   return grade_single(o, std::move(*asked), sandbox);
 }

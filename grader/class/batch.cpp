@@ -97,17 +97,6 @@ std::string program_folder(const BatchOptions& o, const std::string& name) {
   return others == 0 && folders == 1 ? name + "/" + only : name;
 }
 
-// Every student of the class and their numbers, with a course key: whose numbers a run on
-// another's were, when the key can tell.
-using ClassNumbers = std::vector<std::pair<std::string, LabNumbers>>;
-
-// What every submission's grade shares: the whole class's students and numbers (a shard's too),
-// and a shard's part of the stamp ({"count", "manifest_sha256"}; null for a whole class).
-struct ClassContext {
-  ClassNumbers everyone;
-  nlohmann::json shard;
-};
-
 ClassNumbers class_numbers(const BatchOptions& o, const std::vector<std::string>& folders) {
   ClassNumbers out;
   if (o.course_key.empty()) return out;
@@ -144,7 +133,9 @@ bool name_whose_numbers(Report& r, const std::string& student, const ClassNumber
   return false;
 }
 
-BatchRow grade_one(const BatchOptions& o, const std::string& name, const ClassContext& the_class) {
+}  // namespace
+
+BatchRow grade_submission(const BatchOptions& o, const std::string& name, const ClassContext& the_class) {
   const ClassNumbers& everyone = the_class.everyone;
   BatchRow row;
   row.submission = name;
@@ -219,7 +210,23 @@ BatchRow grade_one(const BatchOptions& o, const std::string& name, const ClassCo
   return row;
 }
 
-}  // namespace
+BatchRow grade_and_keep(const BatchOptions& o, const std::string& name, const ClassContext& the_class) {
+  BatchRow row = grade_submission(o, name, the_class);
+  if (!o.reports_dir.empty() && row.status != RowStatus::Graded)
+    if (auto kept = keep_ungraded(o.reports_dir + "/" + row.submission, row); !kept)
+      row.error += "; keeping it: " + kept.error().message;
+  return row;
+}
+
+ClassContext class_context(const BatchOptions& o, const std::vector<std::string>& folders) {
+  return ClassContext{class_numbers(o, folders), nullptr};
+}
+
+nlohmann::json class_stamp(const BatchOptions& o) {
+  nlohmann::json stamp = batch_stamp(o, o.grade, o.grade.spec ? *o.grade.spec : lab_spec(), nullptr);
+  stamp.erase("numbers");
+  return stamp;
+}
 
 Result<std::vector<std::string>> submission_folders(const std::string& root) {
   DIR* d = ::opendir(root.c_str());
@@ -283,13 +290,7 @@ Result<std::vector<BatchRow>> grade_batch(const BatchOptions& o) {
   const std::vector<std::string> names = share_of(*manifest, o.shard);
   std::vector<BatchRow> rows(names.size());
   for_each_submission(
-      rows.size(), o.jobs,
-      [&](std::size_t i) {
-        rows[i] = grade_one(o, names[i], the_class);
-        if (!o.reports_dir.empty() && rows[i].status != RowStatus::Graded)
-          if (auto kept = keep_ungraded(o.reports_dir + "/" + rows[i].submission, rows[i]); !kept)
-            rows[i].error += "; keeping it: " + kept.error().message;
-      },
+      rows.size(), o.jobs, [&](std::size_t i) { rows[i] = grade_and_keep(o, names[i], the_class); },
       [&](std::size_t i, std::size_t done, std::size_t total) {
         if (o.finished) o.finished(rows[i], done, total);
       });

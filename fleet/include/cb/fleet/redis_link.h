@@ -1,5 +1,5 @@
 #pragma once
-// Internal: one blocking hiredis connection with a bound on every wait. hiredis 0.14 (Debian
+// One blocking hiredis connection (the fleet's reporter's and the grader's queue's) with a bound on every wait. hiredis 0.14 (Debian
 // 12) has no timeouts in its async API, so the reporter uses the blocking API on a connection
 // of its own with redisSetTimeout: a send or receive that takes longer fails with an I/O
 // error, and the connection is dropped (its replies would be out of step) and made again on

@@ -15,6 +15,7 @@
 #include "cb/grade/gather.h"
 #include "cb/grade/run_student.h"
 #include "cb/grade/shard.h"
+#include "cb/grade/variant.h"
 
 namespace cb::grade {
 
@@ -87,6 +88,31 @@ struct BatchRow {
 
 // Errors: the root cannot be listed, or the reports directory cannot be made.
 [[nodiscard]] Result<std::vector<BatchRow>> grade_batch(const BatchOptions& options);
+
+// Every student of the class and their numbers, with a course key: whose numbers a run on
+// another's were, when the key can tell.
+using ClassNumbers = std::vector<std::pair<std::string, LabNumbers>>;
+
+// What every submission's grade shares: the whole class's students and numbers (a shard's too),
+// and a shard's part of the stamp ({"count", "manifest_sha256"}; null for a whole class).
+struct ClassContext {
+  ClassNumbers everyone;
+  nlohmann::json shard;
+};
+// The context of a whole class whose folders (or, with a course key and no roster, students'
+// ids) are `folders`.
+[[nodiscard]] ClassContext class_context(const BatchOptions& options, const std::vector<std::string>& folders);
+
+// One submission, ROOT/NAME, graded as grade_batch grades each (the queue's workers grade so
+// too), and with reports_dir kept there, graded or not.
+[[nodiscard]] BatchRow grade_submission(const BatchOptions& options, const std::string& name,
+                                        const ClassContext& the_class);
+[[nodiscard]] BatchRow grade_and_keep(const BatchOptions& options, const std::string& name,
+                                      const ClassContext& the_class);
+
+// What every grade of the batch depends on besides the submission and the student's numbers:
+// the grader, lab, rubric, run, timeout and conformance run (a shard's and the queue's stamp).
+[[nodiscard]] nlohmann::json class_stamp(const BatchOptions& options);
 
 // A roster: a folder and a student a line. A first line that names a "folder" (or "submission")
 // column is a header, and the student is the column named `id_field` ("email", "sid", ...; a

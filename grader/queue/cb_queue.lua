@@ -1,0 +1,240 @@
+#!lua name=cb_queue
+-- The grading queue's rules, each a function Redis runs whole, so no two workers ever see a job
+-- half-changed. Delivery on streams is at-least-once (a worker presumed dead may still finish);
+-- these functions make the gradebook exactly-once: a job is done by its owner once, and every
+-- later completion is recorded as an attempt and compared with the first, never taken instead.
+--
+-- Keys of a queue, all under one hash tag (KEYS[1] is the prefix "{cbq:NAME}"):
+--   P:meta          hash: stamp (what every grade depends on), class
+--   P:sub           hash: submission -> its current job (the newest push of that student)
+--   P:job:ID        hash: name student content files lane entry state owner deliveries last_error
+--                         result verdict by done_ms nondeterministic superseded_by
+--   P:n             hash: state -> how many jobs are in it (queued running done dead superseded)
+--   P:interactive   stream, P:bulk stream: "job ID" entries, read by the group "workers"
+--   P:content:SHA   set: the submissions whose files are these bytes
+--   P:attempts      list: completions that came after the first, as JSON
+--   P:dead          stream: jobs given up after 3 deliveries, and why
+--   P:finished      sorted set: job -> the ms it was done (throughput)
+-- Blobs (P:blob:SHA) are written by the clients with SET NX, not here.
+
+local GROUP = 'workers'
+local MAX_DELIVERIES = 3
+
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+local function lane_key(p, lane) return p .. ':' .. lane end
+
+local function ensure_group(p, lane)
+  local ok = pcall(redis.call, 'XGROUP', 'CREATE', lane_key(p, lane), GROUP, '0', 'MKSTREAM')
+  return ok
+end
+
+-- Every change of a job's state goes through here, so P:n always adds up.
+local function set_state(p, job, from, to)
+  if from == to then return end
+  if from and from ~= '' then redis.call('HINCRBY', p .. ':n', from, -1) end
+  redis.call('HINCRBY', p .. ':n', to, 1)
+  redis.call('HSET', job, 'state', to)
+end
+
+-- push(P; name, id, student, content, lane, stamp, class, files) -> {"new"} | {"same"} | {"known"}
+-- The stamp is the queue's first push's; another is refused ("stamp" and the kept one).
+local function push(keys, args)
+  local p = keys[1]
+  local name, id, student, content, lane, stamp, class, files =
+    args[1], args[2], args[3], args[4], args[5], args[6], args[7], args[8]
+  local meta = p .. ':meta'
+  local kept = redis.call('HGET', meta, 'stamp')
+  if not kept then
+    redis.call('HSET', meta, 'stamp', stamp, 'class', class)
+  elseif kept ~= stamp then
+    return {'stamp', kept}
+  end
+  ensure_group(p, 'interactive')
+  ensure_group(p, 'bulk')
+  redis.call('SADD', p .. ':content:' .. content, name)
+  local job = p .. ':job:' .. id
+  local current = redis.call('HGET', p .. ':sub', name)
+  local state = redis.call('HGET', job, 'state')
+  if current == id and state then return {'same'} end
+  if current and current ~= id then
+    local cjob = p .. ':job:' .. current
+    local cstate = redis.call('HGET', cjob, 'state')
+    if cstate == 'queued' or cstate == 'running' then set_state(p, cjob, cstate, 'superseded') end
+    redis.call('HSET', cjob, 'superseded_by', id)
+  end
+  redis.call('HSET', p .. ':sub', name, id)
+  if state and state ~= 'superseded' then return {'known'} end
+  local entry = redis.call('XADD', lane_key(p, lane), '*', 'job', id)
+  redis.call('HSET', job, 'name', name, 'student', student, 'content', content, 'lane', lane, 'entry', entry,
+             'owner', '', 'deliveries', 0, 'last_error', '', 'pushed_ms', now_ms(), 'files', files)
+  set_state(p, job, state, 'queued')
+  return {'new'}
+end
+
+-- repair(P; id) -> "requeued" | "ok": a job that is not done but whose entry Redis no longer has
+-- (a restart that lost the tail of its log) is given a new one.
+local function repair(keys, args)
+  local p, id = keys[1], args[1]
+  local job = p .. ':job:' .. id
+  local f = redis.call('HMGET', job, 'state', 'lane', 'entry')
+  local state, lane, entry = f[1], f[2], f[3]
+  if state ~= 'queued' and state ~= 'running' then return 'ok' end
+  ensure_group(p, lane)
+  if #redis.call('XRANGE', lane_key(p, lane), entry, entry) == 1 then return 'ok' end
+  local fresh = redis.call('XADD', lane_key(p, lane), '*', 'job', id)
+  redis.call('HSET', job, 'entry', fresh, 'owner', '')
+  set_state(p, job, state, 'queued')
+  return 'requeued'
+end
+
+local function dead_letter(p, job, id, lane, entry, why)
+  redis.call('XACK', lane_key(p, lane), GROUP, entry)
+  redis.call('XADD', p .. ':dead', '*', 'job', id, 'why', why)
+  redis.call('HSET', job, 'owner', '', 'last_error', why)
+  set_state(p, job, redis.call('HGET', job, 'state'), 'dead')
+end
+
+-- Hands `worker` the job of stream entry `entry`, or deals with it and says no: a job no longer
+-- to be graded is acknowledged, one delivered MAX_DELIVERIES times already is dead-lettered.
+local function hand_out(p, lane, entry, jobid, worker)
+  local job = p .. ':job:' .. jobid
+  local f = redis.call('HMGET', job, 'state', 'deliveries', 'last_error', 'entry')
+  local state, deliveries, last_error, current_entry = f[1], tonumber(f[2] or '0'), f[3], f[4]
+  if (state ~= 'queued' and state ~= 'running') or current_entry ~= entry then
+    redis.call('XACK', lane_key(p, lane), GROUP, entry)
+    return nil
+  end
+  if deliveries >= MAX_DELIVERIES then
+    local why = last_error
+    if not why or why == '' then why = 'its worker stopped answering' end
+    dead_letter(p, job, jobid, lane, entry, why .. ' (' .. deliveries .. ' deliveries)')
+    return nil
+  end
+  redis.call('HSET', job, 'owner', worker, 'deliveries', deliveries + 1, 'started_ms', now_ms())
+  set_state(p, job, state, 'running')
+  return {jobid, lane, entry, tostring(deliveries + 1)}
+end
+
+-- take(P; worker, reclaim_ms) -> {id, lane, entry, delivery} or {} when there is nothing to do.
+-- Interactive before bulk, and in each lane a job whose owner went silent (idle past reclaim_ms:
+-- three missed heartbeats) before a new one.
+local function take(keys, args)
+  local p, worker, reclaim_ms = keys[1], args[1], args[2]
+  for _, lane in ipairs({'interactive', 'bulk'}) do
+    ensure_group(p, lane)
+    local key = lane_key(p, lane)
+    for _ = 1, 16 do
+      local r = redis.call('XAUTOCLAIM', key, GROUP, worker, reclaim_ms, '0-0', 'COUNT', 1)
+      local e = r[2][1]
+      if not e then break end
+      local got = hand_out(p, lane, e[1], e[2][2], worker)
+      if got then return got end
+    end
+    for _ = 1, 16 do
+      local r = redis.call('XREADGROUP', 'GROUP', GROUP, worker, 'COUNT', 1, 'STREAMS', key, '>')
+      if not r or not r[1] or not r[1][2][1] then break end
+      local e = r[1][2][1]
+      local got = hand_out(p, lane, e[1], e[2][2], worker)
+      if got then return got end
+    end
+  end
+  return {}
+end
+
+-- beat(P; worker, id...) -> the ids this worker no longer owns. Each job it still owns has its
+-- entry's idle time reset (XCLAIM JUSTID, no new delivery); a job reclaimed by another is left
+-- to it: this check is why a heartbeat is a function and never a bare XCLAIM.
+local function beat(keys, args)
+  local p, worker = keys[1], args[1]
+  local lost = {}
+  for i = 2, #args do
+    local job = p .. ':job:' .. args[i]
+    local f = redis.call('HMGET', job, 'owner', 'state', 'lane', 'entry')
+    if f[1] == worker and f[2] == 'running' then
+      redis.call('XCLAIM', lane_key(p, f[3]), GROUP, worker, 0, f[4], 'JUSTID')
+    else
+      lost[#lost + 1] = args[i]
+    end
+  end
+  return lost
+end
+
+-- complete(P; worker, id, verdict, result) -> "done" | "attempt": the first completion by the
+-- job's owner is the job's result and is acknowledged; any other is kept as an attempt, and
+-- one whose verdict is not the result's marks the job nondeterministic.
+local function complete(keys, args)
+  local p, worker, id, verdict, result = keys[1], args[1], args[2], args[3], args[4]
+  local job = p .. ':job:' .. id
+  local f = redis.call('HMGET', job, 'owner', 'state', 'lane', 'entry', 'verdict')
+  local owner, state, lane, entry, first = f[1], f[2], f[3], f[4], f[5]
+  if owner == worker and state == 'running' then
+    local now = now_ms()
+    redis.call('HSET', job, 'result', result, 'verdict', verdict, 'by', worker, 'done_ms', now, 'owner', '')
+    set_state(p, job, state, 'done')
+    redis.call('XACK', lane_key(p, lane), GROUP, entry)
+    redis.call('ZADD', p .. ':finished', now, id)
+    return 'done'
+  end
+  local same = false
+  if first then same = first == verdict end
+  redis.call('RPUSH', p .. ':attempts', cjson.encode({job = id, worker = worker, verdict = verdict,
+                                                       first = first or false, same = same, state = state or false}))
+  if first and first ~= verdict then redis.call('HSET', job, 'nondeterministic', verdict) end
+  return 'attempt'
+end
+
+-- fail(P; worker, id, why, reclaim_ms) -> "released" | "attempt": the grader's own failure (a box
+-- not made, a disk full) on a job this worker owns: released at once to be delivered again,
+-- dead-lettered by the next take once it has been delivered MAX_DELIVERIES times.
+local function fail(keys, args)
+  local p, worker, id, why, reclaim_ms = keys[1], args[1], args[2], args[3], tonumber(args[4])
+  local job = p .. ':job:' .. id
+  local f = redis.call('HMGET', job, 'owner', 'state', 'lane', 'entry')
+  if f[1] ~= worker or f[2] ~= 'running' then return 'attempt' end
+  redis.call('HSET', job, 'last_error', why, 'owner', '')
+  set_state(p, job, 'running', 'queued')
+  redis.call('XCLAIM', lane_key(p, f[3]), GROUP, worker, 0, f[4], 'IDLE', reclaim_ms + 1, 'JUSTID')
+  return 'released'
+end
+
+-- status(P; minute_ms) -> {state counts (a flat list), the oldest waiting job's age in ms (-1:
+-- none), jobs done in the last minute_ms, {consumer, jobs it holds}..., attempts recorded}.
+local function status(keys, args)
+  local p = keys[1]
+  local now = now_ms()
+  local oldest = -1
+  local holding = {}
+  for _, lane in ipairs({'interactive', 'bulk'}) do
+    local key = lane_key(p, lane)
+    local ok, groups = pcall(redis.call, 'XINFO', 'GROUPS', key)
+    if ok then
+      for _, g in ipairs(groups) do
+        local info = {}
+        for i = 1, #g, 2 do info[g[i]] = g[i + 1] end
+        if info['name'] == GROUP then
+          local waiting = redis.call('XRANGE', key, '(' .. info['last-delivered-id'], '+', 'COUNT', 1)
+          if waiting[1] then
+            local age = now - tonumber(string.match(waiting[1][1], '^(%d+)'))
+            if age > oldest then oldest = age end
+          end
+          local pending = redis.call('XPENDING', key, GROUP)
+          for _, c in ipairs(pending[4] or {}) do holding[#holding + 1] = {c[1], tonumber(c[2])} end
+        end
+      end
+    end
+  end
+  local minute = redis.call('ZCOUNT', p .. ':finished', now - tonumber(args[1]), '+inf')
+  return {redis.call('HGETALL', p .. ':n'), oldest, minute, holding, redis.call('LLEN', p .. ':attempts')}
+end
+
+redis.register_function('cb_queue_v1_push', push)
+redis.register_function('cb_queue_v1_repair', repair)
+redis.register_function('cb_queue_v1_take', take)
+redis.register_function('cb_queue_v1_beat', beat)
+redis.register_function('cb_queue_v1_complete', complete)
+redis.register_function('cb_queue_v1_fail', fail)
+redis.register_function{function_name = 'cb_queue_v1_status', callback = status, flags = {'no-writes'}}

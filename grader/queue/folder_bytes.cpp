@@ -1,0 +1,196 @@
+#include "cb/grade/folder_bytes.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "cb/hmac_sha256.h"
+
+namespace cb::grade {
+namespace {
+
+struct Fd {
+  explicit Fd(int f) : fd(f) {}
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int fd;
+};
+
+std::string why(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+class Reader {
+ public:
+  Reader(const FolderLimits& limits, FolderBytes& out) : limits_(limits), out_(out) {}
+
+  // NOLINTNEXTLINE(misc-no-recursion): bounded by max_depth
+  Result<void> tree(int dir, const std::string& rel, const std::string& shown, int depth) {
+    if (depth > limits_.max_depth)
+      return Error{shown + ": more than " + std::to_string(limits_.max_depth) + " folders deep"};
+    const int listing = ::dup(dir);
+    if (listing < 0) return Error{why(shown)};
+    DIR* d = ::fdopendir(listing);
+    if (d == nullptr) {
+      ::close(listing);
+      return Error{why(shown)};
+    }
+    std::vector<std::string> names;
+    while (const dirent* e = ::readdir(d)) {
+      const std::string name = e->d_name;
+      if (name != "." && name != "..") names.push_back(name);
+      if (names.size() > limits_.max_entries) break;
+    }
+    ::closedir(d);
+    for (const std::string& name : names)
+      if (auto r = entry(dir, rel.empty() ? name : rel + "/" + name, name, shown + "/" + name, depth); !r) return r;
+    return {};
+  }
+
+ private:
+  // NOLINTNEXTLINE(misc-no-recursion): bounded by max_depth
+  Result<void> entry(int dir, const std::string& rel, const std::string& name, const std::string& shown, int depth) {
+    if (out_.entries.size() >= limits_.max_entries)
+      return Error{"more than " + std::to_string(limits_.max_entries) + " files and folders"};
+    struct stat st {};
+    if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return Error{why(shown)};
+    if (S_ISDIR(st.st_mode)) {
+      out_.entries.push_back({rel, FolderEntry::Kind::Folder, ""});
+      Fd sub(::openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (sub.fd < 0) return Error{why(shown)};
+      return tree(sub.fd, rel, shown, depth + 1);
+    }
+    if (S_ISLNK(st.st_mode)) {
+      char target[PATH_MAX];
+      const ssize_t n = ::readlinkat(dir, name.c_str(), target, sizeof target - 1);
+      if (n < 0) return Error{why(shown)};
+      out_.entries.push_back({rel, FolderEntry::Kind::Link, std::string(target, static_cast<std::size_t>(n))});
+      return {};
+    }
+    if (!S_ISREG(st.st_mode)) return {};  // a FIFO, a socket, a device: the box leaves them out too
+    Fd file(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+    if (file.fd < 0) return Error{why(shown)};
+    struct stat now {};
+    if (::fstat(file.fd, &now) != 0 || !S_ISREG(now.st_mode)) return Error{shown + ": changed while it was read"};
+    out_.bytes += static_cast<std::uint64_t>(now.st_size);
+    if (out_.bytes > limits_.max_bytes)
+      return Error{"more than " + std::to_string(limits_.max_bytes >> 20) + " MiB of files"};
+    std::string bytes(static_cast<std::size_t>(now.st_size), '\0');
+    std::size_t got = 0;
+    while (got < bytes.size()) {
+      const ssize_t r = ::read(file.fd, bytes.data() + got, bytes.size() - got);
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) return Error{why(shown)};
+      if (r == 0) break;
+      got += static_cast<std::size_t>(r);
+    }
+    bytes.resize(got);  // a file that shrank while it was read is carried as read
+    std::string sha = hex(sha256(bytes));
+    const bool exec = (now.st_mode & S_IXUSR) != 0;
+    out_.entries.push_back({rel, exec ? FolderEntry::Kind::Executable : FolderEntry::Kind::File, sha});
+    out_.blobs.emplace(std::move(sha), std::move(bytes));
+    return {};
+  }
+
+  const FolderLimits& limits_;
+  FolderBytes& out_;
+};
+
+bool safe_path(const std::string& path) {
+  if (path.empty() || path.front() == '/') return false;
+  std::size_t at = 0;
+  for (;;) {
+    const auto slash = path.find('/', at);
+    const std::string part = path.substr(at, slash == std::string::npos ? std::string::npos : slash - at);
+    if (part.empty() || part == "." || part == "..") return false;
+    if (slash == std::string::npos) return true;
+    at = slash + 1;
+  }
+}
+
+}  // namespace
+
+std::string FolderBytes::sha256() const {
+  std::string text;
+  for (const FolderEntry& e : entries)
+    text += std::string(1, static_cast<char>(e.kind)) + " " + e.path + "\t" + e.ref + "\n";
+  return hex(cb::sha256(text));
+}
+
+std::string FolderBytes::listing() const {
+  nlohmann::json j = nlohmann::json::array();
+  for (const FolderEntry& e : entries) j.push_back({std::string(1, static_cast<char>(e.kind)), e.path, e.ref});
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+Result<std::vector<FolderEntry>> FolderBytes::parse_listing(const std::string& text) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_array()) return Error{"a folder's listing: expected a JSON array"};
+  std::vector<FolderEntry> out;
+  for (const nlohmann::json& e : j) {
+    if (!e.is_array() || e.size() != 3 || !e[0].is_string() || !e[1].is_string() || !e[2].is_string())
+      return Error{"a folder's listing: expected [kind, path, ref] entries"};
+    const std::string kind = e[0].get<std::string>();
+    if (kind.size() != 1 || std::string("fxld").find(kind[0]) == std::string::npos)
+      return Error{"a folder's listing: unknown kind " + kind};
+    out.push_back({e[1].get<std::string>(), static_cast<FolderEntry::Kind>(kind[0]), e[2].get<std::string>()});
+  }
+  return out;
+}
+
+Result<FolderBytes> read_folder(const std::string& dir, const FolderLimits& limits) {
+  FolderBytes out;
+  Fd root(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (root.fd < 0) return Error{why(dir)};
+  if (auto r = Reader(limits, out).tree(root.fd, "", dir, 0); !r) return Error{dir + ": " + r.error().message};
+  std::sort(out.entries.begin(), out.entries.end(),
+            [](const FolderEntry& a, const FolderEntry& b) { return a.path < b.path; });
+  return out;
+}
+
+Result<void> write_folder(const std::string& dir, const std::vector<FolderEntry>& entries,
+                          const std::function<Result<std::string>(const std::string&)>& blob) {
+  if (::mkdir(dir.c_str(), 0755) != 0) return Error{why(dir)};
+  // Sorted by path, a folder comes before what it holds; each part is made here, never reached
+  // through a link (a link of the listing is made as a link and nothing is written through it).
+  std::set<std::string> links;
+  for (const FolderEntry& e : entries) {
+    if (!safe_path(e.path)) return Error{dir + ": a path that leaves the folder: " + e.path};
+    for (auto slash = e.path.find('/'); slash != std::string::npos; slash = e.path.find('/', slash + 1))
+      if (links.count(e.path.substr(0, slash)) > 0) return Error{dir + ": a path through a link: " + e.path};
+    const std::string path = dir + "/" + e.path;
+    if (e.kind == FolderEntry::Kind::Folder) {
+      if (::mkdir(path.c_str(), 0755) != 0) return Error{why(path)};
+      continue;
+    }
+    if (e.kind == FolderEntry::Kind::Link) {
+      if (::symlink(e.ref.c_str(), path.c_str()) != 0) return Error{why(path)};
+      links.insert(e.path);
+      continue;
+    }
+    auto bytes = blob(e.ref);
+    if (!bytes) return Error{path + ": " + bytes.error().message};
+    if (hex(sha256(*bytes)) != e.ref) return Error{path + ": its bytes are not those of SHA-256 " + e.ref};
+    const mode_t mode = e.kind == FolderEntry::Kind::Executable ? 0755 : 0644;
+    Fd out(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+    if (out.fd < 0) return Error{why(path)};
+    for (std::size_t done = 0; done < bytes->size();) {
+      const ssize_t w = ::write(out.fd, bytes->data() + done, bytes->size() - done);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) return Error{why(path)};
+      done += static_cast<std::size_t>(w);
+    }
+  }
+  return {};
+}
+
+}  // namespace cb::grade

@@ -1,0 +1,119 @@
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "cb/atomic_file.h"
+#include "cb/grade/class_reports.h"
+#include "cb/grade/queue.h"
+#include "cb/grade/regrade.h"
+#include "cb/hmac_sha256.h"
+#include "queue_store.h"
+
+namespace cb::grade {
+namespace {
+
+using fleet::RedisReply;
+
+struct Job {
+  std::string state, result, verdict, nondeterministic, last_error, content;
+};
+
+Result<Job> read_job(queue::QueueStore& store, const std::string& id) {
+  auto r = store.command({"HMGET", store.prefix() + ":job:" + id, "state", "result", "verdict", "nondeterministic",
+                          "last_error", "content"});
+  if (!r) return r.error();
+  if (r->elements.size() != 6) return Error{"redis: HMGET: an answer of another shape"};
+  Job j;
+  std::string* fields[] = {&j.state, &j.result, &j.verdict, &j.nondeterministic, &j.last_error, &j.content};
+  for (std::size_t i = 0; i < 6; ++i) *fields[i] = r->elements[i].text;
+  return j;
+}
+
+BatchRow not_graded(const std::string& name, const std::string& why, RowStatus status, bool with_conformance,
+                    const GradeOptions& grade) {
+  BatchRow row;
+  row.submission = name;
+  row.status = status;
+  row.with_conformance = with_conformance;
+  row.max_score = grade.rubric.max_score(with_conformance);
+  row.error = why;
+  return row;
+}
+
+// A job done: its reports and evidence written as the worker kept them, and its row judged from
+// them as a merge judges a shard's (so the gradebook is the one --regrade would give).
+BatchRow collect_done(queue::QueueStore& store, const std::string& reports, const std::string& name, const Job& job,
+                      const GradeOptions& grade) {
+  const std::string dir = reports + "/" + name;
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  auto entries = FolderBytes::parse_listing(job.result);
+  if (entries)
+    if (auto w = write_folder(dir, *entries, [&](const std::string& sha) { return store.blob(sha); }); !w)
+      entries = w.error();
+  if (!entries)
+    return not_graded(name, "collecting its reports: " + entries.error().message, RowStatus::Error, false, grade);
+  BatchRow row = regrade_submission(reports, name, grade);
+  row.regraded = false;
+  row.changes.clear();
+  row.verdict_changed = false;
+  return row;
+}
+
+}  // namespace
+
+Result<Collected> collect_queue(const CollectOptions& o) {
+  auto address = fleet::parse_redis_address(o.queue.redis);
+  if (!address) return Error{"--redis: " + address.error().message};
+  queue::QueueStore store(*address, o.queue.name);
+  auto kept = store.hget("meta", "stamp");
+  if (!kept) return kept.error();
+  if (!*kept) return Error{"queue " + o.queue.name + " has had nothing pushed to it"};
+  const nlohmann::json stamp = nlohmann::json::parse(**kept, nullptr, false);
+  if (stamp.value("rubric_sha256", "") != o.grade.rubric.sha256)
+    return Error{"the queue grades with another rubric (SHA-256 " + stamp.value("rubric_sha256", "") +
+                 "): give collect the --rubric its push was given"};
+  const GradeOptions grade = as_kept(o.grade, stamp);
+  const bool with_conformance = stamp.contains("conformance");
+  if (auto made = make_directories(o.reports); !made) return made.error();
+  auto subs = store.command({"HGETALL", store.prefix() + ":sub"});
+  if (!subs) return subs.error();
+  std::map<std::string, std::string> job_of;
+  for (std::size_t i = 0; i + 1 < subs->elements.size(); i += 2)
+    job_of[subs->elements[i].text] = subs->elements[i + 1].text;
+  Collected c;
+  auto cls = store.hget("meta", "class");
+  c.class_name = cls && *cls ? **cls : o.queue.name;
+  std::map<std::string, std::vector<std::string>> by_content;
+  for (const auto& [name, id] : job_of) {
+    auto job = read_job(store, id);
+    if (!job) return job.error();
+    if (job->state == "done") {
+      c.rows.push_back(collect_done(store, o.reports, name, *job, grade));
+      if (!job->nondeterministic.empty())
+        c.notes.push_back(name + ": graded again with another verdict (nondeterministic): first " + job->verdict +
+                          ", then " + job->nondeterministic + "; the first is kept");
+    } else {
+      const bool dead = job->state == "dead";
+      BatchRow row =
+          dead ? not_graded(name, "infrastructure: " + job->last_error, RowStatus::Error, with_conformance, grade)
+               : not_graded(name, "not graded yet (" + job->state + ")", RowStatus::NotGraded, with_conformance, grade);
+      std::error_code ec;
+      std::filesystem::remove_all(o.reports + "/" + name, ec);
+      if (auto k = keep_ungraded(o.reports + "/" + name, row); !k) row.error += "; keeping it: " + k.error().message;
+      if (dead) c.notes.push_back(name + ": dead-lettered: " + job->last_error);
+      if (!dead) c.missing.push_back(name);
+      c.rows.push_back(std::move(row));
+    }
+    by_content[job->content].push_back(name);
+  }
+  for (const auto& [content, names] : by_content)
+    if (names.size() > 1 && content != FolderBytes{}.sha256()) {  // empty folders are alike
+      std::string all;
+      for (const std::string& n : names) all += (all.empty() ? "" : ", ") + n;
+      c.notes.push_back("the same bytes were handed in by " + all);
+    }
+  return c;
+}
+
+}  // namespace cb::grade

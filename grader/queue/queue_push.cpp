@@ -1,0 +1,74 @@
+#include "cb/fleet/redis_link.h"
+#include "cb/grade/merge.h"
+#include "cb/grade/queue.h"
+#include "cb/hmac_sha256.h"
+#include "queue_store.h"
+
+namespace cb::grade {
+namespace {
+
+// Whose submission a folder is: the roster's student, or the folder's own name.
+Result<std::string> student_of(const BatchOptions& o, const std::string& name) {
+  const auto named = o.roster.find(name);
+  if (named != o.roster.end()) return named->second;
+  if (o.roster_only) return Error{"the roster names no student for this folder"};
+  return name;
+}
+
+// The queue's stamp as Redis keeps it, told apart from this push's for a person.
+std::string stamp_refusal(const std::string& kept, const std::string& ours) {
+  const nlohmann::json a = nlohmann::json::parse(kept, nullptr, false);
+  const nlohmann::json b = nlohmann::json::parse(ours, nullptr, false);
+  return "the queue was pushed to with another grading (" + differing_keys(a, b) +
+         "); push to a queue of another --queue name, or with the same grader, rubric and flags";
+}
+
+}  // namespace
+
+Result<Pushed> push_class(const PushOptions& o) {
+  if (o.lane != "bulk" && o.lane != "interactive") return Error{"--lane: expected interactive or bulk, got " + o.lane};
+  auto address = fleet::parse_redis_address(o.queue.redis);
+  if (!address) return Error{"--redis: " + address.error().message};
+  auto names = submission_folders(o.batch.root);
+  if (!names) return names.error();
+  queue::QueueStore store(*address, o.queue.name);
+  const std::string stamp = class_stamp(o.batch).dump();
+  const std::string stamp_sha = hex(sha256(stamp));
+  Pushed out;
+  for (const std::string& name : *names) {
+    auto student = student_of(o.batch, name);
+    if (!student) {
+      out.refused.push_back(name + ": " + student.error().message);
+      continue;
+    }
+    auto folder = read_folder(o.batch.root + "/" + name, o.limits);
+    if (!folder) {
+      out.refused.push_back(name + ": " + folder.error().message);
+      continue;
+    }
+    const std::string content = folder->sha256();
+    // One job per student, bytes and grading: the same push again is the same job.
+    const std::string id = hex(sha256(name + "\n" + *student + "\n" + content + "\n" + stamp_sha)).substr(0, 32);
+    for (const auto& [sha, bytes] : folder->blobs)
+      if (auto put = store.put_blob(sha, bytes); !put) return put.error();
+    auto pushed = store.call("push", {name, id, *student, content, o.lane, stamp, o.queue.name, folder->listing()});
+    if (!pushed) return pushed.error();
+    const std::string said = pushed->elements.empty() ? "" : pushed->elements[0].text;
+    if (said == "stamp") return Error{stamp_refusal(pushed->elements[1].text, stamp)};
+    (said == "new" ? out.queued : out.same) += 1;
+    if (o.resume) {
+      auto repaired = store.call("repair", {id});
+      if (!repaired) return repaired.error();
+      if (repaired->text == "requeued") ++out.requeued;
+    }
+    auto sharing = store.command({"SMEMBERS", store.prefix() + ":content:" + content});
+    if (!sharing) return sharing.error();
+    std::string others;
+    for (const fleet::RedisReply& r : sharing->elements)
+      if (r.text != name) others += (others.empty() ? "" : ", ") + r.text;
+    if (!others.empty() && !folder->entries.empty()) out.notes.push_back(name + ": the same bytes as " + others);
+  }
+  return out;
+}
+
+}  // namespace cb::grade

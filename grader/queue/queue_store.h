@@ -1,0 +1,47 @@
+#pragma once
+// Internal: one queue's keys in Redis and the calls of its functions (cb_queue.lua), on one
+// connection (a QueueStore is one thread's). The library is loaded at the first call, and again
+// when a restarted Redis has lost it.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cb/fleet/redis_link.h"
+#include "cb/result.h"
+
+namespace cb::grade::queue {
+
+// What take() hands a worker.
+struct Taken {
+  std::string job;
+  std::string lane;
+  int delivery = 0;
+};
+
+class QueueStore {
+ public:
+  QueueStore(fleet::RedisAddress address, std::string name);
+
+  [[nodiscard]] const std::string& prefix() const noexcept { return prefix_; }
+
+  // A command of the queue's own (HGET, SET NX...): its reply, or the transport's error, or
+  // Redis's error reply as an Error.
+  [[nodiscard]] Result<fleet::RedisReply> command(const std::vector<std::string>& argv);
+  // FCALL cb_queue_v1_NAME 1 PREFIX args...
+  [[nodiscard]] Result<fleet::RedisReply> call(const std::string& function, const std::vector<std::string>& args);
+
+  [[nodiscard]] Result<std::optional<std::string>> hget(const std::string& key, const std::string& field);
+  [[nodiscard]] Result<void> put_blob(const std::string& sha, const std::string& bytes);
+  [[nodiscard]] Result<std::string> blob(const std::string& sha);
+
+  [[nodiscard]] Result<std::optional<Taken>> take(const std::string& worker, long long reclaim_ms);
+
+ private:
+  [[nodiscard]] Result<void> load_library();
+  fleet::RedisLink link_;
+  std::string prefix_;
+  bool loaded_ = false;
+};
+
+}  // namespace cb::grade::queue

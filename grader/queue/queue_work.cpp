@@ -1,0 +1,255 @@
+#include <unistd.h>
+
+#include <condition_variable>
+#include <filesystem>
+#include <set>
+#include <thread>
+
+#include "cb/atomic_file.h"
+#include "cb/grade/merge.h"
+#include "cb/grade/queue.h"
+#include "cb/sandbox/interrupt.h"
+#include "cb/thread_safety.h"
+#include "queue_store.h"
+
+namespace cb::grade {
+namespace {
+
+namespace fs = std::filesystem;
+using queue::QueueStore;
+
+// The jobs this worker holds, which its heartbeat keeps, and the end of the heartbeat.
+class Holding {
+ public:
+  void add(const std::string& job) CB_EXCLUDES(mu_) {
+    const MutexLock lock(mu_);
+    jobs_.insert(job);
+  }
+  void remove(const std::string& job) CB_EXCLUDES(mu_) {
+    const MutexLock lock(mu_);
+    jobs_.erase(job);
+  }
+  [[nodiscard]] std::vector<std::string> jobs() CB_EXCLUDES(mu_) {
+    const MutexLock lock(mu_);
+    return {jobs_.begin(), jobs_.end()};
+  }
+  void stop() CB_EXCLUDES(mu_) {
+    {
+      const MutexLock lock(mu_);
+      stopped_ = true;
+    }
+    wake_.notify_all();
+  }
+  // Waits `d`, or less if stopped; whether it was stopped.
+  [[nodiscard]] bool wait(std::chrono::milliseconds d) CB_EXCLUDES(mu_) {
+    MutexLock lock(mu_);
+    wake_.wait_for(lock, d, [this]() CB_NO_THREAD_SAFETY_ANALYSIS { return stopped_; });
+    return stopped_;
+  }
+
+ private:
+  Mutex mu_;
+  std::condition_variable_any wake_;
+  std::set<std::string> jobs_ CB_GUARDED_BY(mu_);
+  bool stopped_ CB_GUARDED_BY(mu_) = false;
+};
+
+// What two completions of one job are compared by: how it ended, its points and each part's
+// verdict. Not the time it took, nor the evidence's bytes (a run's timings are in them).
+std::string verdict_of(const BatchRow& row) {
+  std::string v = to_string(row.status);
+  if (!row.report) return v + ": " + row.error;
+  const Report& r = *row.report;
+  v += " " + nlohmann::json(r.score).dump() + "/" + nlohmann::json(r.max_score).dump();
+  for (const StepReport& s : r.steps) v += " " + std::to_string(s.step) + ":" + to_string(s.status);
+  if (r.conformance) v += " conformance:" + std::string(to_string(r.conformance->status));
+  return v;
+}
+
+std::string score_text(const BatchRow& row) {
+  if (!row.report) return to_string(row.status);
+  return nlohmann::json(row.report->score).dump() + "/" + nlohmann::json(row.report->max_score).dump();
+}
+
+struct Worker {
+  Worker(const WorkOptions& options, std::string worker, long long reclaim, nlohmann::json grading)
+      : o(options), name(std::move(worker)), reclaim_ms(reclaim), stamp(std::move(grading)) {}
+  const WorkOptions& o;
+  std::string name;
+  long long reclaim_ms;
+  nlohmann::json stamp;
+  Holding holding;
+  Mutex mu;
+  Worked worked CB_GUARDED_BY(mu);
+  std::optional<ClassContext> the_class CB_GUARDED_BY(mu);
+
+  void log(const std::string& line) const {
+    if (o.log) o.log(line);
+  }
+
+  // The whole class's students (with a course key: whose numbers a run on another's were), read
+  // once, at the first job.
+  ClassContext class_of(QueueStore& store) CB_EXCLUDES(mu) {
+    {
+      const MutexLock lock(mu);
+      if (the_class) return *the_class;
+    }
+    std::vector<std::string> students;
+    if (!o.batch.course_key.empty())
+      if (auto subs = store.command({"HVALS", store.prefix() + ":sub"}))
+        for (const fleet::RedisReply& id : subs->elements)
+          if (auto s = store.hget("job:" + id.text, "student"); s && *s) students.push_back(**s);
+    BatchOptions everyone = o.batch;
+    everyone.roster.clear();
+    everyone.roster_only = false;
+    ClassContext c = class_context(everyone, students);
+    const MutexLock lock(mu);
+    the_class = c;
+    return c;
+  }
+
+  [[nodiscard]] Result<std::string> fields(QueueStore& store, const std::string& job, const char* field) {
+    auto v = store.hget("job:" + job, field);
+    if (!v) return v.error();
+    if (!*v) return Error{"job " + job + " has no " + field};
+    return **v;
+  }
+
+  // One job, from its files to its completion. What is the grader's own failure comes back as
+  // an Error: the job is handed back to be delivered again.
+  Result<std::string> grade(QueueStore& store, const queue::Taken& t, const std::string& area) {
+    auto sub = fields(store, t.job, "name");
+    auto student = fields(store, t.job, "student");
+    auto files = fields(store, t.job, "files");
+    if (!sub || !student || !files)
+      return Error{"reading the job: " + (!sub ? sub : !student ? student : files).error().message};
+    auto entries = FolderBytes::parse_listing(*files);
+    if (!entries) return entries.error();
+    std::error_code ec;
+    fs::remove_all(area, ec);
+    if (auto made = make_directories(area + "/root"); !made) return made.error();
+    if (auto made = make_directories(area + "/reports"); !made) return made.error();
+    if (auto w =
+            write_folder(area + "/root/" + *sub, *entries, [&](const std::string& sha) { return store.blob(sha); });
+        !w)
+      return Error{"unpacking the submission: " + w.error().message};
+    BatchOptions b = o.batch;
+    b.root = area + "/root";
+    b.reports_dir = area + "/reports";
+    b.resume = false;
+    b.shard.reset();
+    b.roster = {{*sub, *student}};
+    b.roster_only = false;
+    const BatchRow row = grade_and_keep(b, *sub, class_of(store));
+    // A submission the grader could not grade (no box, no disk) is its failure, not the
+    // student's: a crash or a timeout of theirs is a report.
+    if (row.status == RowStatus::Error) return Error{row.error};
+    auto kept = read_folder(b.reports_dir + "/" + *sub, FolderLimits{256ULL << 20, 20'000, 64});
+    if (!kept) return Error{"reading back its reports: " + kept.error().message};
+    for (const auto& [sha, bytes] : kept->blobs)
+      if (auto put = store.put_blob(sha, bytes); !put) return put.error();
+    auto done = store.call("complete", {name, t.job, verdict_of(row), kept->listing()});
+    if (!done) return done.error();
+    fs::remove_all(area, ec);
+    if (done->text == "done") return *sub + ": " + score_text(row);
+    return *sub + ": " + score_text(row) + ", finished after another worker had taken it: kept as an attempt";
+  }
+
+  void count(std::size_t Worked::*what) CB_EXCLUDES(mu) {
+    const MutexLock lock(mu);
+    ++(worked.*what);
+  }
+
+  // Whether every job pushed is done, dead or superseded.
+  static bool queue_done(QueueStore& store) {
+    auto s = store.command({"HMGET", store.prefix() + ":n", "queued", "running"});
+    if (!s || s->elements.size() != 2) return false;
+    long long left = 0;
+    for (const fleet::RedisReply& r : s->elements) left += std::atoll(r.text.c_str());
+    auto any = store.command({"EXISTS", store.prefix() + ":meta"});
+    return left == 0 && any && any->integer == 1;
+  }
+
+  void run(int slot) {
+    QueueStore store(*fleet::parse_redis_address(o.queue.redis), o.queue.name);
+    const std::string area = o.work_dir + "/" + std::to_string(slot);
+    for (;;) {
+      auto taken = store.take(name, reclaim_ms);
+      if (!taken) log("redis: " + taken.error().message + "; asking again");
+      if (!taken || !*taken) {
+        if (taken && o.until_done && queue_done(store)) return;
+        if (holding.wait(o.poll)) return;
+        continue;
+      }
+      const queue::Taken& t = **taken;
+      holding.add(t.job);
+      auto graded = grade(store, t, area);
+      holding.remove(t.job);
+      if (graded) {
+        count(graded->find("attempt") == std::string::npos ? &Worked::done : &Worked::fenced);
+        log(*graded);
+        continue;
+      }
+      count(&Worked::failed);
+      log("job " + t.job + " (delivery " + std::to_string(t.delivery) + "): " + graded.error().message +
+          "; handed back");
+      if (auto failed = store.call("fail", {name, t.job, graded.error().message, std::to_string(reclaim_ms)}); !failed)
+        log("redis: " + failed.error().message);
+    }
+  }
+
+  void beat() {
+    QueueStore store(*fleet::parse_redis_address(o.queue.redis), o.queue.name);
+    while (!holding.wait(o.heartbeat)) {
+      std::vector<std::string> args{name};
+      for (std::string& j : holding.jobs()) args.push_back(std::move(j));
+      if (args.size() == 1) continue;
+      if (auto lost = store.call("beat", args); !lost)
+        log("heartbeat: " + lost.error().message);
+      else
+        for (const fleet::RedisReply& j : lost->elements) log("job " + j.text + " was taken back by the queue");
+    }
+  }
+};
+
+std::string default_worker_name() {
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  return std::string(host) + ":" + std::to_string(::getpid());
+}
+
+}  // namespace
+
+Result<Worked> work_queue(const WorkOptions& given) {
+  auto address = fleet::parse_redis_address(given.queue.redis);
+  if (!address) return Error{"--redis: " + address.error().message};
+  WorkOptions o = given;
+  QueueStore store(*address, o.queue.name);
+  auto kept = store.hget("meta", "stamp");
+  if (!kept) return kept.error();
+  if (!*kept) return Error{"queue " + o.queue.name + " has had nothing pushed to it (cb-grade queue push first)"};
+  const nlohmann::json theirs = nlohmann::json::parse(**kept, nullptr, false);
+  // A class has one seed: a worker told none runs the traces of the seed its push drew.
+  if (o.batch.conformance && o.batch.conformance->seed_drawn && theirs.contains("conformance") &&
+      theirs["conformance"].is_object() && theirs["conformance"].value("seed", nlohmann::json()).is_number_unsigned())
+    o.batch.conformance->seed = theirs["conformance"]["seed"].get<std::uint64_t>();
+  Worker w(o, o.worker.empty() ? default_worker_name() : o.worker, 3 * o.heartbeat.count(), class_stamp(o.batch));
+  {
+    if (theirs != w.stamp)
+      return Error{"queue " + o.queue.name + " is graded otherwise than this worker would (" +
+                   differing_keys(theirs, w.stamp) + "): start it with the flags its push was given"};
+  }
+  if (auto made = make_directories(o.work_dir); !made) return made.error();
+  std::thread heart([&w] { w.beat(); });
+  std::vector<std::thread> graders;
+  for (int i = 0; i < std::max(1, o.jobs); ++i) graders.emplace_back([&w, i] { w.run(i); });
+  for (std::thread& t : graders) t.join();
+  w.holding.stop();
+  heart.join();
+  std::error_code ec;
+  fs::remove_all(o.work_dir, ec);
+  const MutexLock lock(w.mu);
+  return w.worked;
+}
+
+}  // namespace cb::grade

@@ -1,0 +1,203 @@
+#include "queue_command.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "cb/decimal_time.h"
+#include "cb/grade/queue.h"
+#include "cb/sandbox/interrupt.h"
+#include "class_command.h"
+
+namespace cb::grade {
+namespace {
+
+void add_queue_flags(CLI::App* c, Options& o, const char* action) {
+  c->add_option("--redis", o.redis, "The queue's Redis: redis://HOST:PORT or unix:///PATH")->required();
+  c->fallthrough();  // the grading flags (--run, --rubric, -j, --reports, -o...) are cb-grade's own
+  c->parse_complete_callback([&o, action] { o.queue_action = action; });
+}
+
+Result<std::chrono::milliseconds> millis(const std::string& flag, const std::string& text) {
+  auto d = parse_duration(text);
+  if (!d || d->count() < 1000) return Error{flag + ": expected a duration of 1ms or more (500ms, 10s), got " + text};
+  return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+}
+
+QueueAddress address(const Options& o) { return {o.redis, o.queue_name}; }
+
+void say(const std::string& line) { std::cerr << "cb-grade: " << line << '\n'; }
+
+int push(const Options& o, const Asked& asked) {
+  auto b = batch_options(o, asked);
+  if (!b) return could_not_run("queue push: " + b.error().message);
+  PushOptions p;
+  p.queue = address(o);
+  if (p.queue.name.empty()) p.queue.name = class_name(o.batch);
+  p.batch = std::move(*b);
+  p.lane = o.lane;
+  p.resume = o.resume;
+  auto pushed = push_class(p);
+  if (!pushed) return could_not_run("queue push: " + pushed.error().message);
+  for (const std::string& r : pushed->refused) say("queue push: not queued: " + r);
+  for (const std::string& n : pushed->notes) say("queue push: " + n);
+  std::string line = "queue " + p.queue.name + ": " + std::to_string(pushed->queued) + " queued (" + p.lane + "), " +
+                     std::to_string(pushed->same) + " pushed before with the same bytes";
+  if (o.resume) line += ", " + std::to_string(pushed->requeued) + " whose entry Redis had lost queued again";
+  say(line);
+  return static_cast<int>(pushed->refused.empty() ? ExitCode::Ok : ExitCode::Failed);
+}
+
+int work(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
+  if (o.queue_name.empty()) return could_not_run("queue work: --queue NAME: which queue to take jobs from");
+  auto b = batch_options(o, asked);
+  if (!b) return could_not_run("queue work: " + b.error().message);
+  auto heartbeat = millis("--heartbeat", o.heartbeat);
+  auto poll = millis("--poll", o.poll);
+  if (!heartbeat || !poll) return could_not_run(!heartbeat ? heartbeat.error().message : poll.error().message);
+  WorkOptions w;
+  w.queue = address(o);
+  w.batch = std::move(*b);
+  w.batch.sandbox = &sandbox;
+  w.jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  w.heartbeat = *heartbeat;
+  w.poll = *poll;
+  w.work_dir = o.work_dir;
+  w.worker = o.worker;
+  w.until_done = o.until_done;
+  w.log = [](const std::string& line) { say("queue work: " + line); };
+  // Stopped by a signal, the boxes go first (the sandbox's own), then what was unpacked here.
+  sandbox::set_last_words([dir = o.work_dir] {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  });
+  auto worked = work_queue(w);
+  sandbox::set_last_words({});
+  if (!worked) return could_not_run("queue work: " + worked.error().message);
+  say("queue work: " + std::to_string(worked->done) + " graded, " + std::to_string(worked->fenced) +
+      " finished after another worker had taken them, " + std::to_string(worked->failed) + " handed back");
+  return 0;
+}
+
+// Until every job pushed is done or dead: a line a second (in place on a terminal).
+Result<QueueStatus> wait_for(const QueueAddress& q, bool show) {
+  const bool tty = ::isatty(STDERR_FILENO) != 0;
+  for (;;) {
+    auto s = queue_status(q);
+    if (!s) return s;
+    if (show) std::cerr << (tty ? "\r" : "") << s->line() << (tty ? " " : "\n") << std::flush;
+    if (s->queued + s->running == 0) {
+      if (show && tty) std::cerr << '\n';
+      return s;
+    }
+    std::this_thread::sleep_for(std::chrono::seconds{1});
+  }
+}
+
+int status(const Options& o) {
+  if (o.queue_name.empty()) return could_not_run("queue status: --queue NAME: which queue");
+  auto s = o.watch ? wait_for(address(o), true) : queue_status(address(o));
+  if (!s) return could_not_run("queue status: " + s.error().message);
+  if (o.format == "json") {
+    nlohmann::json holding = nlohmann::json::object();
+    for (const auto& [w, n] : s->holding) holding[w] = n;
+    std::cout << nlohmann::json{{"queue", s->class_name},
+                                {"pushed", s->pushed()},
+                                {"queued", s->queued},
+                                {"running", s->running},
+                                {"done", s->done},
+                                {"dead", s->dead},
+                                {"superseded", s->superseded},
+                                {"oldest_waiting_ms", s->oldest_waiting_ms},
+                                {"done_last_minute", s->done_last_minute},
+                                {"holding", holding},
+                                {"attempts", s->attempts}}
+                     .dump(1)
+              << '\n';
+  } else if (!o.watch) {
+    std::cout << s->text();
+  }
+  return 0;
+}
+
+int collect(const Options& o, const GradeOptions& grade) {
+  if (o.queue_name.empty()) return could_not_run("queue collect: --queue NAME: which queue");
+  if (o.reports.empty()) return could_not_run("queue collect: --reports DIR: where the class's reports go");
+  const auto started = std::chrono::steady_clock::now();
+  if (o.wait)
+    if (auto s = wait_for(address(o), true); !s) return could_not_run("queue collect: " + s.error().message);
+  CollectOptions c;
+  c.queue = address(o);
+  c.reports = o.reports;
+  c.grade = grade;
+  c.jobs = o.jobs;
+  auto got = collect_queue(c);
+  if (!got) return could_not_run("queue collect: " + got.error().message);
+  for (const std::string& n : got->notes) say("queue collect: " + n);
+  write_batch_page(o.reports, got->class_name, got->rows);
+  say("queue collect: " +
+      summary(got->rows, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()));
+  if (!got->missing.empty()) {
+    std::string names;
+    for (std::size_t i = 0; i < got->missing.size() && i < 20; ++i) names += (i > 0 ? ", " : "") + got->missing[i];
+    if (got->missing.size() > 20) names += ", ...";
+    say("queue collect: " + std::to_string(got->missing.size()) + " not graded yet: " + names);
+  }
+  return finish(o, got->rows);
+}
+
+}  // namespace
+
+void add_queue_commands(CLI::App& app, Options& o) {
+  CLI::App* q = app.add_subcommand("queue", "Grade a class through a queue on Redis, by workers on many machines");
+  q->require_subcommand(1);
+  q->add_option("--queue", o.queue_name, "The queue's name (push: the class folder's name unless told)");
+  q->fallthrough();
+  CLI::App* push = q->add_subcommand("push", "Send each submission of ROOT to the queue, with how it is to be graded");
+  push->add_option("root", o.batch, "The class: a folder a submission")->required();
+  push->add_option("--lane", o.lane, "interactive (taken first) or bulk")->capture_default_str();
+  add_queue_flags(push, o, "push");
+  CLI::App* work = q->add_subcommand("work", "Take jobs from the queue and grade them, -j at a time, until stopped");
+  work->add_option("--heartbeat", o.heartbeat, "How often the jobs held are said to be alive; 3 missed: taken back")
+      ->capture_default_str();
+  work->add_option("--poll", o.poll, "How often an idle worker asks for a job")->capture_default_str();
+  work->add_option("--worker", o.worker, "This worker's name (host:pid unless told)");
+  work->add_option("--work-dir", o.work_dir, "Where submissions are unpacked (made; removed after)");
+  work->add_flag("--until-done", o.until_done, "Stop once no job is queued or running");
+  add_queue_flags(work, o, "work");
+  // A worker grades as a batch does (its flags are --batch's), in a folder of its own.
+  work->parse_complete_callback([&o] {
+    o.queue_action = "work";
+    if (o.work_dir.empty()) {
+      const char* tmp = std::getenv("TMPDIR");
+      o.work_dir =
+          std::string(tmp != nullptr && *tmp == '/' ? tmp : "/tmp") + "/cb-grade-queue-" + std::to_string(::getpid());
+    }
+    o.batch = o.work_dir;
+  });
+  CLI::App* status = q->add_subcommand("status", "How far the queue is: queued, running per worker, done, dead");
+  status->add_flag("--watch", o.watch, "A line a second until every job is done");
+  add_queue_flags(status, o, "status");
+  CLI::App* collect = q->add_subcommand("collect", "Write the reports and gradebook of what the workers graded");
+  collect->add_flag("--wait", o.wait, "Wait until every job is done or dead first");
+  add_queue_flags(collect, o, "collect");
+}
+
+const char* queue_mode(const Options& o) {
+  if (o.queue_action == "status" || o.queue_action == "collect")
+    return "queue status and collect run nothing, they read the queue; these do not go with them: ";
+  if (o.queue_action == "push" || o.queue_action == "work")
+    return "the queue grades a class; these are about one submission: ";
+  return nullptr;
+}
+
+int run_queue(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
+  if (o.queue_action == "push") return push(o, asked);
+  if (o.queue_action == "work") return work(o, asked, sandbox);
+  if (o.queue_action == "status") return status(o);
+  return collect(o, asked.grade);
+}
+
+}  // namespace cb::grade

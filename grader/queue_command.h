@@ -1,0 +1,20 @@
+#pragma once
+// cb-grade queue push | work | status | collect: a class graded through a queue on Redis
+// Streams by workers on any number of machines (queue.h; docs/SCALE.md).
+
+#include <CLI/CLI.hpp>
+
+#include "cb/sandbox/sandbox.h"
+#include "cli_flags.h"
+#include "cli_options.h"
+
+namespace cb::grade {
+
+void add_queue_commands(CLI::App& app, Options& o);
+
+// What a queue command is, said before the flags it refuses.
+[[nodiscard]] const char* queue_mode(const Options& o);
+
+int run_queue(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox);
+
+}  // namespace cb::grade

@@ -1,9 +1,9 @@
 #pragma once
-// One blocking hiredis connection (the fleet's reporter's and the grader's queue's) with a bound on every wait. hiredis 0.14 (Debian
-// 12) has no timeouts in its async API, so the reporter uses the blocking API on a connection
-// of its own with redisSetTimeout: a send or receive that takes longer fails with an I/O
-// error, and the connection is dropped (its replies would be out of step) and made again on
-// the next command.
+// One blocking hiredis connection (the fleet's reporter's, the grader's queue's) with a bound on
+// every wait. hiredis 0.14 (Debian 12) has no timeouts in its async API, so the reporter uses the
+// blocking API on a connection of its own with redisSetTimeout: a send or receive that takes
+// longer fails with an I/O error, and the connection is dropped (its replies would be out of
+// step) and made again on the next command.
 
 #include <string>
 #include <string_view>

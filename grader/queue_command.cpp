@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <mutex>
 #include <thread>
 
 #include "cb/decimal_time.h"
@@ -31,7 +32,9 @@ QueueAddress address(const Options& o) { return {o.redis, o.queue_name}; }
 void say(const std::string& line) { std::cerr << "cb-grade: " << line << '\n'; }
 
 int push(const Options& o, const Asked& asked) {
-  auto b = batch_options(o, asked);
+  Options batch = o;
+  batch.resume = false;  // a push's --resume repairs the queue, not a reports folder
+  auto b = batch_options(batch, asked);
   if (!b) return could_not_run("queue push: " + b.error().message);
   PushOptions p;
   p.queue = address(o);
@@ -67,7 +70,12 @@ int work(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
   w.work_dir = o.work_dir;
   w.worker = o.worker;
   w.until_done = o.until_done;
-  w.log = [](const std::string& line) { say("queue work: " + line); };
+  // A line a job, on standard output: what the worker did is its output.
+  w.log = [](const std::string& line) {
+    static std::mutex mu;
+    const std::lock_guard lock(mu);
+    std::cout << line << std::endl;
+  };
   // Stopped by a signal, the boxes go first (the sandbox's own), then what was unpacked here.
   sandbox::set_last_words([dir = o.work_dir] {
     std::error_code ec;

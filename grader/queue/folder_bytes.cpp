@@ -29,6 +29,10 @@ struct Fd {
 
 std::string why(const std::string& what) { return what + ": " + std::strerror(errno); }
 
+std::string size_text(std::uint64_t bytes) {
+  return bytes % (1U << 20) == 0 ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes) + " bytes";
+}
+
 class Reader {
  public:
   Reader(const FolderLimits& limits, FolderBytes& out) : limits_(limits), out_(out) {}
@@ -82,8 +86,7 @@ class Reader {
     struct stat now {};
     if (::fstat(file.fd, &now) != 0 || !S_ISREG(now.st_mode)) return Error{shown + ": changed while it was read"};
     out_.bytes += static_cast<std::uint64_t>(now.st_size);
-    if (out_.bytes > limits_.max_bytes)
-      return Error{"more than " + std::to_string(limits_.max_bytes >> 20) + " MiB of files"};
+    if (out_.bytes > limits_.max_bytes) return Error{"more than " + size_text(limits_.max_bytes) + " of files"};
     std::string bytes(static_cast<std::size_t>(now.st_size), '\0');
     std::size_t got = 0;
     while (got < bytes.size()) {

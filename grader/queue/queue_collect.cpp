@@ -110,8 +110,9 @@ Result<Collected> collect_queue(const CollectOptions& o) {
   for (const auto& [content, names] : by_content)
     if (names.size() > 1 && content != FolderBytes{}.sha256()) {  // empty folders are alike
       std::string all;
-      for (const std::string& n : names) all += (all.empty() ? "" : ", ") + n;
-      c.notes.push_back("the same bytes were handed in by " + all);
+      for (std::size_t i = 0; i < names.size() && i < 5; ++i) all += (i == 0 ? "" : ", ") + names[i];
+      if (names.size() > 5) all += " and " + std::to_string(names.size() - 5) + " more";
+      c.notes.push_back("the same bytes were handed in by " + std::to_string(names.size()) + ": " + all);
     }
   return c;
 }

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "cb/fleet/redis_link.h"
 #include "cb/grade/merge.h"
 #include "cb/grade/queue.h"
@@ -61,12 +63,14 @@ Result<Pushed> push_class(const PushOptions& o) {
       if (!repaired) return repaired.error();
       if (repaired->text == "requeued") ++out.requeued;
     }
+    // Another student's copy is visible as such: each copy names the first folder (by name) that
+    // holds the same bytes. Empty folders are all alike and say nothing.
+    if (folder->entries.empty()) continue;
     auto sharing = store.command({"SMEMBERS", store.prefix() + ":content:" + content});
     if (!sharing) return sharing.error();
-    std::string others;
-    for (const fleet::RedisReply& r : sharing->elements)
-      if (r.text != name) others += (others.empty() ? "" : ", ") + r.text;
-    if (!others.empty() && !folder->entries.empty()) out.notes.push_back(name + ": the same bytes as " + others);
+    std::string first = name;
+    for (const fleet::RedisReply& r : sharing->elements) first = std::min(first, r.text);
+    if (first != name) out.notes.push_back(name + ": the same bytes as " + first);
   }
   return out;
 }

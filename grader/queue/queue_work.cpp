@@ -117,8 +117,8 @@ struct Worker {
 
   // One job, from its files to its completion. What is the grader's own failure comes back as
   // an Error: the job is handed back to be delivered again.
-  Result<std::string> grade(QueueStore& store, const queue::Taken& t, const std::string& area) {
-    auto sub = fields(store, t.job, "name");
+  Result<std::string> grade(QueueStore& store, const queue::Taken& t, const Result<std::string>& sub,
+                            const std::string& area) {
     auto student = fields(store, t.job, "student");
     auto files = fields(store, t.job, "files");
     if (!sub || !student || !files)
@@ -148,11 +148,24 @@ struct Worker {
     if (!kept) return Error{"reading back its reports: " + kept.error().message};
     for (const auto& [sha, bytes] : kept->blobs)
       if (auto put = store.put_blob(sha, bytes); !put) return put.error();
-    auto done = store.call("complete", {name, t.job, verdict_of(row), kept->listing()});
+    log(*sub + ": graded, " + score_text(row));
+    auto done = complete(store, t.job, verdict_of(row), kept->listing());
     if (!done) return done.error();
     fs::remove_all(area, ec);
-    if (done->text == "done") return *sub + ": " + score_text(row);
-    return *sub + ": " + score_text(row) + ", finished after another worker had taken it: kept as an attempt";
+    if (done->text == "done") return *sub + ": done";
+    return *sub + ": finished after another worker had taken it: kept as an attempt";
+  }
+
+  // A grade is not given up for a Redis that is away for a moment (a restart): its completion is
+  // sent again for as long as a job's owner could be silent before the job is taken back.
+  Result<fleet::RedisReply> complete(QueueStore& store, const std::string& job, const std::string& verdict,
+                                     const std::string& result) {
+    for (auto waited = std::chrono::milliseconds{0};; waited += o.poll) {
+      auto done = store.call("complete", {name, job, verdict, result});
+      if (done || waited >= 3 * o.heartbeat) return done;
+      log("redis: " + done.error().message + "; sending the result again");
+      if (holding.wait(o.poll)) return done;
+    }
   }
 
   void count(std::size_t Worked::*what) CB_EXCLUDES(mu) {
@@ -183,7 +196,10 @@ struct Worker {
       }
       const queue::Taken& t = **taken;
       holding.add(t.job);
-      auto graded = grade(store, t, area);
+      const auto sub = fields(store, t.job, "name");
+      const std::string shown = (sub ? *sub : "job " + t.job) + " (delivery " + std::to_string(t.delivery) + ")";
+      log(shown + ": taken");
+      auto graded = grade(store, t, sub, area);
       holding.remove(t.job);
       if (graded) {
         count(graded->find("attempt") == std::string::npos ? &Worked::done : &Worked::fenced);
@@ -191,8 +207,7 @@ struct Worker {
         continue;
       }
       count(&Worked::failed);
-      log("job " + t.job + " (delivery " + std::to_string(t.delivery) + "): " + graded.error().message +
-          "; handed back");
+      log(shown + ": " + graded.error().message + "; handed back");
       if (auto failed = store.call("fail", {name, t.job, graded.error().message, std::to_string(reclaim_ms)}); !failed)
         log("redis: " + failed.error().message);
     }

@@ -1,7 +1,9 @@
 #pragma once
 // Test-only: a real redis-server on a unix socket in a test's own directory (no port to clash
 // with anything), started and stopped by pid. pause() and resume() are SIGSTOP and SIGCONT: a
-// Redis that accepts connections and answers nothing, the worst case for a client.
+// Redis that accepts connections and answers nothing, the worst case for a client. With
+// `append_only`, every write is logged (appendfsync everysec, Redis's default) in the directory,
+// and a Redis started again there, after a stop by SIGKILL, holds what the log holds.
 
 #include <csignal>
 #include <memory>
@@ -14,15 +16,17 @@ namespace cb::testing {
 
 class RedisServer {
  public:
-  explicit RedisServer(std::string dir) : dir_(std::move(dir)) { start(); }
+  explicit RedisServer(std::string dir, bool append_only = false) : dir_(std::move(dir)), append_only_(append_only) {
+    start();
+  }
   ~RedisServer() { stop(); }
   RedisServer(const RedisServer&) = delete;
   RedisServer& operator=(const RedisServer&) = delete;
 
   void start() {
-    proc_ = std::make_unique<Process>(std::vector<std::string>{CB_REDIS_SERVER, "--port", "0", "--unixsocket", socket(),
-                                                               "--save", "", "--appendonly", "no", "--logfile", "",
-                                                               "--dir", dir_});
+    proc_ = std::make_unique<Process>(
+        std::vector<std::string>{CB_REDIS_SERVER, "--port", "0", "--unixsocket", socket(), "--save", "", "--appendonly",
+                                 append_only_ ? "yes" : "no", "--logfile", "", "--dir", dir_});
     // Redis says when it listens ("ready to accept connections at PATH"); reading its log is
     // waiting for that line, not for a time.
     while (auto line = proc_->read_line()) {
@@ -45,6 +49,7 @@ class RedisServer {
 
  private:
   std::string dir_;
+  bool append_only_ = false;
   std::unique_ptr<Process> proc_;
 };
 

@@ -1,0 +1,258 @@
+// The queue for real: a redis-server of the test's own (on a unix socket, with its append-only
+// log), cb-grade queue workers as separate processes grading real kits in real boxes, and the
+// failures a queue is for: a worker killed, a worker stopped past its heartbeats, Redis killed
+// and started again, a submission whose box cannot be made. Whatever happens, each submission
+// has one row, the one --batch would give it.
+#include <doctest/doctest.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "cb/fleet/redis_link.h"
+#include "process.h"
+#include "python_kit.h"
+#include "redis_server.h"
+#include "skip.h"
+#include "temp_dir.h"
+
+namespace cb::testing {
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+const std::string kGrade = CB_GRADE_BIN;
+
+// The gradebook by submission, without what differs from run to run (the time a program took,
+// and so the evidence's SHA-256).
+std::map<std::string, json> book(const std::string& path) {
+  std::map<std::string, json> rows;
+  for (json r : json::parse(std::ifstream(path))) {
+    if (r.contains("program")) r["program"].erase("seconds");
+    r.erase("evidence_sha256");
+    rows[r["submission"].get<std::string>()] = r;
+  }
+  return rows;
+}
+
+// The lines a worker printed until `until` is in one (the worker's own account, a line a job);
+// empty if it never came within the bound.
+std::string read_until(Process& p, const std::string& until, std::chrono::seconds bound = std::chrono::seconds{120}) {
+  std::string all;
+  const auto give_up = std::chrono::steady_clock::now() + bound;
+  while (std::chrono::steady_clock::now() < give_up) {
+    auto line = p.read_line(std::chrono::duration_cast<std::chrono::milliseconds>(bound));
+    if (!line) return {};
+    all += *line + "\n";
+    if (line->find(until) != std::string::npos) return *line;
+  }
+  return {};
+}
+
+struct QueueRun {
+  TempDir dir;
+  RedisServer redis{dir.path(), true};
+  std::string root = dir / "cls";
+
+  // --batch's grading flags, the same for every command that grades (a queue refuses others).
+  std::vector<std::string> grading = {"--run", "sh run.sh", "--timeout", "30s"};
+
+  [[nodiscard]] std::vector<std::string> queue(const std::string& action, std::vector<std::string> more = {}) const {
+    std::vector<std::string> a{kGrade, "queue", "--queue", "cls", action, "--redis", redis.address()};
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  }
+  [[nodiscard]] std::vector<std::string> graded(std::vector<std::string> a) const {
+    a.insert(a.end(), grading.begin(), grading.end());
+    return a;
+  }
+  [[nodiscard]] std::unique_ptr<Process> worker(const std::string& name, std::vector<std::string> more = {},
+                                                const std::string& jobs = "2") const {
+    std::vector<std::string> a = graded(queue("work", {"-j", jobs, "--heartbeat", "200ms", "--poll", "100ms",
+                                                       "--until-done", "--worker", name, "--work-dir", dir / name}));
+    a.insert(a.end(), more.begin(), more.end());
+    return std::make_unique<Process>(a);
+  }
+  [[nodiscard]] json status() const {
+    const Ran s = run(queue("status", {"--format", "json"}));
+    REQUIRE_MESSAGE(s.exit_code == 0, s.err);
+    return json::parse(s.out);
+  }
+};
+
+// Each kind of student ten times: right, and each classic mistake of the Python kit, and a
+// program that crashes (a grade, never retried).
+void make_class(const std::string& root, std::size_t each) {
+  const std::vector<std::pair<std::string, std::pair<std::string, std::string>>> kinds = {
+      {"right", {"", ""}},
+      {"gt", {"sum(self.window) * 100 >= ", "sum(self.window) * 100 > "}},
+      {"4xx", {"return \"ignored\"  # the caller's", "return \"failure\"  # the caller's"}},
+      {"one-trial", {"len(self.trials) == self.permitted_in_half_open", "len(self.trials) == 1"}},
+      {"no-minimum", {"len(self.window) >= self.minimum_calls and ", ""}},
+      {"crash", {"", ""}}};
+  for (const auto& [kind, edit] : kinds) {
+    const std::string first = root + "/" + kind + "-00";
+    python_kit(first, edit.first, edit.second);
+    if (kind == "crash") std::ofstream(first + "/run.sh") << "echo boom >&2\nexit 3\n";
+    for (std::size_t i = 1; i < each; ++i)
+      fs::copy(first, root + "/" + kind + "-" + (i < 10 ? "0" : "") + std::to_string(i), fs::copy_options::recursive);
+  }
+}
+
+TEST_CASE(
+    "queue: 60 submissions, 3 workers, one killed, one stopped past its heartbeats, Redis killed: "
+    "each graded once, as --batch and shards grade them") {
+  if (skip_unless(::geteuid() == 0, "the workers give each program a box of its own uid: needs root")) return;
+  QueueRun q;
+  make_class(q.root, 10);
+
+  // Pushed twice: the second push finds every job there already.
+  const Ran first = run(q.graded(q.queue("push", {q.root})));
+  INFO(first.err);
+  REQUIRE(first.exit_code == 0);
+  CHECK(first.err.find("60 queued (bulk)") != std::string::npos);
+  CHECK(first.err.find("right-01: the same bytes as right-00") != std::string::npos);
+  const Ran again = run(q.graded(q.queue("push", {q.root})));
+  CHECK(again.err.find("0 queued (bulk), 60 pushed before with the same bytes") != std::string::npos);
+
+  auto w1 = q.worker("w1");
+  auto w2 = q.worker("w2");
+  auto w3 = q.worker("w3");
+  // kill -9 of a worker holding a job: the job is taken back from it after three heartbeats.
+  REQUIRE(!read_until(*w1, "): taken").empty());
+  w1->signal(SIGKILL);
+  // A worker stopped with a job: another takes the job and grades it; the stopped one, continued,
+  // finishes it too, and that late completion is kept as an attempt, never as the grade.
+  const std::string taken = read_until(*w2, "): taken");
+  REQUIRE(!taken.empty());
+  const std::string held = taken.substr(0, taken.find(' '));
+  w2->signal(SIGSTOP);
+  REQUIRE(!read_until(*w3, held + ": done").empty());
+  w2->signal(SIGCONT);
+  REQUIRE(!read_until(*w2, held + ": finished after another worker had taken it: kept as an attempt").empty());
+
+  // Redis killed mid-run and started again on its log; an entry it lost (here: one taken away by
+  // hand) is given back by push --resume.
+  q.redis.stop();
+  q.redis.start();
+  {
+    fleet::RedisLink admin(*fleet::parse_redis_address(q.redis.address()), std::chrono::seconds{5});
+    auto queued = admin.command({"XRANGE", "{cbq:cls}:bulk", "-", "+"});
+    REQUIRE(queued);
+    REQUIRE(!queued->elements.empty());
+    const std::string entry = queued->elements.back().elements[0].text;
+    REQUIRE(admin.command({"XDEL", "{cbq:cls}:bulk", entry}));
+  }
+  const Ran resumed = run(q.graded(q.queue("push", {q.root, "--resume"})));
+  INFO(resumed.err);
+  CHECK(resumed.err.find("1 whose entry Redis had lost queued again") != std::string::npos);
+
+  const Ran collected = run(q.queue("collect", {"--wait", "--reports", q.dir / "queued", "-o", q.dir / "queued.json"}),
+                            "", {}, std::chrono::seconds{600});
+  INFO(collected.err);
+  CHECK(collected.exit_code == 1);  // the mistakes fail
+  CHECK(w2->wait(std::chrono::seconds{120}) == 0);
+  CHECK(w3->wait(std::chrono::seconds{120}) == 0);
+  const json s = q.status();
+  CHECK(s["done"] == 60);
+  CHECK(s["dead"] == 0);
+  CHECK(s["attempts"].get<int>() >= 1);
+  const auto queued = book(q.dir / "queued.json");
+  REQUIRE(queued.size() == 60);
+  for (const auto& [name, row] : queued) CHECK_MESSAGE(row["status"] == "graded", name);
+  CHECK(queued.at("right-00")["score"] == queued.at("right-00")["max_score"]);
+  CHECK(queued.at("crash-00")["score"] == 0);
+
+  // The same class by --batch -j 4, and by four shards merged: the same gradebook.
+  const Ran batch =
+      run(q.graded({kGrade, "--batch", q.root, "-j", "4", "--reports", q.dir / "batch", "-o", q.dir / "batch.json"}),
+          "", {}, std::chrono::seconds{600});
+  CHECK(batch.exit_code == 1);
+  CHECK(book(q.dir / "batch.json") == queued);
+  std::vector<std::vector<std::string>> shards;
+  for (int i = 0; i < 4; ++i)
+    shards.push_back(q.graded({kGrade, "--batch", q.root, "--shard", std::to_string(i) + "/4", "-j", "1", "--reports",
+                               q.dir / ("s" + std::to_string(i)), "-o", q.dir / ("s" + std::to_string(i) + ".json")}));
+  for (const Ran& r : run_all(shards, 4)) CHECK(r.exit_code == 1);
+  const Ran merged = run({kGrade, "merge", q.dir / "s0", q.dir / "s1", q.dir / "s2", q.dir / "s3", "--reports",
+                          q.dir / "merged", "-o", q.dir / "merged.json"});
+  CHECK(merged.exit_code == 1);
+  CHECK(book(q.dir / "merged.json") == queued);
+
+  // Anyone can check each of the three against its evidence; an edited piece of it is named.
+  for (const char* reports : {"queued", "batch", "merged"})
+    CHECK(run({kGrade, "verify", q.dir / reports}).exit_code == 0);
+  std::ofstream(q.dir / "queued/gt-03/files/transitions.log", std::ios::app) << "CLOSED -> OPEN\n";
+  const Ran edited = run({kGrade, "verify", q.dir / "queued"});
+  CHECK(edited.exit_code == 1);
+  CHECK(edited.out.find("gt-03: does not follow from its evidence") != std::string::npos);
+}
+
+TEST_CASE(
+    "queue: a box that cannot be made is retried 3 times then dead-lettered; a newer push supersedes; "
+    "interactive goes first; a worker grading otherwise is refused") {
+  if (skip_unless(::geteuid() == 0, "the workers give each program a box of its own uid: needs root")) return;
+  QueueRun q;
+  python_kit(q.root + "/ann");
+  python_kit(q.root + "/bob");
+  python_kit(q.root + "/huge");
+  std::ofstream(q.root + "/huge/data.bin") << std::string(3 << 20, 'x');  // larger than the boxes below
+  REQUIRE(run(q.graded(q.queue("push", {q.root}))).exit_code == 0);
+  // bob hands in again, with a mistake: his newer push is the one graded.
+  python_kit(q.dir / "again/bob", "sum(self.window) * 100 >= ", "sum(self.window) * 100 > ");
+  const Ran newer = run(q.graded(q.queue("push", {q.dir / "again"})));
+  CHECK(newer.err.find("1 queued (bulk)") != std::string::npos);
+  // A live submission goes before the bulk of the class.
+  python_kit(q.dir / "live/cy");
+  REQUIRE(run(q.graded(q.queue("push", {q.dir / "live", "--lane", "interactive"}))).exit_code == 0);
+  const json before = q.status();
+  CHECK(before["queued"] == 4);
+  CHECK(before["superseded"] == 1);
+
+  // A worker with another timeout would grade otherwise: refused, naming what differs.
+  const Ran other = run({kGrade, "queue", "--queue", "cls", "work", "--redis", q.redis.address(), "--run", "sh run.sh",
+                         "--timeout", "20s", "--until-done"});
+  CHECK(other.exit_code == 2);
+  CHECK(other.err.find("graded otherwise than this worker would (timeout_ms)") != std::string::npos);
+
+  auto w = q.worker("w", {"--limit-box-size", "1M"}, "1");
+  const auto line = w->read_line(std::chrono::seconds{60});
+  REQUIRE(line);
+  CHECK(line->find("cy (delivery 1): taken") == 0);
+  REQUIRE(w->wait(std::chrono::seconds{300}) == 0);
+  const std::string out = *line + "\n" + w->read_rest_of_stdout();
+  INFO(out);
+  // Each of the others once; huge three times, each handed back, then never again.
+  const auto count = [&out](const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = out.find(what); at != std::string::npos; at = out.find(what, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count("ann: done") == 1);
+  CHECK(count("bob: done") == 1);
+  CHECK(count("cy: done") == 1);
+  CHECK(count("huge (delivery 1): taken") == 1);
+  CHECK(count("huge (delivery 3): taken") == 1);
+  CHECK(count("huge (delivery 4)") == 0);
+  CHECK(count("handed back") == 3);
+
+  const Ran collected = run(q.queue("collect", {"--reports", q.dir / "reports", "-o", q.dir / "book.json"}));
+  INFO(collected.err);
+  CHECK(collected.exit_code == 1);
+  CHECK(collected.err.find("huge: dead-lettered: ") != std::string::npos);
+  const auto rows = book(q.dir / "book.json");
+  REQUIRE(rows.size() == 4);
+  CHECK(rows.at("huge")["status"] == "error");
+  CHECK(rows.at("huge")["error"].get<std::string>().rfind("infrastructure: ", 0) == 0);
+  CHECK(rows.at("huge")["error"].get<std::string>().find("(3 deliveries)") != std::string::npos);
+  CHECK(rows.at("huge")["max_score"] == 8);  // out of the assignment's points, never 0 of 0
+  CHECK(rows.at("ann")["score"] == 8);
+  CHECK(rows.at("bob")["score"] == 7);  // his newer push, with the mistake
+  CHECK(q.status()["dead"] == 1);
+}
+
+}  // namespace
+}  // namespace cb::testing

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cb/grade/batch.h"
+#include "cb/hmac_sha256.h"
 #include "cb/grade/format_common.h"
 
 namespace cb::grade {
@@ -165,6 +166,15 @@ nlohmann::json gradebook_row_json(const BatchRow& row) {
                     {"limit_hit", r.program->limit_hit}};
   if (r.sandbox) j["sandbox"] = r.sandbox->containment;
   return j;
+}
+
+std::string gradebook_digest(std::vector<BatchRow> rows) {
+  std::sort(rows.begin(), rows.end(),
+            [](const BatchRow& a, const BatchRow& b) { return a.submission < b.submission; });
+  std::string lines;
+  for (const BatchRow& row : rows)
+    lines += gradebook_row_json(row).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return hex(sha256(lines));
 }
 
 std::string gradebook_json(const std::vector<BatchRow>& rows) {

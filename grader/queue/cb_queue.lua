@@ -6,7 +6,7 @@
 --
 -- Keys of a queue, all under one hash tag (KEYS[1] is the prefix "{cbq:NAME}"):
 --   P:meta          hash: stamp (what every grade depends on), class
---   P:sub           hash: submission -> its current job (the newest push of that student)
+--   P:sub           hash: student -> their current job (the newest push of that student)
 --   P:job:ID        hash: name student content files lane entry state owner deliveries last_error
 --                         result verdict by done_ms nondeterministic superseded_by
 --   P:n             hash: state -> how many jobs are in it (queued running done dead superseded)
@@ -57,7 +57,7 @@ local function push(keys, args)
   ensure_group(p, 'bulk')
   redis.call('SADD', p .. ':content:' .. content, name)
   local job = p .. ':job:' .. id
-  local current = redis.call('HGET', p .. ':sub', name)
+  local current = redis.call('HGET', p .. ':sub', student)
   local state = redis.call('HGET', job, 'state')
   if current == id and state then return {'same'} end
   if current and current ~= id then
@@ -66,7 +66,7 @@ local function push(keys, args)
     if cstate == 'queued' or cstate == 'running' then set_state(p, cjob, cstate, 'superseded') end
     redis.call('HSET', cjob, 'superseded_by', id)
   end
-  redis.call('HSET', p .. ':sub', name, id)
+  redis.call('HSET', p .. ':sub', student, id)
   if state and state ~= 'superseded' then return {'known'} end
   local entry = redis.call('XADD', lane_key(p, lane), '*', 'job', id)
   redis.call('HSET', job, 'name', name, 'student', student, 'content', content, 'lane', lane, 'entry', entry,

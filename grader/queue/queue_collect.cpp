@@ -78,9 +78,14 @@ Result<Collected> collect_queue(const CollectOptions& o) {
   if (auto made = make_directories(o.reports); !made) return made.error();
   auto subs = store.command({"HGETALL", store.prefix() + ":sub"});
   if (!subs) return subs.error();
+  // Each student's current job, by the folder it was pushed as: the class's rows.
   std::map<std::string, std::string> job_of;
-  for (std::size_t i = 0; i + 1 < subs->elements.size(); i += 2)
-    job_of[subs->elements[i].text] = subs->elements[i + 1].text;
+  for (std::size_t i = 0; i + 1 < subs->elements.size(); i += 2) {
+    const std::string& id = subs->elements[i + 1].text;
+    auto folder = store.hget("job:" + id, "name");
+    if (!folder) return folder.error();
+    job_of[*folder ? **folder : subs->elements[i].text] = id;
+  }
   Collected c;
   auto cls = store.hget("meta", "class");
   c.class_name = cls && *cls ? **cls : o.queue.name;

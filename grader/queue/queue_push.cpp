@@ -34,7 +34,7 @@ Result<Pushed> push_class(const PushOptions& o) {
   auto names = submission_folders(o.batch.root);
   if (!names) return names.error();
   queue::QueueStore store(*address, o.queue.name);
-  const std::string stamp = class_stamp(o.batch).dump();
+  const std::string stamp = queue::grading_stamp(o.batch).dump();
   const std::string stamp_sha = hex(sha256(stamp));
   Pushed out;
   for (const std::string& name : *names) {

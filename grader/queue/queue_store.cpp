@@ -1,10 +1,18 @@
 #include "queue_store.h"
 
+#include "cb/hmac_sha256.h"
 #include "queue_library.h"
 
 namespace cb::grade::queue {
 
 using fleet::RedisReply;
+
+nlohmann::json grading_stamp(const BatchOptions& options) {
+  nlohmann::json stamp = class_stamp(options);
+  if (!options.course_key.empty())
+    stamp["course_key_hmac"] = hex(hmac_sha256(options.course_key, "cb-grade queue: the course key")).substr(0, 16);
+  return stamp;
+}
 
 QueueStore::QueueStore(fleet::RedisAddress address, std::string name)
     : link_(std::move(address), std::chrono::seconds{10}), prefix_("{cbq:" + std::move(name) + "}") {}

@@ -8,9 +8,15 @@
 #include <vector>
 
 #include "cb/fleet/redis_link.h"
+#include "cb/grade/batch.h"
 #include "cb/result.h"
 
 namespace cb::grade::queue {
+
+// What every job of a queue is graded with: the class's stamp (class_stamp), and with a course
+// key, a fingerprint of it (an HMAC of a fixed text: the key itself never reaches Redis), so a
+// worker given another key is refused rather than grading on other numbers.
+[[nodiscard]] nlohmann::json grading_stamp(const BatchOptions& options);
 
 // What take() hands a worker.
 struct Taken {

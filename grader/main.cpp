@@ -76,8 +76,10 @@ int grade_main(int argc, char** argv) {
       "Judge every grade a --reports folder keeps again, from its evidence, rewriting nothing, and name each "
       "that does not follow from it (exit 1)");
   verify->add_option("reports", o.verify, "A --reports folder (of --batch, a merge or a regrade)")->required();
-  verify->add_option("--gradebook", o.verify_gradebook,
-                     "A JSON gradebook of that class (-o gradebook.json): each row held to what its kept grade gives");
+  verify->add_option(
+      "--gradebook", o.verify_gradebook,
+      "A gradebook of that class (-o gradebook.csv or .json): each row, and its digest, held to what the kept "
+      "grades give");
   verify->fallthrough();  // --rubric, -j
 #ifdef CB_GRADE_QUEUE
   add_queue_commands(app, o);

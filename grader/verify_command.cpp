@@ -12,32 +12,115 @@ namespace cb::grade {
 
 namespace {
 
-// What a JSON gradebook (-o gradebook.json) says otherwise than the kept grades give, a line a
-// row: a row edited after the batch wrote it (a score raised by hand), one missing, one extra.
-Result<std::vector<std::string>> gradebook_differences(const std::string& path, std::vector<BatchRow> rows) {
-  auto text = read_bounded_file(path, std::size_t{256} << 20, "gradebook");
-  if (!text) return text.error();
-  const nlohmann::json book = nlohmann::json::parse(*text, nullptr, false);
+// A CSV text's records, each a list of cells, as RFC 4180 has them: a quoted cell may hold commas,
+// line breaks and quotes (doubled). gradebook_csv writes so.
+std::vector<std::vector<std::string>> csv_records(const std::string& text) {
+  std::vector<std::vector<std::string>> out;
+  std::vector<std::string> record;
+  std::string cell;
+  bool quoted = false;
+  bool any = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        cell += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        cell += c;
+      }
+      continue;
+    }
+    if (c == '"') {
+      quoted = true;
+      any = true;
+    } else if (c == ',') {
+      record.push_back(std::move(cell));
+      cell.clear();
+      any = true;
+    } else if (c == '\n' || c == '\r') {
+      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      if (any || !cell.empty()) {
+        record.push_back(std::move(cell));
+        out.push_back(std::move(record));
+      }
+      record.clear();
+      cell.clear();
+      any = false;
+    } else {
+      cell += c;
+      any = true;
+    }
+  }
+  if (any || !cell.empty()) {
+    record.push_back(std::move(cell));
+    out.push_back(std::move(record));
+  }
+  return out;
+}
+
+using Rows = std::map<std::string, nlohmann::json>;
+
+// A gradebook's rows by submission: a CSV one's as objects of their columns (every cell a string),
+// a JSON one's as written.
+Result<Rows> rows_of(const std::string& text, bool csv, const std::string& path) {
+  Rows out;
+  if (csv) {
+    const auto records = csv_records(text);
+    if (records.empty() || records.front().empty() || records.front().front() != "submission")
+      return Error{path + ": expected a CSV gradebook, its first column submission (-o gradebook.csv)"};
+    const std::vector<std::string>& header = records.front();
+    for (std::size_t i = 1; i < records.size(); ++i) {
+      if (records[i].size() != header.size())
+        return Error{path + ": record " + std::to_string(i + 1) + ": expected " + std::to_string(header.size()) +
+                     " cells, as the header has"};
+      nlohmann::json row = nlohmann::json::object();
+      for (std::size_t k = 0; k < header.size(); ++k) row[header[k]] = records[i][k];
+      out[records[i].front()] = std::move(row);
+    }
+    return out;
+  }
+  const nlohmann::json book = nlohmann::json::parse(text, nullptr, false);
   if (!book.is_array()) return Error{path + ": expected a JSON gradebook, an array of rows (-o gradebook.json)"};
-  std::map<std::string, nlohmann::json> given;
   for (const nlohmann::json& row : book) {
     if (!row.is_object() || !row.contains("submission") || !row["submission"].is_string())
       return Error{path + ": a row without its submission"};
-    given[row["submission"].get<std::string>()] = row;
+    out[row["submission"].get<std::string>()] = row;
   }
+  return out;
+}
+
+// What a gradebook (-o gradebook.csv or .json) says otherwise than the kept grades give, a line a
+// row: a row edited after the batch wrote it (a score raised by hand), one missing, one extra;
+// and a digest beside it (BOOK.digest) that is not the kept rows'.
+Result<std::vector<std::string>> gradebook_differences(const std::string& path, std::vector<BatchRow> rows) {
+  for (BatchRow& row : rows) row.regraded = false;  // the rows as the batch wrote them, not as a regrade lists them
+  auto text = read_bounded_file(path, std::size_t{256} << 20, "gradebook");
+  if (!text) return text.error();
+  const bool csv = path.size() > 4 && path.substr(path.size() - 4) == ".csv";
+  auto given = rows_of(*text, csv, path);
+  if (!given) return given.error();
+  auto expected = rows_of(csv ? gradebook_csv(rows) : gradebook_json(rows), csv, "the kept grades' gradebook");
+  if (!expected) return expected.error();
   std::vector<std::string> out;
-  for (BatchRow& row : rows) {
-    row.regraded = false;  // the row as the batch wrote it, not as a regrade lists it
-    const auto it = given.find(row.submission);
-    if (it == given.end()) {
-      out.push_back(row.submission + ": graded and kept, but not in the gradebook");
+  for (const auto& [name, row] : *expected) {
+    const auto it = given->find(name);
+    if (it == given->end()) {
+      out.push_back(name + ": graded and kept, but not in the gradebook");
       continue;
     }
-    if (const std::string fields = differing_keys(gradebook_row_json(row), it->second); !fields.empty())
-      out.push_back(row.submission + ": its gradebook row is not what its kept grade gives (" + fields + ")");
-    given.erase(it);
+    if (const std::string fields = differing_keys(row, it->second); !fields.empty())
+      out.push_back(name + ": its gradebook row is not what its kept grade gives (" + fields + ")");
+    given->erase(it);
   }
-  for (const auto& [name, row] : given) out.push_back(name + ": in the gradebook, but no grade of it is kept");
+  for (const auto& [name, row] : *given) out.push_back(name + ": in the gradebook, but no grade of it is kept");
+  if (auto digest = read_bounded_file(path + ".digest", 1 << 16, "digest")) {
+    const nlohmann::json d = nlohmann::json::parse(*digest, nullptr, false);
+    if (!d.is_object() || d.value("sha256", "") != gradebook_digest(rows))
+      out.push_back(path + ".digest: not the digest of the rows the kept grades give");
+  }
   return out;
 }
 

@@ -46,8 +46,6 @@ TEST_CASE("verify: every kept grade follows from its evidence, and an edit of th
     CHECK(json::parse(std::ifstream(reports + "/" + name + "/report.json"))["evidence_sha256"] ==
           row["evidence_sha256"]);
   }
-  const std::string report_before = text_of(reports + "/ann/report.json");
-
   const Ran clean = run({kGrade, "verify", reports});
   INFO(clean.out, clean.err);
   CHECK(clean.exit_code == 0);
@@ -68,6 +66,32 @@ TEST_CASE("verify: every kept grade follows from its evidence, and an edit of th
   CHECK(by_hand.out.find("cy: its gradebook row is not what its kept grade gives (score)") != std::string::npos);
   CHECK(by_hand.out.find("ann:") == std::string::npos);
 
+  // The CSV gradebook too (a resumed batch writes it from what was kept, running nothing), cell by
+  // cell; and the digest beside each, the same for both, over the rows the kept grades give.
+  const Ran csv = run({kGrade, "--batch", root.path(), "--run", "sh run.sh", "--conformance", "sh replay.sh", "--seed",
+                       "3", "--traces", "30", "--reports", reports, "--resume", "-o", out / "book.csv"});
+  REQUIRE(csv.exit_code == 1);
+  const json digest = json::parse(std::ifstream(out / "book.json.digest"));
+  CHECK(digest["rows"] == 3);
+  CHECK(std::regex_match(digest["sha256"].get<std::string>(), std::regex("[0-9a-f]{64}")));
+  CHECK(json::parse(std::ifstream(out / "book.csv.digest")) == digest);
+  CHECK(graded.err.find("the gradebook's digest: " + digest["sha256"].get<std::string>()) != std::string::npos);
+  CHECK(run({kGrade, "verify", reports, "--gradebook", out / "book.csv"}).exit_code == 0);
+  std::string cells = text_of(out / "book.csv");
+  const auto cy = cells.find("\ncy,graded,7,");
+  REQUIRE(cy != std::string::npos);
+  cells.replace(cy, 13, "\ncy,graded,8,");
+  std::ofstream(out / "book.csv") << cells;
+  const Ran csv_by_hand = run({kGrade, "verify", reports, "--gradebook", out / "book.csv"});
+  CHECK(csv_by_hand.exit_code == 1);
+  CHECK(csv_by_hand.out.find("cy: its gradebook row is not what its kept grade gives (score)") != std::string::npos);
+  std::ofstream(out / "book.json.digest") << R"({"sha256": "0000"})";
+  const Ran digest_edited = run({kGrade, "verify", reports, "--gradebook", out / "book.json"});
+  CHECK(digest_edited.exit_code == 1);
+  CHECK(digest_edited.out.find("book.json.digest: not the digest of the rows the kept grades give") !=
+        std::string::npos);
+
+  const std::string report_before = text_of(reports + "/ann/report.json");
   // ann's state.json says OPEN where the run left it CLOSED: a verdict moves.
   const std::string state = reports + "/ann/files/state.json";
   std::string s = text_of(state);

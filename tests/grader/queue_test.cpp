@@ -5,6 +5,8 @@
 // has one row, the one --batch would give it.
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -252,6 +254,29 @@ TEST_CASE(
   CHECK(rows.at("ann")["score"] == 8);
   CHECK(rows.at("bob")["score"] == 7);  // his newer push, with the mistake
   CHECK(q.status()["dead"] == 1);
+}
+
+TEST_CASE("queue: one grading a queue: a push or a worker with another course key is refused, the key never sent") {
+  if (skip_unless(::geteuid() == 0, "a worker with --run needs the full sandbox: needs root")) return;
+  QueueRun q;
+  python_kit(q.root + "/ann");
+  for (const char* key : {"k1", "k2"}) {
+    q.dir.write(key, std::string("the course key of the test: ") + key + "\n");
+    ::chmod((q.dir / key).c_str(), 0600);
+  }
+  REQUIRE(run(q.graded(q.queue("push", {q.root, "--course-key", q.dir / "k1"}))).exit_code == 0);
+  const Ran push = run(q.graded(q.queue("push", {q.root, "--course-key", q.dir / "k2"})));
+  CHECK(push.exit_code == 2);
+  CHECK(push.err.find("pushed to with another grading (course_key_hmac)") != std::string::npos);
+  const Ran work = run(q.graded(q.queue("work", {"--course-key", q.dir / "k2", "--until-done"})));
+  CHECK(work.exit_code == 2);
+  CHECK(work.err.find("graded otherwise than this worker would (course_key_hmac)") != std::string::npos);
+  // Redis holds a fingerprint of the key, not the key.
+  fleet::RedisLink admin(*fleet::parse_redis_address(q.redis.address()), std::chrono::seconds{5});
+  const auto stamp = admin.command({"HGET", "{cbq:cls}:meta", "stamp"});
+  REQUIRE(stamp);
+  CHECK(stamp->text.find("course_key_hmac") != std::string::npos);
+  CHECK(stamp->text.find("the course key of the test") == std::string::npos);
 }
 
 }  // namespace

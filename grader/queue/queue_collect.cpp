@@ -12,8 +12,6 @@
 namespace cb::grade {
 namespace {
 
-using fleet::RedisReply;
-
 struct Job {
   std::string state, result, verdict, nondeterministic, last_error, content;
 };

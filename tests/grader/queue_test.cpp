@@ -164,7 +164,7 @@ TEST_CASE(
   CHECK(s["attempts"].get<int>() >= 1);
   const auto queued = book(q.dir / "queued.json");
   REQUIRE(queued.size() == 60);
-  for (const auto& [name, row] : queued) CHECK_MESSAGE(row["status"] == "graded", name);
+  for (const auto& row : queued) CHECK_MESSAGE(row.second["status"] == "graded", row.first);
   CHECK(queued.at("right-00")["score"] == queued.at("right-00")["max_score"]);
   CHECK(queued.at("crash-00")["score"] == 0);
 

@@ -191,6 +191,9 @@ Result<void> keep_grade(const std::string& dir, Report& report, const Evidence& 
   }
   nlohmann::json inputs = inputs_json(evidence);
   if (!stamp.is_null()) inputs["batch"] = stamp;
+  // Where the numbers came from ("the course key and the student's folder"): the report says it,
+  // so a regrade, a merge or a collect says it too.
+  if (!spec.numbers_from.empty()) inputs["numbers_from"] = spec.numbers_from;
   const std::string grading = inputs.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   if (auto w = write_file_atomically(dir + "/grading.json", grading); !w) return w.error();
   auto digest = evidence_sha256(dir);
@@ -252,6 +255,7 @@ Result<KeptGrade> read_kept_grade(const std::string& dir) {
     answers.emplace(*log);
   }
   if (auto in = inputs_of(*grading, dir + "/grading.json", kept.evidence, std::move(answers)); !in) return in.error();
+  kept.numbers_from = string_at(*grading, "numbers_from");
   auto report = read_json(dir + "/report.json", "report");
   if (!report) return report.error();
   kept.report = std::move(*report);

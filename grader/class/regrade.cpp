@@ -46,6 +46,7 @@ BatchRow regrade_submission(const std::string& dir, const std::string& name, con
     if (!numbers) return fail(numbers.error().message);
     auto spec = with_numbers(base, *numbers, kept->evidence.student);
     if (!spec) return fail(at + ": " + spec.error().message);
+    spec->numbers_from = kept->numbers_from;
     options.spec = std::make_shared<const LabSpec>(std::move(*spec));
   }
   const std::string shown = kept->report.is_object() ? kept->report.value("dir", at + "/files") : at + "/files";

@@ -28,6 +28,7 @@ struct KeptGrade {
   std::string error;
   bool with_conformance = false;  // empty or error: whether the batch graded a conformance part
   Evidence evidence;              // the files of DIR/NAME/files/ are opened by the regrade (they may be lost)
+  std::string numbers_from;       // where a student's numbers came from, as the grade said (LabSpec::numbers_from)
   nlohmann::json report;          // report.json as kept: what a regrade compares with
 };
 

@@ -94,11 +94,10 @@ struct Worker {
       const MutexLock lock(mu);
       if (the_class) return *the_class;
     }
-    std::vector<std::string> students;
+    std::vector<std::string> students;  // the queue's students are the keys of P:sub
     if (!o.batch.course_key.empty())
-      if (auto subs = store.command({"HVALS", store.prefix() + ":sub"}))
-        for (const fleet::RedisReply& id : subs->elements)
-          if (auto s = store.hget("job:" + id.text, "student"); s && *s) students.push_back(**s);
+      if (auto subs = store.command({"HKEYS", store.prefix() + ":sub"}))
+        for (const fleet::RedisReply& s : subs->elements) students.push_back(s.text);
     BatchOptions everyone = o.batch;
     everyone.roster.clear();
     everyone.roster_only = false;

@@ -43,6 +43,7 @@ struct Options {
   std::string redis;
   std::string queue_name;
   std::string lane = "bulk";
+  std::string manifest;  // queue push --manifest FILE
   std::string heartbeat = "10s";
   std::string poll = "500ms";
   std::string worker;

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "cb/bounded_file.h"
 #include "cb/decimal_time.h"
 #include "cb/grade/queue.h"
 #include "cb/sandbox/interrupt.h"
@@ -31,6 +32,27 @@ QueueAddress address(const Options& o) { return {o.redis, o.queue_name}; }
 
 void say(const std::string& line) { std::cerr << "cb-grade: " << line << '\n'; }
 
+// A manifest: a folder's name a line; blank lines and # comments aside. Errors name the line.
+Result<std::vector<std::string>> read_manifest(const std::string& path) {
+  auto text = read_bounded_file(path, 16 << 20, "manifest");
+  if (!text) return text.error();
+  std::vector<std::string> names;
+  std::size_t line_no = 0;
+  for (std::size_t at = 0; at < text->size();) {
+    const std::size_t end = std::min(text->find('\n', at), text->size());
+    std::string line = text->substr(at, end - at);
+    at = end + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line.front() == '#') continue;
+    if (line.find('/') != std::string::npos || line == "." || line == "..")
+      return Error{path + ": line " + std::to_string(line_no) + ": expected a folder's name, got " + line};
+    names.push_back(line);
+  }
+  if (names.empty()) return Error{path + ": names no folder"};
+  return names;
+}
+
 int push(const Options& o, const Asked& asked) {
   Options batch = o;
   batch.resume = false;  // a push's --resume repairs the queue, not a reports folder
@@ -42,13 +64,20 @@ int push(const Options& o, const Asked& asked) {
   p.batch = std::move(*b);
   p.lane = o.lane;
   p.resume = o.resume;
+  if (!o.manifest.empty()) {
+    auto listed = read_manifest(o.manifest);
+    if (!listed) return could_not_run("queue push: " + listed.error().message);
+    p.manifest = std::move(*listed);
+  }
   auto pushed = push_class(p);
   if (!pushed) return could_not_run("queue push: " + pushed.error().message);
   for (const std::string& r : pushed->refused) say("queue push: not queued: " + r);
   for (const std::string& n : pushed->notes) say("queue push: " + n);
   std::string line = "queue " + p.queue.name + ": " + std::to_string(pushed->queued) + " queued (" + p.lane + "), " +
                      std::to_string(pushed->same) + " pushed before with the same bytes";
-  if (o.resume) line += ", " + std::to_string(pushed->requeued) + " whose entry Redis had lost queued again";
+  if (o.resume)
+    line += ", " + std::to_string(pushed->requeued) + " whose entry Redis had lost queued again, " +
+            std::to_string(pushed->revived) + " dead-lettered given 3 more deliveries";
   say(line);
   return static_cast<int>(pushed->refused.empty() ? ExitCode::Ok : ExitCode::Failed);
 }
@@ -89,14 +118,23 @@ int work(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
   return 0;
 }
 
-// Until every job pushed is done or dead: a line a second (in place on a terminal).
+// Until every job pushed is done or dead: a line a second, in place on a terminal; in a log, a
+// line when it has moved and ten seconds have passed.
 Result<QueueStatus> wait_for(const QueueAddress& q, bool show) {
   const bool tty = ::isatty(STDERR_FILENO) != 0;
+  auto said = std::chrono::steady_clock::time_point{};
+  std::string last;
   for (;;) {
     auto s = queue_status(q);
     if (!s) return s;
-    if (show) std::cerr << (tty ? "\r" : "") << s->line() << (tty ? " " : "\n") << std::flush;
-    if (s->queued + s->running == 0) {
+    const auto now = std::chrono::steady_clock::now();
+    const bool finished = s->queued + s->running == 0;
+    if (show && (tty || (s->line() != last && (now - said >= std::chrono::seconds{10} || finished)))) {
+      std::cerr << (tty ? "\r" : "") << s->line() << (tty ? " " : "\n") << std::flush;
+      said = now;
+      last = s->line();
+    }
+    if (finished) {
       if (show && tty) std::cerr << '\n';
       return s;
     }
@@ -166,6 +204,7 @@ void add_queue_commands(CLI::App& app, Options& o) {
   CLI::App* push = q->add_subcommand("push", "Send each submission of ROOT to the queue, with how it is to be graded");
   push->add_option("root", o.batch, "The class: a folder a submission")->required();
   push->add_option("--lane", o.lane, "interactive (taken first) or bulk")->capture_default_str();
+  push->add_option("--manifest", o.manifest, "Only the folders this file names, one a line (# starts a comment)");
   add_queue_flags(push, o, "push");
   CLI::App* work = q->add_subcommand("work", "Take jobs from the queue and grade them, -j at a time, until stopped");
   work->add_option("--heartbeat", o.heartbeat, "How often the jobs held are said to be alive; 3 missed: taken back")

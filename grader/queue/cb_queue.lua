@@ -75,13 +75,21 @@ local function push(keys, args)
   return {'new'}
 end
 
--- repair(P; id) -> "requeued" | "ok": a job that is not done but whose entry Redis no longer has
--- (a restart that lost the tail of its log) is given a new one.
+-- repair(P; id) -> "requeued" | "revived" | "ok": a job that is not done but whose entry Redis no
+-- longer has (a restart that lost the tail of its log) is given a new one; a dead-lettered job (the
+-- machine since mended) is given MAX_DELIVERIES more.
 local function repair(keys, args)
   local p, id = keys[1], args[1]
   local job = p .. ':job:' .. id
   local f = redis.call('HMGET', job, 'state', 'lane', 'entry')
   local state, lane, entry = f[1], f[2], f[3]
+  if state == 'dead' then
+    ensure_group(p, lane)
+    local fresh = redis.call('XADD', lane_key(p, lane), '*', 'job', id)
+    redis.call('HSET', job, 'entry', fresh, 'owner', '', 'deliveries', 0, 'last_error', '')
+    set_state(p, job, state, 'queued')
+    return 'revived'
+  end
   if state ~= 'queued' and state ~= 'running' then return 'ok' end
   ensure_group(p, lane)
   if #redis.call('XRANGE', lane_key(p, lane), entry, entry) == 1 then return 'ok' end

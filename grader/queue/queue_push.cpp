@@ -33,10 +33,19 @@ Result<Pushed> push_class(const PushOptions& o) {
   if (!address) return Error{"--redis: " + address.error().message};
   auto names = submission_folders(o.batch.root);
   if (!names) return names.error();
+  Pushed out;
+  if (!o.manifest.empty()) {
+    std::vector<std::string> listed;
+    for (const std::string& name : o.manifest)
+      if (std::binary_search(names->begin(), names->end(), name))
+        listed.push_back(name);
+      else
+        out.refused.push_back(name + ": in the manifest, but " + o.batch.root + " holds no such folder");
+    *names = std::move(listed);
+  }
   queue::QueueStore store(*address, o.queue.name);
   const std::string stamp = queue::grading_stamp(o.batch).dump();
   const std::string stamp_sha = hex(sha256(stamp));
-  Pushed out;
   for (const std::string& name : *names) {
     auto student = student_of(o.batch, name);
     if (!student) {
@@ -62,6 +71,7 @@ Result<Pushed> push_class(const PushOptions& o) {
       auto repaired = store.call("repair", {id});
       if (!repaired) return repaired.error();
       if (repaired->text == "requeued") ++out.requeued;
+      if (repaired->text == "revived") ++out.revived;
     }
     // Another student's copy is visible as such: each copy names the first folder (by name) that
     // holds the same bytes. Empty folders are all alike and say nothing.

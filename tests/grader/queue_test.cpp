@@ -254,6 +254,15 @@ TEST_CASE(
   CHECK(rows.at("ann")["score"] == 8);
   CHECK(rows.at("bob")["score"] == 7);  // his newer push, with the mistake
   CHECK(q.status()["dead"] == 1);
+
+  // Mended (here: boxes large enough), push --resume gives the dead job 3 more deliveries.
+  const Ran revived = run(q.graded(q.queue("push", {q.root, "--resume"})));
+  CHECK(revived.err.find("1 dead-lettered given 3 more deliveries") != std::string::npos);
+  auto mended = q.worker("mended", {}, "1");
+  REQUIRE(mended->wait(std::chrono::seconds{120}) == 0);
+  CHECK(mended->read_rest_of_stdout().find("huge: done") != std::string::npos);
+  CHECK(run(q.queue("collect", {"--reports", q.dir / "reports2", "-o", q.dir / "book2.json"})).exit_code == 1);  // bob
+  CHECK(book(q.dir / "book2.json").at("huge")["score"] == 8);
 }
 
 TEST_CASE("queue: each student graded on their own numbers, as --batch grades them; a push or a worker with another "
@@ -270,7 +279,15 @@ TEST_CASE("queue: each student graded on their own numbers, as --batch grades th
     a.insert(a.end(), more.begin(), more.end());
     return a;
   };
-  REQUIRE(run(with(q.queue("push", {q.root}), k1)).exit_code == 0);
+  // A manifest pushes what it names; a name the root does not hold is said, and the exit is 1.
+  q.dir.write("handed-in.txt", "# from the LMS\nann\nbob\nzed\n");
+  const Ran listed = run(with(q.queue("push", {q.root, "--manifest", q.dir / "handed-in.txt"}), k1));
+  CHECK(listed.exit_code == 1);
+  CHECK(listed.err.find("not queued: zed: in the manifest, but ") != std::string::npos);
+  CHECK(listed.err.find("2 queued (bulk)") != std::string::npos);
+  const Ran all = run(with(q.queue("push", {q.root}), k1));
+  REQUIRE(all.exit_code == 0);
+  CHECK(all.err.find("1 queued (bulk), 2 pushed before") != std::string::npos);
   const Ran push = run(q.queue("push", {q.root, "--course-key", q.dir / "k2"}));
   CHECK(push.exit_code == 2);
   CHECK(push.err.find("pushed to with another grading (course_key_hmac)") != std::string::npos);

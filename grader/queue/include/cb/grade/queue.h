@@ -32,6 +32,9 @@ struct PushOptions {
   BatchOptions batch;         // root, roster, and how each is to be graded (the queue's stamp)
   std::string lane = "bulk";  // or "interactive": taken first by every worker
   bool resume = false;        // also give a job Redis lost (a restart) its entry again
+  // A manifest: only these folders of the root (an LMS's list of who handed in); one the root
+  // does not hold is named among the refused. Empty: every folder.
+  std::vector<std::string> manifest;
   FolderLimits limits;
 };
 
@@ -39,6 +42,7 @@ struct Pushed {
   std::size_t queued = 0;            // new jobs
   std::size_t same = 0;              // pushed before with the same bytes: nothing to do
   std::size_t requeued = 0;          // --resume: jobs Redis had lost the entry of
+  std::size_t revived = 0;           // --resume: dead-lettered jobs given 3 more deliveries
   std::vector<std::string> refused;  // "NAME: why" (too large, unreadable): not queued
   std::vector<std::string> notes;    // submissions whose bytes are another's
 };

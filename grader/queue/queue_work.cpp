@@ -247,7 +247,8 @@ Result<Worked> work_queue(const WorkOptions& given) {
   if (o.batch.conformance && o.batch.conformance->seed_drawn && theirs.contains("conformance") &&
       theirs["conformance"].is_object() && theirs["conformance"].value("seed", nlohmann::json()).is_number_unsigned())
     o.batch.conformance->seed = theirs["conformance"]["seed"].get<std::uint64_t>();
-  Worker w(o, o.worker.empty() ? default_worker_name() : o.worker, 3 * o.heartbeat.count(), queue::grading_stamp(o.batch));
+  Worker w(o, o.worker.empty() ? default_worker_name() : o.worker, 3 * o.heartbeat.count(),
+           queue::grading_stamp(o.batch));
   {
     if (theirs != w.stamp)
       return Error{"queue " + o.queue.name + " is graded otherwise than this worker would (" +

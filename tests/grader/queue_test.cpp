@@ -255,8 +255,10 @@ TEST_CASE(
   CHECK(rows.at("bob")["score"] == 7);  // his newer push, with the mistake
   CHECK(q.status()["dead"] == 1);
 
-  // Mended (here: boxes large enough), push --resume gives the dead job 3 more deliveries.
-  const Ran revived = run(q.graded(q.queue("push", {q.root, "--resume"})));
+  // Mended (here: boxes large enough), push --resume gives the dead job 3 more deliveries. (Only
+  // huge is pushed: the root still holds bob's first submission, which would supersede his newer.)
+  q.dir.write("huge.txt", "huge\n");
+  const Ran revived = run(q.graded(q.queue("push", {q.root, "--resume", "--manifest", q.dir / "huge.txt"})));
   CHECK(revived.err.find("1 dead-lettered given 3 more deliveries") != std::string::npos);
   auto mended = q.worker("mended", {}, "1");
   REQUIRE(mended->wait(std::chrono::seconds{120}) == 0);
@@ -265,8 +267,9 @@ TEST_CASE(
   CHECK(book(q.dir / "book2.json").at("huge")["score"] == 8);
 }
 
-TEST_CASE("queue: each student graded on their own numbers, as --batch grades them; a push or a worker with another "
-          "course key is refused, and the key never reaches Redis") {
+TEST_CASE(
+    "queue: each student graded on their own numbers, as --batch grades them; a push or a worker with another "
+    "course key is refused, and the key never reaches Redis") {
   QueueRun q;
   q.grading = {};  // from the files alone: no program runs, so no box and no root needed
   for (const char* name : {"ann", "bob", "cy"}) python_kit(q.root + "/" + name);
@@ -303,8 +306,9 @@ TEST_CASE("queue: each student graded on their own numbers, as --batch grades th
 
   REQUIRE(run(with(q.queue("work", {"--until-done", "--poll", "50ms", "--work-dir", q.dir / "w"}), k1)).exit_code == 0);
   CHECK(run(q.queue("collect", {"--reports", q.dir / "queued", "-o", q.dir / "queued.json"})).exit_code == 1);
-  CHECK(run(with({kGrade, "--batch", q.root, "--reports", q.dir / "batch", "-o", q.dir / "batch.json"}, k1)).exit_code ==
-        1);
+  CHECK(
+      run(with({kGrade, "--batch", q.root, "--reports", q.dir / "batch", "-o", q.dir / "batch.json"}, k1)).exit_code ==
+      1);
   const auto queued = book(q.dir / "queued.json");
   REQUIRE(queued.size() == 3);
   CHECK(queued == book(q.dir / "batch.json"));

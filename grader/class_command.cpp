@@ -29,17 +29,17 @@ int finish(const Options& o, const std::vector<BatchRow>& rows) {
   if (const int rc = emit(o, gradebook_json_wanted(o) ? gradebook_json(rows) : gradebook_csv(rows)); rc != 0) return rc;
   // The digest of the rows goes beside the gradebook, not into it: a last row or a trailer would
   // be a student to a spreadsheet or an LMS import, and would make the JSON no longer an array.
-  const std::string digest = gradebook_digest(rows);
   if (!o.output.empty()) {
+    const std::string digest = gradebook_digest(rows);
     Options beside = o;
     beside.output = o.output + ".digest";
     const nlohmann::json d{{"rows", rows.size()},
                            {"sha256", digest},
                            {"of", "each row as the JSON gradebook has it, compact, sorted by submission, a line each"}};
     if (const int rc = emit(beside, d.dump(1) + "\n"); rc != 0) return rc;
+    std::cerr << "cb-grade: the gradebook's digest: " << digest << " (" << rows.size() << " rows; in " << beside.output
+              << ")\n";
   }
-  std::cerr << "cb-grade: the gradebook's digest: " << digest << " (" << rows.size() << " rows"
-            << (o.output.empty() ? "" : "; in " + o.output + ".digest") << ")\n";
   bool all_passed = true;
   for (const auto& r : rows) all_passed = all_passed && r.report && r.report->passed;
   return static_cast<int>(all_passed ? ExitCode::Ok : ExitCode::Failed);

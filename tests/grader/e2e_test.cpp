@@ -297,8 +297,9 @@ TEST_CASE("cb-grade --batch: a class at once - into one gradebook") {
                          "'" + kGrade + "' --batch '" + root.path() + "' -o '" + out / "book.csv'", "/dev/null"});
     CHECK(std::regex_search(tty.out, std::regex("\\[3/3\\] 0:[0-9]{2} elapsed, about 0:00 to go")));
     const Ran piped = run({kGrade, "--batch", root.path(), "-o", out / "book.csv"});
-    CHECK(std::regex_match(piped.err,
-                           std::regex("cb-grade: 3 submissions in 0:[0-9]{2}: 3 graded \\([0-9] passed\\)\n")));
+    CHECK(std::regex_match(piped.err, std::regex("cb-grade: 3 submissions in 0:[0-9]{2}: 3 graded \\([0-9] passed\\)\n"
+                                                 "cb-grade: the gradebook's digest: [0-9a-f]{64} \\(3 rows; in "
+                                                 "[^\n]*/book\\.csv\\.digest\\)\n")));
   }
   SUBCASE("with --run: each on a server of its own - in parallel - as JSON") {
     const Ran r = run({kGrade, "--batch", root.path(), "--batch-files", "out", "--run", "python3 breaker.py",

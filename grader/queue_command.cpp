@@ -1,6 +1,11 @@
 #include "queue_command.h"
 
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <filesystem>
 #include <iostream>
@@ -82,6 +87,30 @@ int push(const Options& o, const Asked& asked) {
   return static_cast<int>(pushed->refused.empty() ? ExitCode::Ok : ExitCode::Failed);
 }
 
+constexpr const char* kWorkDirPrefix = "cb-grade-queue-";
+
+std::string temp_folder() {
+  const char* tmp = std::getenv("TMPDIR");
+  return tmp != nullptr && *tmp == '/' ? tmp : "/tmp";
+}
+
+// The folders of workers that were killed (kill -9 leaves its submissions unpacked): in the temp
+// folder, named for a pid no process has any more, this user's. Removed, never followed.
+void sweep_dead_workers() {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(temp_folder(), ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(kWorkDirPrefix, 0) != 0) continue;
+    char* end = nullptr;
+    const long pid = std::strtol(name.c_str() + std::strlen(kWorkDirPrefix), &end, 10);
+    struct stat st {};
+    if (*end != '\0' || pid <= 0 || ::lstat(e.path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
+        st.st_uid != ::geteuid())
+      continue;
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) std::filesystem::remove_all(e.path(), ec);
+  }
+}
+
 int work(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
   if (o.queue_name.empty()) return could_not_run("queue work: --queue NAME: which queue to take jobs from");
   auto b = batch_options(o, asked);
@@ -110,6 +139,7 @@ int work(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);
   });
+  sweep_dead_workers();
   auto worked = work_queue(w);
   sandbox::set_last_words({});
   if (!worked) return could_not_run("queue work: " + worked.error().message);
@@ -217,11 +247,7 @@ void add_queue_commands(CLI::App& app, Options& o) {
   // A worker grades as a batch does (its flags are --batch's), in a folder of its own.
   work->parse_complete_callback([&o] {
     o.queue_action = "work";
-    if (o.work_dir.empty()) {
-      const char* tmp = std::getenv("TMPDIR");
-      o.work_dir =
-          std::string(tmp != nullptr && *tmp == '/' ? tmp : "/tmp") + "/cb-grade-queue-" + std::to_string(::getpid());
-    }
+    if (o.work_dir.empty()) o.work_dir = temp_folder() + "/" + kWorkDirPrefix + std::to_string(::getpid());
     o.batch = o.work_dir;
   });
   CLI::App* status = q->add_subcommand("status", "How far the queue is: queued, running per worker, done, dead");

@@ -6,6 +6,8 @@
 #include <doctest/doctest.h>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <filesystem>
@@ -304,7 +306,19 @@ TEST_CASE(
   CHECK(stamp->text.find("course_key_hmac") != std::string::npos);
   CHECK(stamp->text.find("the course key of the test") == std::string::npos);
 
-  REQUIRE(run(with(q.queue("work", {"--until-done", "--poll", "50ms", "--work-dir", q.dir / "w"}), k1)).exit_code == 0);
+  // A worker killed (kill -9) left its submissions unpacked in the temp folder: the next worker
+  // removes the folders of workers that are gone, and only those.
+  TempDir tmp;
+  const pid_t gone = ::fork();
+  if (gone == 0) ::_exit(0);
+  ::waitpid(gone, nullptr, 0);
+  fs::create_directories(tmp / ("cb-grade-queue-" + std::to_string(gone) + "/0/root/ann"));
+  fs::create_directories(tmp / ("cb-grade-queue-" + std::to_string(::getpid())));
+  REQUIRE(run(with(q.queue("work", {"--until-done", "--poll", "50ms"}), k1), "", {"TMPDIR=" + tmp.path()}).exit_code ==
+          0);
+  CHECK(!fs::exists(tmp / ("cb-grade-queue-" + std::to_string(gone))));
+  CHECK(fs::exists(tmp / ("cb-grade-queue-" + std::to_string(::getpid()))));
+  CHECK(std::distance(fs::directory_iterator(tmp.path()), fs::directory_iterator()) == 1);  // its own is gone too
   CHECK(run(q.queue("collect", {"--reports", q.dir / "queued", "-o", q.dir / "queued.json"})).exit_code == 1);
   CHECK(
       run(with({kGrade, "--batch", q.root, "--reports", q.dir / "batch", "-o", q.dir / "batch.json"}, k1)).exit_code ==

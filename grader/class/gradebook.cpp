@@ -169,8 +169,7 @@ nlohmann::json gradebook_row_json(const BatchRow& row) {
 }
 
 std::string gradebook_digest(std::vector<BatchRow> rows) {
-  std::sort(rows.begin(), rows.end(),
-            [](const BatchRow& a, const BatchRow& b) { return a.submission < b.submission; });
+  std::sort(rows.begin(), rows.end(), [](const BatchRow& a, const BatchRow& b) { return a.submission < b.submission; });
   std::string lines;
   for (const BatchRow& row : rows)
     lines += gradebook_row_json(row).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";

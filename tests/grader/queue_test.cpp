@@ -170,17 +170,16 @@ TEST_CASE(
   CHECK(queued.at("right-00")["score"] == queued.at("right-00")["max_score"]);
   CHECK(queued.at("crash-00")["score"] == 0);
 
-  // The same class by --batch -j 4, and by four shards merged: the same gradebook.
-  const Ran batch =
-      run(q.graded({kGrade, "--batch", q.root, "-j", "4", "--reports", q.dir / "batch", "-o", q.dir / "batch.json"}),
-          "", {}, std::chrono::seconds{600});
-  CHECK(batch.exit_code == 1);
-  CHECK(book(q.dir / "batch.json") == queued);
-  std::vector<std::vector<std::string>> shards;
+  // The same class by --batch -j 4, and by four shards merged (graded side by side): the same
+  // gradebook.
+  std::vector<std::vector<std::string>> gradings{
+      q.graded({kGrade, "--batch", q.root, "-j", "4", "--reports", q.dir / "batch", "-o", q.dir / "batch.json"})};
   for (int i = 0; i < 4; ++i)
-    shards.push_back(q.graded({kGrade, "--batch", q.root, "--shard", std::to_string(i) + "/4", "-j", "1", "--reports",
-                               q.dir / ("s" + std::to_string(i)), "-o", q.dir / ("s" + std::to_string(i) + ".json")}));
-  for (const Ran& r : run_all(shards, 4)) CHECK(r.exit_code == 1);
+    gradings.push_back(
+        q.graded({kGrade, "--batch", q.root, "--shard", std::to_string(i) + "/4", "-j", "1", "--reports",
+                  q.dir / ("s" + std::to_string(i)), "-o", q.dir / ("s" + std::to_string(i) + ".json")}));
+  for (const Ran& r : run_all(gradings, gradings.size(), std::chrono::seconds{600})) CHECK(r.exit_code == 1);
+  CHECK(book(q.dir / "batch.json") == queued);
   const Ran merged = run({kGrade, "merge", q.dir / "s0", q.dir / "s1", q.dir / "s2", q.dir / "s3", "--reports",
                           q.dir / "merged", "-o", q.dir / "merged.json"});
   CHECK(merged.exit_code == 1);

@@ -176,13 +176,14 @@ Ran run(const std::vector<std::string>& argv, const std::string& stdin_text, con
   return {decode(status), std::move(out_text), std::move(err_text)};
 }
 
-std::vector<Ran> run_all(const std::vector<std::vector<std::string>>& argvs, std::size_t at_once) {
+std::vector<Ran> run_all(const std::vector<std::vector<std::string>>& argvs, std::size_t at_once,
+                         std::chrono::milliseconds timeout) {
   std::vector<Ran> out(argvs.size());
   std::atomic<std::size_t> next{0};
   std::vector<std::thread> workers;
   for (std::size_t w = 0; w < std::min(at_once, argvs.size()); ++w)
     workers.emplace_back([&] {
-      for (std::size_t i = next++; i < argvs.size(); i = next++) out[i] = run(argvs[i]);
+      for (std::size_t i = next++; i < argvs.size(); i = next++) out[i] = run(argvs[i], {}, {}, timeout);
     });
   for (auto& t : workers) t.join();
   return out;

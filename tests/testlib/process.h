@@ -51,7 +51,8 @@ Ran run(const std::vector<std::string>& argv, const std::string& stdin_text = {}
         const std::vector<std::string>& env = {}, std::chrono::milliseconds timeout = std::chrono::seconds{60});
 
 // Runs each command line to the end, `at_once` at a time; the results in the same order.
-std::vector<Ran> run_all(const std::vector<std::vector<std::string>>& argvs, std::size_t at_once);
+std::vector<Ran> run_all(const std::vector<std::vector<std::string>>& argvs, std::size_t at_once,
+                         std::chrono::milliseconds timeout = std::chrono::seconds{60});
 
 // Every process of the machine, by pid, with its command line (arguments joined by '\0', as
 // /proc gives it). One that ends while it is read is left out: /proc answers ESRCH then, and

@@ -16,6 +16,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cb/fleet/redis_link.h"
+#include "cb/grade/queue.h"
+#include "queue_store.h"
 #include "process.h"
 #include "python_kit.h"
 #include "redis_server.h"
@@ -327,6 +329,103 @@ TEST_CASE(
   CHECK(queued == book(q.dir / "batch.json"));
   CHECK(queued.at("bob")["student"] == "bob");
   CHECK(queued.at("ann")["numbers"] != queued.at("bob")["numbers"]);
+}
+
+// The queue's rules one call at a time, against a real Redis (no worker, no clock: idleness is
+// set with XCLAIM IDLE, as three missed heartbeats would leave it).
+TEST_CASE(
+    "queue functions: a late completion is an attempt, another verdict marks the job nondeterministic; a "
+    "heartbeat never takes a job back; three failures dead-letter a job") {
+  TempDir dir;
+  RedisServer redis(dir.path());
+  grade::queue::QueueStore q(*fleet::parse_redis_address(redis.address()), "t");
+  const auto push = [&q](const std::string& name) {
+    auto r = q.call("push", {name, "job-" + name, name, "content-" + name, "bulk", "{}", "t", "[]"});
+    REQUIRE(r);
+    return r->elements.at(0).text;
+  };
+  const auto field = [&q](const std::string& job, const std::string& f) {
+    auto v = q.hget("job:" + job, f);
+    REQUIRE(v);
+    return v->value_or("");
+  };
+  const auto idle = [&](const std::string& job, const std::string& owner) {
+    REQUIRE(q.command(
+        {"XCLAIM", q.prefix() + ":bulk", "workers", owner, "0", field(job, "entry"), "IDLE", "1000000", "JUSTID"}));
+  };
+  CHECK(push("ann") == "new");
+  CHECK(push("ann") == "same");
+
+  auto first = q.take("w1", 60'000);
+  REQUIRE(first);
+  REQUIRE(*first);
+  CHECK((*first)->job == "job-ann");
+  CHECK((*first)->delivery == 1);
+  auto nothing = q.take("w2", 60'000);  // w1's job is not idle yet
+  REQUIRE(nothing);
+  CHECK(!*nothing);
+  idle("job-ann", "w1");  // w1 falls silent
+  auto again = q.take("w2", 60'000);
+  REQUIRE(again);
+  REQUIRE(*again);
+  CHECK((*again)->delivery == 2);
+  CHECK(field("job-ann", "owner") == "w2");
+  // w1's heartbeat, come back, finds the job gone and leaves it where it is.
+  auto lost = q.call("beat", {"w1", "job-ann"});
+  REQUIRE(lost);
+  REQUIRE(lost->elements.size() == 1);
+  CHECK(lost->elements[0].text == "job-ann");
+  auto pending = q.command({"XPENDING", q.prefix() + ":bulk", "workers", "-", "+", "10"});
+  REQUIRE(pending);
+  REQUIRE(pending->elements.size() == 1);
+  CHECK(pending->elements[0].elements[1].text == "w2");
+
+  auto done = q.call("complete", {"w2", "job-ann", "graded 8/8", "[]"});
+  REQUIRE(done);
+  CHECK(done->text == "done");
+  auto late = q.call("complete", {"w1", "job-ann", "graded 7/8", "[]"});
+  REQUIRE(late);
+  CHECK(late->text == "attempt");
+  CHECK(field("job-ann", "verdict") == "graded 8/8");
+  CHECK(field("job-ann", "nondeterministic") == "graded 7/8");
+  auto attempts = q.command({"LRANGE", q.prefix() + ":attempts", "0", "-1"});
+  REQUIRE(attempts);
+  REQUIRE(attempts->elements.size() == 1);
+  CHECK(json::parse(attempts->elements[0].text)["same"] == false);
+
+  // The grader's own failure, three times: then the job is dead, with why.
+  CHECK(push("bob") == "new");
+  for (int delivery = 1; delivery <= 3; ++delivery) {
+    auto t = q.take("w1", 60'000);
+    REQUIRE(t);
+    REQUIRE(*t);
+    CHECK((*t)->delivery == delivery);
+    auto failed = q.call("fail", {"w1", "job-bob", "no box", "60000"});
+    REQUIRE(failed);
+    CHECK(failed->text == "released");
+  }
+  auto none = q.take("w1", 60'000);
+  REQUIRE(none);
+  CHECK(!*none);
+  CHECK(field("job-bob", "state") == "dead");
+  CHECK(field("job-bob", "last_error") == "no box (3 deliveries)");
+  auto dead = q.command({"XLEN", q.prefix() + ":dead"});
+  REQUIRE(dead);
+  CHECK(dead->integer == 1);
+
+  // What collect says of them: the first result kept, the other verdict named; the dead row.
+  grade::CollectOptions c;
+  c.queue = {redis.address(), "t"};
+  c.reports = dir / "reports";
+  auto got = grade::collect_queue(c);
+  REQUIRE(got);
+  std::string notes;
+  for (const std::string& n : got->notes) notes += n + "\n";
+  CHECK(notes.find("ann: graded again with another verdict (nondeterministic): first graded 8/8, then graded 7/8") !=
+        std::string::npos);
+  CHECK(notes.find("bob: dead-lettered: no box (3 deliveries)") != std::string::npos);
+  REQUIRE(got->rows.size() == 2);
+  CHECK(got->rows[1].error == "infrastructure: no box (3 deliveries)");
 }
 
 }  // namespace

@@ -197,8 +197,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "queue: a box that cannot be made is retried 3 times then dead-lettered; a newer push supersedes; "
-    "interactive goes first; a worker grading otherwise is refused") {
+    "queue: a box that cannot be made is retried 3 times then dead-lettered, a newer push supersedes, "
+    "interactive goes first, a worker grading otherwise is refused") {
   if (skip_unless(::geteuid() == 0, "the workers give each program a box of its own uid: needs root")) return;
   QueueRun q;
   python_kit(q.root + "/ann");
@@ -271,7 +271,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "queue: each student graded on their own numbers, as --batch grades them; a push or a worker with another "
+    "queue: each student graded on their own numbers, as --batch grades them, and a push or a worker with another "
     "course key is refused, and the key never reaches Redis") {
   QueueRun q;
   q.grading = {};  // from the files alone: no program runs, so no box and no root needed
@@ -334,8 +334,8 @@ TEST_CASE(
 // The queue's rules one call at a time, against a real Redis (no worker, no clock: idleness is
 // set with XCLAIM IDLE, as three missed heartbeats would leave it).
 TEST_CASE(
-    "queue functions: a late completion is an attempt, another verdict marks the job nondeterministic; a "
-    "heartbeat never takes a job back; three failures dead-letter a job") {
+    "queue functions: a late completion is an attempt, another verdict marks the job nondeterministic, a "
+    "heartbeat never takes a job back, and three failures dead-letter a job") {
   TempDir dir;
   RedisServer redis(dir.path());
   grade::queue::QueueStore q(*fleet::parse_redis_address(redis.address()), "t");

@@ -12,11 +12,13 @@ struct Error {
   std::string message;
 };
 
-template <class T>
+// E: what a failure carries. Error, a line to print, unless a caller must decide by more than
+// its text (whose fault it is, whether to try again): then a type that holds that as a value.
+template <class T, class E = Error>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
-  Result(Error error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(E error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   [[nodiscard]] bool ok() const noexcept { return v_.index() == 0; }
   explicit operator bool() const noexcept { return ok(); }
@@ -24,7 +26,7 @@ class [[nodiscard]] Result {
   [[nodiscard]] T& value() & { return std::get<0>(v_); }
   [[nodiscard]] const T& value() const& { return std::get<0>(v_); }
   [[nodiscard]] T&& value() && { return std::get<0>(std::move(v_)); }
-  [[nodiscard]] const Error& error() const& { return std::get<1>(v_); }
+  [[nodiscard]] const E& error() const& { return std::get<1>(v_); }
 
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
@@ -32,22 +34,22 @@ class [[nodiscard]] Result {
   const T* operator->() const { return &value(); }
 
  private:
-  std::variant<T, Error> v_;
+  std::variant<T, E> v_;
 };
 
 // Result<void>: success carries nothing.
-template <>
-class [[nodiscard]] Result<void> {
+template <class E>
+class [[nodiscard]] Result<void, E> {
  public:
   Result() = default;
-  Result(Error error) : error_(std::move(error)), ok_(false) {}  // NOLINT(google-explicit-constructor)
+  Result(E error) : error_(std::move(error)), ok_(false) {}  // NOLINT(google-explicit-constructor)
 
   [[nodiscard]] bool ok() const noexcept { return ok_; }
   explicit operator bool() const noexcept { return ok_; }
-  [[nodiscard]] const Error& error() const& { return error_; }
+  [[nodiscard]] const E& error() const& { return error_; }
 
  private:
-  Error error_;
+  E error_;
   bool ok_ = true;
 };
 

@@ -138,7 +138,7 @@ void not_judged_on_evidence(StepReport& step, bool taints_files, double points) 
   for (Check& c : step.checks) {
     if (c.status != Status::Skip) continue;
     for (const Check& need : step.checks)
-      if (need.status == Status::Error && c.message.rfind("not judged: it stands on " + need.id + ",", 0) == 0)
+      if (need.status == Status::Error && c.stands_on == need.id)
         c.message = "not judged: it stands on " + need.id + ", which was not judged either";
   }
   settle(step, points);

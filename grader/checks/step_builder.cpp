@@ -48,8 +48,14 @@ const Check* reported(const std::vector<Check>& done, std::string_view id) {
 
 // Why check `c` may not run, or nothing when every need is met. The checks it needs are listed
 // before it in its step, so they have all been decided.
-std::optional<std::string> unmet(const CheckDef& c, const LabSpec& spec, const Prerequisites& pre, bool just_after,
-                                 const std::vector<Check>& done, const std::set<std::string, std::less<>>& absent) {
+struct Unmet {
+  Unmet(std::string why, std::string on = {})  // NOLINT(google-explicit-constructor): most are a line alone
+      : message(std::move(why)), stands_on(std::move(on)) {}
+  std::string message;
+  std::string stands_on;  // the check it needs that did not pass, when that is why
+};
+std::optional<Unmet> unmet(const CheckDef& c, const LabSpec& spec, const Prerequisites& pre, bool just_after,
+                           const std::vector<Check>& done, const std::set<std::string, std::less<>>& absent) {
   for (const Need& need : c.needs) {
     switch (need.kind) {
       case Need::Kind::None: break;
@@ -87,7 +93,7 @@ std::optional<std::string> unmet(const CheckDef& c, const LabSpec& spec, const P
           return needs_unusable(std::string(spec.files.of(role)),
                                 problem == pre.file_problems.end() ? done_need->message : problem->second, id);
         }
-        return "not judged: it stands on " + id + ", which did not pass: " + done_need->message;
+        return Unmet{"not judged: it stands on " + id + ", which did not pass: " + done_need->message, id};
       }
     }
   }
@@ -158,9 +164,10 @@ StepReport check_step(int step, bool just_after, const Inputs& in, const Prerequ
   std::set<std::string, std::less<>> absent;
   for (const CheckDef* def : checks_of_step(step)) {
     if (!applies(*def, just_after)) continue;
-    Check c{std::string(def->id), in.spec.fill(def->title), Status::Skip, {}, nullptr, nullptr, needs_server(*def)};
+    Check c{std::string(def->id), in.spec.fill(def->title), Status::Skip, {}, nullptr, nullptr, needs_server(*def), {}};
     if (auto why = unmet(*def, in.spec, pre, just_after, report.checks, absent)) {
-      c.message = std::move(*why);
+      c.message = std::move(why->message);
+      c.stands_on = std::move(why->stands_on);
       absent.insert(c.id);
     } else {
       // A file's contract is one rule for every file, chosen by the check's `contract`.

@@ -167,10 +167,15 @@ grade::StepReport step_verdict(const grade::Report& report, int n) {
   grade::StepReport none;
   none.step = n;
   none.status = grade::Status::Skip;
-  none.checks.push_back({"", "not graded", grade::Status::Skip,
+  none.checks.push_back({"",
+                         "not graded",
+                         grade::Status::Skip,
                          "the grader knows the lab's " + std::to_string(grade::kGradedSteps) +
                              " steps; this scenario's step " + std::to_string(n) + " is not one of them",
-                         nullptr, nullptr, false});
+                         nullptr,
+                         nullptr,
+                         false,
+                         {}});
   return none;
 }
 

@@ -27,7 +27,7 @@ Report crowded_run() {
     s.title = "step " + std::to_string(n);
     s.status = n == 6 ? Status::Fail : Status::Pass;
     if (n == 6)
-      s.checks.push_back({"s6.trials", "trials", Status::Fail, "one trial closed it", nullptr, nullptr, true});
+      s.checks.push_back({"s6.trials", "trials", Status::Fail, "one trial closed it", nullptr, nullptr, true, {}});
     r.steps.push_back(s);
     r.timeline.requests.push_back({static_cast<std::uint64_t>(n), t0 + at[n - 1], 0.01, "/fast", 200, n});
   }
@@ -64,7 +64,8 @@ TEST_CASE("html: steps a program never reached share one label, inside the pictu
   for (StepReport& s : r.steps)
     if (s.step >= 5) {
       s.status = Status::Fail;
-      s.checks = {{"s" + std::to_string(s.step) + ".x", "x", Status::Fail, "never reached", nullptr, nullptr, true}};
+      s.checks = {
+          {"s" + std::to_string(s.step) + ".x", "x", Status::Fail, "never reached", nullptr, nullptr, true, {}}};
     }
   const std::string page = render(r, Format::Html, false);
   const std::regex label(R"re(<text class="steplabel[^"]*" x="([\d.]+)"[^>]*?( text-anchor="end")?>([^<]*)</text>)re");

@@ -25,6 +25,9 @@ struct Check {
   nlohmann::json expected;  // null when not a comparison
   nlohmann::json actual;
   bool needs_server = false;  // judged on the server's record
+  // Skipped because a check it stands on did not pass: that check's id (not shown; the grader
+  // decides by it when that check turns out not to be judged).
+  std::string stands_on;
 };
 
 struct StepReport {

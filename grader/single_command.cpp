@@ -111,26 +111,16 @@ int keep_reports(const Options& o, const Report& report) {
   return 0;
 }
 
-}  // namespace
-
-int grade_single(const Options& o, Asked a, sandbox::Sandbox& sandbox) {
-  const auto started = std::chrono::steady_clock::now();
-  auto submission = submission_of(o, a);
-  if (!submission) return could_not_run(submission.error().message);
-  auto evidence = [&] {
-    ProgressLine progress;  // of the traces, on a terminal; its line ends before the report
-    if (submission->conformance)
-      submission->conformance->progress = [&progress](std::size_t done, std::size_t total) { progress(done, total); };
-    return gather(std::move(*submission), &sandbox);
-  }();
-  if (!evidence) return could_not_run(evidence.error().message);
+// The evidence judged, the report written and kept, the record saved: one grading's end.
+int report_on(const Options& o, const Asked& a, std::chrono::steady_clock::time_point started,
+              const Evidence& evidence) {
   if (!o.save_record.empty()) {
-    if (!evidence->record)
-      return could_not_run("--save-record: there is no server record to save (" + evidence->no_record_reason + ")");
-    if (auto w = write_file_atomically(o.save_record, to_json(*evidence->record)); !w)
+    if (!evidence.record)
+      return could_not_run("--save-record: there is no server record to save (" + evidence.no_record_reason + ")");
+    if (auto w = write_file_atomically(o.save_record, to_json(*evidence.record)); !w)
       return could_not_run(w.error().message);
   }
-  Report report = judge(*evidence, a.grade);
+  Report report = judge(evidence, a.grade);
   report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!a.numbers_note.empty()) report.notes.insert(report.notes.begin(), a.numbers_note);
   const bool colour = a.format == Format::Text && o.output.empty() && ::isatty(STDOUT_FILENO) != 0 &&
@@ -144,6 +134,34 @@ int grade_single(const Options& o, Asked a, sandbox::Sandbox& sandbox) {
   if (report.status == Status::Error && !report.evidence.problem.empty() && !said)
     std::cerr << "cb-grade: not graded: " << report.evidence.problem << '\n';
   return exit_code(report);
+}
+
+}  // namespace
+
+int grade_single(const Options& o, Asked a, sandbox::Sandbox& sandbox) {
+  const auto started = std::chrono::steady_clock::now();
+  // A try the grader fails (it stalled, no box could be made) is no grade: tried again,
+  // kGradingTries in all, and the report says so.
+  std::vector<std::string> earlier;
+  for (;;) {
+    auto submission = submission_of(o, a);
+    if (!submission) return could_not_run(submission.error().message);
+    auto evidence = [&] {
+      ProgressLine progress;  // of the traces, on a terminal; its line ends before the report
+      if (submission->conformance)
+        submission->conformance->progress = [&progress](std::size_t done, std::size_t total) { progress(done, total); };
+      return gather(std::move(*submission), &sandbox);
+    }();
+    if (evidence) {
+      evidence->grader_failures = earlier;
+      return report_on(o, a, started, *evidence);
+    }
+    if (evidence.error().fault != Fault::Grader) return could_not_run(evidence.error().message);
+    earlier.push_back(evidence.error().message);
+    if (earlier.size() == static_cast<std::size_t>(kGradingTries))
+      return could_not_run("not graded: " + earlier.back() + " (tried " + std::to_string(earlier.size()) + " times)");
+    std::cerr << "cb-grade: " << earlier.back() << "; grading again\n";
+  }
 }
 
 }  // namespace cb::grade

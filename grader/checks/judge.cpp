@@ -2,6 +2,7 @@
 
 #include "cb/grade/conformance_check.h"
 #include "cb/grade/format_common.h"
+#include "cb/grade/program_words.h"
 #include "cb/grade/provenance.h"
 #include "cb/grade/wording.h"
 
@@ -88,7 +89,7 @@ std::string never_called(const Evidence& e, const Report& report) {
                          ? "Your program was stopped at the time limit without calling the server"
                          : "Your program exited with " + std::to_string(p.exit_code) +
                                (p.exit_code == 0 ? " without calling the server" : " before calling the server");
-  if (const std::string why = last_line(e.run_output); !why.empty()) said += ": " + why;
+  if (const std::string why = program_words(e.run_output); !why.empty()) said += ": " + why;
   return said;
 }
 
@@ -142,6 +143,8 @@ Report judge(const Evidence& e, const GradeOptions& options) {
   report.sandbox = e.sandbox;
   if (e.conformance) add_conformance(report, judge_conformance(*e.conformance, options.rubric));
   apply_caps(report, options.rubric);
+  for (const std::string& why : e.grader_failures)
+    report.notes.push_back("Graded again: an earlier try failed through the grader's fault, not yours (" + why + ").");
   return report;
 }
 

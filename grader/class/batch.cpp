@@ -135,15 +135,21 @@ bool name_whose_numbers(Report& r, const std::string& student, const ClassNumber
 
 }  // namespace
 
-BatchRow grade_submission(const BatchOptions& o, const std::string& name, const ClassContext& the_class) {
+namespace {
+
+// One try: `earlier` holds why the tries before it were the grader's failures.
+BatchRow grade_once(const BatchOptions& o, const std::string& name, const ClassContext& the_class,
+                    const std::vector<std::string>& earlier) {
   const ClassNumbers& everyone = the_class.everyone;
   BatchRow row;
   row.submission = name;
   row.with_conformance = o.conformance.has_value();
   row.max_score = o.grade.rubric.max_score(row.with_conformance);
-  const auto fail = [&row](std::string why) {
+  // What is handed in and cannot be graded as it is, unless said to be the grader's.
+  const auto fail = [&row](std::string why, Fault fault = Fault::Program) {
     row.status = RowStatus::Error;
     row.error = std::move(why);
+    row.fault = fault;
     return row;
   };
   GradeOptions options = o.grade;
@@ -192,21 +198,42 @@ BatchRow grade_submission(const BatchOptions& o, const std::string& name, const 
     // Files alone: the folder and --batch-files below it, opened without following a link (bob's
     // `cb` that leads to alice's is refused for bob alone). A run's files are its box's.
     auto handed_in = DirHandle::open(o.root);
-    if (!handed_in) return fail(handed_in.error().message);
+    if (!handed_in) return fail(handed_in.error().message, Fault::Grader);
     auto below = handed_in->below(inside + "/" + (o.files_dir == "." ? "" : o.files_dir));
     if (!below) return fail(below.error().message);
     s.found = files_and_record(SubmissionDir::adopt(std::move(below).value(), s.files_path), std::nullopt,
                                "graded from the files alone (no --run)");
   }
   auto evidence = gather(std::move(s), o.sandbox);
-  if (!evidence) return fail(evidence.error().message);
+  if (!evidence) return fail(evidence.error().message, evidence.error().fault);
+  evidence->grader_failures = earlier;
   Report report = judge(*evidence, options);
   (void)name_whose_numbers(report, row.student, everyone);
   if (!o.reports_dir.empty())
     if (auto kept = keep_grade(o.reports_dir + "/" + name, report, *evidence, spec, stamp); !kept)
-      return fail("keeping its reports: " + kept.error().message);
+      return fail("keeping its reports: " + kept.error().message, Fault::Grader);
   row.status = RowStatus::Graded;
   row.report = std::move(report);
+  return row;
+}
+
+}  // namespace
+
+BatchRow grade_submission(const BatchOptions& o, const std::string& name, const ClassContext& the_class) {
+  // The grader's failure is never a grade: graded again, and after the last try a row that says
+  // why it is not graded (--resume grades it).
+  std::vector<std::string> earlier;
+  BatchRow row = grade_once(o, name, the_class, earlier);
+  while (row.status == RowStatus::Error && row.fault == Fault::Grader) {
+    earlier.push_back(row.error);
+    if (earlier.size() == static_cast<std::size_t>(kGradingTries)) {
+      row.status = RowStatus::NotGraded;
+      row.error = "not graded: " + row.error + " (tried " + std::to_string(earlier.size()) + " times)";
+      break;
+    }
+    row = grade_once(o, name, the_class, earlier);
+  }
+  row.grader_failures = row.status == RowStatus::NotGraded ? std::vector<std::string>{} : earlier;
   return row;
 }
 

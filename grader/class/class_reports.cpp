@@ -81,6 +81,8 @@ Result<void> inputs_of(const nlohmann::json& j, const std::string& name, Evidenc
     in.no_record_reason = string_at(j, "no_record_reason");
     in.evidence_failure = string_at(j, "evidence_failure");
     in.run_output = string_at(j, "run_output");
+    if (const auto g = j.find("grader_failures"); g != j.end() && g->is_array())
+      for (const nlohmann::json& why : *g) in.grader_failures.push_back(why.get<std::string>());
     if (const auto p = j.find("program"); p != j.end() && p->is_object())
       in.program = ProgramRun{p->at("seconds").get<double>(),        p->at("exit_code").get<int>(),
                               p->at("timed_out").get<bool>(),        p->at("limit_seconds").get<double>(),
@@ -190,6 +192,7 @@ Result<void> keep_grade(const std::string& dir, Report& report, const Evidence& 
       return w.error();
   }
   nlohmann::json inputs = inputs_json(evidence);
+  if (!evidence.grader_failures.empty()) inputs["grader_failures"] = evidence.grader_failures;
   if (!stamp.is_null()) inputs["batch"] = stamp;
   // Where the numbers came from ("the course key and the student's folder"): the report says it,
   // so a regrade, a merge or a collect says it too.
@@ -205,10 +208,11 @@ Result<void> keep_grade(const std::string& dir, Report& report, const Evidence& 
 
 Result<void> keep_ungraded(const std::string& dir, const BatchRow& row) {
   if (auto made = make_directories(dir); !made) return made.error();
-  const nlohmann::json j{{"format", kFormat},
-                         {"status", to_string(row.status)},
-                         {"error", row.error},
-                         {"with_conformance", row.with_conformance}};
+  nlohmann::json j{{"format", kFormat},
+                   {"status", to_string(row.status)},
+                   {"error", row.error},
+                   {"with_conformance", row.with_conformance}};
+  if (row.fault != Fault::None) j["fault"] = to_string(row.fault);
   return write_file_atomically(dir + "/grading.json", j.dump(2) + "\n");
 }
 
@@ -237,10 +241,11 @@ Result<KeptGrade> read_kept_grade(const std::string& dir) {
   auto grading = read_json(dir + "/grading.json", "grading");
   if (!grading) return grading.error();
   if (const std::string status = string_at(*grading, "status"); !status.empty() && status != "graded") {
-    if (status != "empty" && status != "error")
-      return Error{dir + "/grading.json: status: expected graded, empty or error"};
-    kept.status = status == "empty" ? RowStatus::Empty : RowStatus::Error;
+    if (status != "empty" && status != "error" && status != "not_graded")
+      return Error{dir + "/grading.json: status: expected graded, empty, error or not_graded"};
+    kept.status = status == "empty" ? RowStatus::Empty : status == "error" ? RowStatus::Error : RowStatus::NotGraded;
     kept.error = string_at(*grading, "error");
+    kept.fault = fault_from(string_at(*grading, "fault"));
     kept.with_conformance = grading->value("with_conformance", false);
     return kept;
   }

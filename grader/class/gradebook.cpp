@@ -117,6 +117,7 @@ nlohmann::json gradebook_row_json(const BatchRow& row) {
   nlohmann::json j{{"submission", row.submission}, {"status", to_string(row.status)}};
   if (!row.student.empty()) j["student"] = row.student;
   if (!row.error.empty()) j["error"] = row.error;
+  if (row.fault != Fault::None) j["fault"] = to_string(row.fault);
   if (row.regraded) {
     j["change"] = row.verdict_changed    ? "verdict"
                   : row.evidence_changed ? "evidence"

@@ -33,6 +33,7 @@ BatchRow regrade_submission(const std::string& dir, const std::string& name, con
   if (kept->status != RowStatus::Graded) {
     row.status = kept->status;
     row.error = kept->error;
+    row.fault = kept->fault;
     row.with_conformance = kept->with_conformance;
     row.max_score = grade.rubric.max_score(kept->with_conformance);
     return row;

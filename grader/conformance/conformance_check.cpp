@@ -1,6 +1,7 @@
 #include "cb/grade/conformance_check.h"
 
 #include "cb/grade/conformance_diagnosis.h"
+#include "cb/grade/program_words.h"
 #include "cb/grade/wording.h"
 
 #include <sys/random.h>
@@ -389,7 +390,7 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Programs& p
     part.status = Status::Fail;
     part.rule = "no_answer";
     part.message = "your program did not answer the first call of the first trace: it " + f.replies.problem +
-                   (last_line(f.replies.stderr_tail).empty() ? "" : ": " + last_line(f.replies.stderr_tail));
+                   (program_words(f.replies.stderr_tail).empty() ? "" : ": " + program_words(f.replies.stderr_tail));
     part.stderr_tail = f.replies.stderr_tail;
   } else if (!failures.empty()) {
     judge.group_under_root(failures);

@@ -1,26 +1,46 @@
 #include "cb/grade/gather.h"
 
+#include <cstdio>
+
 #include "cb/grade/conformance_check.h"
 #include "cb/grade/conformance_process.h"
 #include "cb/grade/run_student.h"
 #include "cb/grade/variant.h"
+#include "cb/stall_watch.h"
 
 namespace cb::grade {
 namespace {
 
+GradingFailure grader_failed(std::string why) { return GradingFailure{Fault::Grader, std::move(why)}; }
+GradingFailure program_failed(std::string why) { return GradingFailure{Fault::Program, std::move(why)}; }
+
+// What a program did while the grader was stopped is not evidence: its server did not answer and
+// nothing timed it. The part is the grader's failure, to be graded again.
+Result<void, GradingFailure> ran_throughout(std::chrono::steady_clock::time_point from, const char* part) {
+  const auto stall = StallWatch::process().since(from);
+  if (!stall) return {};
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.1f", std::chrono::duration<double>(stall->length).count());
+  return grader_failed(std::string("the grader stalled for ") + seconds + " s during " + part +
+                       " (it was stopped, or the machine gave it no CPU): what the program did then is not evidence");
+}
+
 // The lab run: a fresh server, the command against it, the record and the files it left.
-Result<void> run_lab(const Submission& s, const LabSpec& spec, sandbox::Sandbox& sandbox, const sandbox::Box& box,
-                     Evidence& e) {
+Result<void, GradingFailure> run_lab(const Submission& s, const LabSpec& spec, sandbox::Sandbox& sandbox,
+                                     const sandbox::Box& box, Evidence& e) {
   RunOptions run;
   run.spec = &spec;
   run.command = *s.run;
   run.host = s.host;
   run.port = s.port;
   run.timeout = s.timeout;
+  const auto began = StallWatch::mark();
   auto ran = run_student(run, sandbox, box);
-  if (!ran) return ran.error();
+  if (!ran) return grader_failed(ran.error().message);
   if (ran->survivors)
-    return Error{"a process the program started could not be stopped (it forks faster than it dies); not graded"};
+    return program_failed(
+        "a process the program started could not be stopped (it forks faster than it dies); not graded");
+  CB_TRY_VOID(ran_throughout(began, "the lab run"));
   e.server = ran->server_url;
   e.run_output = ran->output_tail;
   e.program = program_run(*ran, s.timeout);
@@ -44,7 +64,8 @@ Result<void> run_lab(const Submission& s, const LabSpec& spec, sandbox::Sandbox&
   for (std::string_view f : spec.files.all()) names.emplace_back(f);
   e.files = SubmissionDir::snapshot(written, names);
   if (s.copy_files_to && box.copied())
-    if (auto copied = copy_lab_files(*e.files, *s.copy_files_to, spec); !copied) return copied.error();
+    if (auto copied = copy_lab_files(*e.files, *s.copy_files_to, spec); !copied)
+      return program_failed(copied.error().message);
   return {};
 }
 
@@ -88,23 +109,27 @@ ConformanceEvidence run_conformance(const ConformanceRun& c, const std::optional
 
 }  // namespace
 
-Result<Evidence> gather(Submission s, sandbox::Sandbox* sandbox) {
+Result<Evidence, GradingFailure> gather(Submission s, sandbox::Sandbox* sandbox) {
   Evidence e = std::move(s.found);
   const LabSpec& spec = s.spec ? *s.spec : lab_spec();
   e.student = s.student;
   e.numbers = kit_settings_json(spec);
   if (!s.run && !s.conformance) return e;
-  if (sandbox == nullptr) return Error{"no sandbox to run the submission in"};
+  if (sandbox == nullptr) return grader_failed("no sandbox to run the submission in");
   if (s.run && s.copy_files_to)
-    if (auto cleared = clear_lab_files(*s.copy_files_to, spec); !cleared) return cleared.error();
+    if (auto cleared = clear_lab_files(*s.copy_files_to, spec); !cleared)
+      return program_failed(cleared.error().message);
   auto box = sandbox->box(s.folder, s.run ? s.files_path : std::string());
-  if (!box) return box.error();
+  if (!box) return grader_failed(box.error().message);
   // What it handed in, looked at before any of its programs runs (a build in the box is its own).
   const std::optional<std::string> prebuilt =
       s.conformance ? prebuilt_in((*box)->copy_root(), s.prebuilt) : std::nullopt;
-  if (s.run)
-    if (auto ran = run_lab(s, spec, *sandbox, **box, e); !ran) return ran.error();
-  if (s.conformance) e.conformance.emplace(run_conformance(*s.conformance, prebuilt, s.prebuilt, *sandbox, **box));
+  if (s.run) CB_TRY_VOID(run_lab(s, spec, *sandbox, **box, e));
+  if (s.conformance) {
+    const auto began = StallWatch::mark();
+    e.conformance.emplace(run_conformance(*s.conformance, prebuilt, s.prebuilt, *sandbox, **box));
+    CB_TRY_VOID(ran_throughout(began, "the conformance traces"));
+  }
   if (!e.sandbox) e.sandbox = sandbox_info(sandbox->containment(**box));
   return e;
 }

@@ -114,10 +114,17 @@ struct Worker {
     return **v;
   }
 
-  // One job, from its files to its completion. What is the grader's own failure comes back as
-  // an Error: the job is handed back to be delivered again.
-  Result<std::string> grade(QueueStore& store, const queue::Taken& t, const Result<std::string>& sub,
-                            const std::string& area) {
+  // How a job ended here, as the worker's line says it.
+  struct Finished {
+    std::string line;
+    bool kept_as_attempt = false;  // another worker had taken it: its completion is an attempt
+  };
+
+  // One job, from its files to its completion. What is the grader's own failure (Fault::Grader,
+  // or Redis away) comes back as an Error: the job is handed back to be delivered again. A
+  // student's failure, the program's included, is a grade like any other, completed once.
+  Result<Finished> grade(QueueStore& store, const queue::Taken& t, const Result<std::string>& sub,
+                         const std::string& area) {
     auto student = fields(store, t.job, "student");
     auto files = fields(store, t.job, "files");
     if (!sub || !student || !files)
@@ -140,9 +147,9 @@ struct Worker {
     b.roster = {{*sub, *student}};
     b.roster_only = false;
     const BatchRow row = grade_and_keep(b, *sub, class_of(store));
-    // A submission the grader could not grade (no box, no disk) is its failure, not the
-    // student's: a crash or a timeout of theirs is a report.
-    if (row.status == RowStatus::Error) return Error{row.error};
+    // A submission the grader could not grade (no box, no disk, it stalled at every try) is its
+    // failure, not the student's: a crash, a timeout or a folder that cannot be graded is theirs.
+    if (row.fault == Fault::Grader) return Error{row.error};
     auto kept = read_folder(b.reports_dir + "/" + *sub, FolderLimits{256ULL << 20, 20'000, 64});
     if (!kept) return Error{"reading back its reports: " + kept.error().message};
     for (const auto& [sha, bytes] : kept->blobs)
@@ -151,8 +158,8 @@ struct Worker {
     auto done = complete(store, t.job, verdict_of(row), kept->listing());
     if (!done) return done.error();
     fs::remove_all(area, ec);
-    if (done->text == "done") return *sub + ": done";
-    return *sub + ": finished after another worker had taken it: kept as an attempt";
+    if (done->text == "done") return Finished{*sub + ": done"};
+    return Finished{*sub + ": finished after another worker had taken it: kept as an attempt", true};
   }
 
   // A grade is not given up for a Redis that is away for a moment (a restart): its completion is
@@ -201,8 +208,8 @@ struct Worker {
       auto graded = grade(store, t, sub, area);
       holding.remove(t.job);
       if (graded) {
-        count(graded->find("attempt") == std::string::npos ? &Worked::done : &Worked::fenced);
-        log(*graded);
+        count(graded->kept_as_attempt ? &Worked::fenced : &Worked::done);
+        log(graded->line);
         continue;
       }
       count(&Worked::failed);

@@ -331,6 +331,34 @@ TEST_CASE(
   CHECK(queued.at("ann")["numbers"] != queued.at("bob")["numbers"]);
 }
 
+TEST_CASE("queue: a folder that cannot be graded as handed in is the student's, completed once, never dead-lettered") {
+  QueueRun q;
+  q.grading = {"--batch-files", "cb"};  // from the files alone: no box, no root needed
+  python_kit(q.root + "/ann");
+  fs::create_directories(q.root + "/ann/cb");
+  python_kit(q.root + "/bob");
+  fs::create_symlink("../ann/cb", q.root + "/bob/cb");  // refused as a link: the folder's own failure
+  REQUIRE(run(q.graded(q.queue("push", {q.root}))).exit_code == 0);
+  const Ran worked = run(q.graded(q.queue("work", {"--until-done", "--poll", "50ms", "--heartbeat", "200ms"})));
+  INFO(worked.out, worked.err);
+  REQUIRE(worked.exit_code == 0);
+  CHECK(worked.out.find("bob (delivery 1): taken") != std::string::npos);
+  CHECK(worked.out.find("bob (delivery 2)") == std::string::npos);  // never handed back
+  CHECK(worked.out.find("handed back") == std::string::npos);
+  const json status = q.status();
+  INFO(status.dump());
+  CHECK(status["dead"] == 0);
+  const Ran collected = run(q.queue("collect", {"--reports", q.dir / "queued", "-o", q.dir / "queued.json"}));
+  INFO(collected.err);
+  CHECK(collected.exit_code == 1);  // bob's folder is an error
+  const auto queued = book(q.dir / "queued.json");
+  REQUIRE(queued.size() == 2);
+  CHECK(queued.at("bob")["status"] == "error");
+  CHECK(queued.at("bob")["fault"] == "program");
+  CHECK(queued.at("bob")["error"].get<std::string>().find("infrastructure") == std::string::npos);
+  CHECK(queued.at("ann")["status"] == "graded");
+}
+
 // The queue's rules one call at a time, against a real Redis (no worker, no clock: idleness is
 // set with XCLAIM IDLE, as three missed heartbeats would leave it).
 TEST_CASE(

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cb/grade/fault.h"
 #include "cb/grade/grade.h"
 #include "cb/grade/gather.h"
 #include "cb/grade/run_student.h"
@@ -50,8 +51,8 @@ struct BatchOptions {
 };
 
 // graded: it has a report; empty: the folder held nothing to grade; error: it could not be
-// graded at all (BatchRow::error says why).
-// not_graded: the batch was stopped before it got to it.
+// graded as handed in (BatchRow::error says why); not_graded: the batch was stopped before it got
+// to it, or the grader failed at every try (BatchRow::fault is Fault::Grader).
 enum class RowStatus { Graded, Empty, Error, NotGraded };
 [[nodiscard]] const char* to_string(RowStatus s) noexcept;  // "graded", "empty", "error", "not_graded"
 
@@ -61,6 +62,12 @@ struct BatchRow {
   RowStatus status = RowStatus::Error;
   std::optional<Report> report;
   std::string error;  // why it could not be graded, or why it is empty
+  // error and not_graded: whose failure it was (fault.h): the program's or the folder's, never
+  // retried; or the grader's, which is never the student's.
+  Fault fault = Fault::None;
+  // Tries before this row's that the grader failed (it stalled, no box), each why: the row was
+  // graded again, and says so.
+  std::vector<std::string> grader_failures;
   // What the row is out of when there is no report (empty, error, not graded): the rubric's
   // points, so every row of the gradebook has the assignment's total.
   double max_score = 0;
@@ -104,7 +111,8 @@ struct ClassContext {
 [[nodiscard]] ClassContext class_context(const BatchOptions& options, const std::vector<std::string>& folders);
 
 // One submission, ROOT/NAME, graded as grade_batch grades each (the queue's workers grade so
-// too), and with reports_dir kept there, graded or not.
+// too), and with reports_dir kept there, graded or not. A try the grader fails (Fault::Grader) is
+// tried again, kGradingTries in all; then the row is not_graded, saying why.
 [[nodiscard]] BatchRow grade_submission(const BatchOptions& options, const std::string& name,
                                         const ClassContext& the_class);
 [[nodiscard]] BatchRow grade_and_keep(const BatchOptions& options, const std::string& name,

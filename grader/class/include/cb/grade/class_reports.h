@@ -24,8 +24,9 @@ namespace cb::grade {
 
 struct KeptGrade {
   std::string dir;                       // DIR/NAME
-  RowStatus status = RowStatus::Graded;  // empty or error: nothing else is kept but why
+  RowStatus status = RowStatus::Graded;  // empty, error or not_graded: nothing else is kept but why
   std::string error;
+  Fault fault = Fault::None;      // error or not_graded: whose failure
   bool with_conformance = false;  // empty or error: whether the batch graded a conformance part
   Evidence evidence;              // the files of DIR/NAME/files/ are opened by the regrade (they may be lost)
   std::string numbers_from;       // where a student's numbers came from, as the grade said (LabSpec::numbers_from)
@@ -46,7 +47,8 @@ struct KeptGrade {
 // each as "path<TAB>SHA-256 of its bytes" a line, sorted by path. The reports are not evidence.
 [[nodiscard]] Result<std::string> evidence_sha256(const std::string& dir);
 
-// Writes DIR/NAME/grading.json for a submission that was not graded (empty, or an error), so
+// Writes DIR/NAME/grading.json for a submission that was not graded (empty, an error, or the
+// grader's failure at every try), so
 // a regrade lists it as the batch did.
 [[nodiscard]] Result<void> keep_ungraded(const std::string& dir, const BatchRow& row);
 

@@ -85,6 +85,10 @@ struct Evidence {
   std::string run_output;
 
   std::optional<ConformanceEvidence> conformance;  // with --conformance
+
+  // Earlier tries of this grading that the grader failed (it stalled, no box could be made), each
+  // why: the report says the submission was graded again, and none of it is charged.
+  std::vector<std::string> grader_failures;
 };
 
 // The evidence of files and a record alone (or why there is none), with nothing run.

@@ -15,6 +15,7 @@
 #include "cb/dir_handle.h"
 #include "cb/flaky/endpoints.h"
 #include "cb/grade/evidence.h"
+#include "cb/grade/fault.h"
 #include "cb/grade/lab_spec.h"
 #include "cb/grade/prebuilt.h"
 #include "cb/result.h"
@@ -60,8 +61,10 @@ struct Submission {
   Evidence found;
 };
 
-// Errors: the grader could not run it (no box, the server or command could not start, a process
-// it started could not be stopped); never a verdict on the submission.
-[[nodiscard]] Result<Evidence> gather(Submission submission, sandbox::Sandbox* sandbox);
+// Failures, never a verdict on the submission, each with whose it is: the grader's (no box, the
+// server or the command could not start, the grader stalled while a program ran: a run it did not
+// witness) or the program's (a process it started could not be stopped; the folder a student named
+// cannot be written).
+[[nodiscard]] Result<Evidence, GradingFailure> gather(Submission submission, sandbox::Sandbox* sandbox);
 
 }  // namespace cb::grade

@@ -39,9 +39,12 @@ TEST_CASE("whose fault: a grader stopped in the middle of a batch grades its rig
   Process grader({CB_GRADE_BIN, "--batch", root, "--run", "sh run.sh", "--timeout", "60s", "-j", "2", "--reports",
                   dir / "reports", "-o", dir / "book.json"});
   REQUIRE(lab_run_started(std::chrono::seconds{60}));
-  // Longer than a call's timeout (2 s): every call made meanwhile goes unanswered.
+  // Stopped from a second into the run for ten: over the cool-down's end, so the trials and the
+  // 4xx calls go unanswered past their 2 s timeout (before the stall was seen, both right kits got
+  // 6 of 8 so: "HALF_OPEN->OPEN").
+  std::this_thread::sleep_for(std::chrono::seconds{1});
   grader.signal(SIGSTOP);
-  std::this_thread::sleep_for(std::chrono::seconds{3});
+  std::this_thread::sleep_for(std::chrono::seconds{10});
   grader.signal(SIGCONT);
   const auto rc = grader.wait(std::chrono::seconds{240});
   const std::string err = grader.read_all_stderr();

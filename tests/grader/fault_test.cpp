@@ -54,7 +54,9 @@ TEST_CASE("whose fault: a grader stopped in the middle of a batch grades its rig
   for (const json& r : json::parse(std::ifstream(dir / "book.json"))) rows[r["submission"].get<std::string>()] = r;
   REQUIRE(rows.size() == 2);
   int graded_again = 0;
-  for (const auto& [name, row] : rows) {
+  for (const auto& entry : rows) {
+    const std::string& name = entry.first;  // not a structured binding: INFO captures it
+    const json& row = entry.second;
     INFO(name, row.dump());
     CHECK(row["status"] == "graded");
     CHECK(row["score"] == row["max_score"]);

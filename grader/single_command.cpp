@@ -158,8 +158,7 @@ int grade_single(const Options& o, Asked a, sandbox::Sandbox& sandbox) {
     }
     if (evidence.error().fault != Fault::Grader) return could_not_run(evidence.error().message);
     earlier.push_back(evidence.error().message);
-    if (earlier.size() == static_cast<std::size_t>(kGradingTries))
-      return could_not_run("not graded: " + earlier.back() + " (tried " + std::to_string(earlier.size()) + " times)");
+    if (earlier.size() == static_cast<std::size_t>(kGradingTries)) return could_not_run(not_graded_after(earlier));
     std::cerr << "cb-grade: " << earlier.back() << "; grading again\n";
   }
 }

@@ -228,12 +228,11 @@ BatchRow grade_submission(const BatchOptions& o, const std::string& name, const 
     earlier.push_back(row.error);
     if (earlier.size() == static_cast<std::size_t>(kGradingTries)) {
       row.status = RowStatus::NotGraded;
-      row.error = "not graded: " + row.error + " (tried " + std::to_string(earlier.size()) + " times)";
+      row.error = not_graded_after(earlier);
       break;
     }
     row = grade_once(o, name, the_class, earlier);
   }
-  row.grader_failures = row.status == RowStatus::NotGraded ? std::vector<std::string>{} : earlier;
   return row;
 }
 

@@ -65,9 +65,6 @@ struct BatchRow {
   // error and not_graded: whose failure it was (fault.h): the program's or the folder's, never
   // retried; or the grader's, which is never the student's.
   Fault fault = Fault::None;
-  // Tries before this row's that the grader failed (it stalled, no box), each why: the row was
-  // graded again, and says so.
-  std::vector<std::string> grader_failures;
   // What the row is out of when there is no report (empty, error, not graded): the rubric's
   // points, so every row of the gradebook has the assignment's total.
   double max_score = 0;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace cb::grade {
 
@@ -24,6 +25,10 @@ enum class Fault : std::uint8_t {
 // How often a submission is graded when the grader fails it, in all, before its row says "not
 // graded" and why (a queue's deliveries multiply it: each delivery tries this often).
 inline constexpr int kGradingTries = 3;
+
+// What a submission's row or report says when every try was the grader's failure: the last why,
+// and how many tries ("not graded: the grader stalled ... (tried 3 times)").
+[[nodiscard]] std::string not_graded_after(const std::vector<std::string>& tries);
 
 // A grading that could not give a verdict, and whose failure that was.
 struct GradingFailure {

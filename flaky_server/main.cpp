@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   std::string toggle = "4s";
   std::string hang = "60s";
   std::string slow = "3500ms";
+  std::string floor = "1ms";
   CLI::App app{"flaky-server: the circuit-breaker lab's unreliable downstream, with a record of every request",
                "flaky-server"};
   app.add_option("--host", o.host, "Address to listen on (loopback unless --allow-remote)")->capture_default_str();
@@ -41,6 +42,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--hang-limit", hang,
                  std::string(cb::flaky::path::kHang) + " closes a connection nobody gave up on after this long")
+      ->capture_default_str();
+  app.add_option("--answer-floor", floor,
+                 "A lab request is answered no sooner than this after it arrives, so a transition stamped to the "
+                 "millisecond is placed between two answers (0ms for load tests)")
       ->capture_default_str();
   app.add_option("--record-size", o.record_capacity, "Requests the record keeps (older ones are dropped)")
       ->capture_default_str();
@@ -68,7 +73,7 @@ int main(int argc, char** argv) {
   }
   for (auto [flag, text, field] :
        {std::tuple{"--toggle-period", &toggle, &o.toggle_period}, std::tuple{"--hang-limit", &hang, &o.hang_limit},
-        std::tuple{"--slow-default", &slow, &o.slow_default}}) {
+        std::tuple{"--slow-default", &slow, &o.slow_default}, std::tuple{"--answer-floor", &floor, &o.answer_floor}}) {
     // The unit is required (docs/FLAKY_SERVER.md): "5" could be seconds or milliseconds.
     if (!text->empty() && std::isdigit(static_cast<unsigned char>(text->back())) != 0)
       return fail(std::string(flag) + ": '" + *text + "' has no unit: give us, ms, s, m or h");

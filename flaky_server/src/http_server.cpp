@@ -390,7 +390,9 @@ struct HttpServer::Loop {
     const std::int64_t t0 = arrival.t_us;
     if (options().observer) options().observer(arrival.seq, req.path, Outcome::Pending);
     Reply reply = serve_endpoint(req, options(), Moment{t0, arrival.count_answer});
-    if (reply.wait) {
+    if (req.path != path::kCount && reply.outcome == Outcome::Answered)
+      reply.wait = std::max(reply.wait.value_or(0us), options().answer_floor);
+    if (reply.wait && *reply.wait > 0us) {
       c.phase = Conn::Phase::Waiting;
       set_deadline(c, *reply.wait);
       c.pending = Conn::Pending{req, arrival, std::move(reply), t0};

@@ -27,6 +27,7 @@ Result<void> validate(const ServerOptions& o) {
   if (o.toggle_period <= 0s) return Error{"--toggle-period: must be > 0"};
   if (o.slow_default < 0s) return Error{"--slow-default: must be >= 0"};
   if (o.hang_limit <= 0s) return Error{"--hang-limit: must be > 0"};
+  if (o.answer_floor < 0s || o.answer_floor > 1s) return Error{"--answer-floor: must be between 0 and 1s"};
   // A day at most: a time point plus 2600000h overflows the clock's nanoseconds, and /slow then
   // answered at once.
   for (const auto& [flag, d] : {std::pair{"--toggle-period", o.toggle_period},

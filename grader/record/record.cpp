@@ -320,7 +320,12 @@ LabRun analyse(const Record& record, const LabSpec& spec) {
     }
   }
   if (run.last_500) {
-    const RecordEntry& opened = *run.lab[*run.last_500];
+    // The wait is measured from where the rules open the breaker (the burst's failure that
+    // reaches the rate, or its last if it has fewer): calls that leaked through OPEN after it are
+    // step 4's to charge, and do not restart the cool-down.
+    const std::size_t rule_trip =
+        std::min<std::size_t>(static_cast<std::size_t>(std::max(spec.trip_at, 1)), run.burst.size());
+    const RecordEntry& opened = run.burst.empty() ? *run.lab[*run.last_500] : *run.burst[rule_trip - 1];
     const std::size_t next = *run.last_500 + 1;
     if (next < run.lab.size() && (!first_bad || next < *first_bad)) {
       run.gap_after_open_ms = run.lab[next]->t_ms - (opened.t_ms + opened.duration_ms.value_or(0.0));

@@ -81,6 +81,26 @@ TEST_CASE("flaky server: the lab endpoints answer as the lab expects") {
   }
 }
 
+// A program stamps a transition after one answer and before its next request; with every lab
+// answer at least a millisecond after its request arrived, a stamp to the millisecond cannot also
+// hold the next answer, and the grader always knows which answer a transition followed.
+TEST_CASE("flaky server: a lab request is answered no sooner than the answer floor after it arrived") {
+  TestServer s;
+  auto c = s.client();  // one kept connection: back to back, as fast as a client can ask
+  for (const char* path : {"/fast", "/always500", "/bad", "/status/201", "/fast", "/count", "/nope"})
+    CHECK(status_of(c, path) > 0);
+  const json record = s.record();
+  REQUIRE(record["entries"].size() == 7);
+  for (const auto& e : record["entries"]) {
+    CAPTURE(e.dump());
+    if (e["path"] == "/count") continue;  // not a lab answer: nothing is placed by it
+    CHECK(e["duration_ms"].get<double>() >= 1.0);
+  }
+  ServerOptions o;
+  o.answer_floor = -1us;
+  CHECK(validate(o).error().message == "--answer-floor: must be between 0 and 1s");
+}
+
 TEST_CASE("flaky server: HEAD works wherever GET does - with no body") {
   TestServer s;
   auto c = s.client();

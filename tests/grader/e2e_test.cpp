@@ -66,6 +66,48 @@ TEST_CASE("cb-grade --run: files written without calling the server fail") {
   }
 }
 
+// Two breakers whose verdicts once came by luck: their calls are quick enough to put the next
+// answer inside a transition's millisecond stamp, where the grader cannot tell which answer the
+// transition followed. The server answers no lab request within a millisecond of its arrival, so
+// a millisecond stamp always decides, on an idle machine or a busy one.
+std::map<std::string, std::string> failed_checks(const std::string& report) {
+  std::map<std::string, std::string> out;
+  const json parsed = json::parse(report);
+  for (const auto& s : parsed["steps"])
+    for (const auto& c : s["checks"])
+      if (c["status"] == "fail") out[c["id"].get<std::string>()] = c.value("message", "");
+  return out;
+}
+
+TEST_CASE("cb-grade --run: a breaker that closes after one trial fails step 6, its trials quick and its stamps in ms") {
+  TempDir out;
+  const Ran r = grade_run(out, "python3 " + kStudent + " one-trial");
+  INFO(r.out);
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  const auto failed = failed_checks(r.out);
+  CHECK(failed.size() == 1);
+  CHECK(failed.count("s6.closed_after_trials") == 1);
+  CHECK(r.out.find("benefit of the doubt") == std::string::npos);
+}
+
+TEST_CASE("cb-grade --run: a breaker that lets calls through while OPEN is charged at step 4 alone") {
+  // It opens on the 3rd /always500, lets the next four calls through (two of step 3, two of step
+  // 4), and waits its cool-down from its own trip: step 3's stamp is not read as a late trip, and
+  // the calls it let through do not restart the cool-down step 5 measures.
+  TempDir out;
+  const Ran r = grade_run(out, "python3 " + kStudent + " open-calls");
+  INFO(r.out);
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  const auto failed = failed_checks(r.out);
+  for (const auto& [id, message] : failed) {
+    CAPTURE(message);
+    CHECK(id.rfind("s4.", 0) == 0);
+  }
+  CHECK(failed.count("s4.none_reached") == 1);
+}
+
 TEST_CASE("cb-grade --run: claiming before==after while calling through OPEN fails step 4") {
   TempDir out;
   const Ran r = grade_run(out, "python3 " + kStudent + " leak");

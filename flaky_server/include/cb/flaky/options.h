@@ -26,6 +26,11 @@ struct ServerOptions {
   std::chrono::microseconds toggle_period = 4s;     // /toggle: healthy, then 500, in turns (the toggle scene)
   std::chrono::microseconds slow_default = 3500ms;  // /slow without ?ms=: past the lab's 3 s slow line
   std::chrono::microseconds hang_limit = 60s;       // /hang gives up on a forgotten client after this
+  // A lab request is answered no sooner than this after it arrived. A program stamps a transition
+  // after one answer and before its next request, so with a millisecond between a request's
+  // arrival and its answer, a stamp to the millisecond never holds the next answer too: the
+  // grader can always tell which answer a transition followed. 0 for load tests.
+  std::chrono::microseconds answer_floor = 1ms;
   std::size_t record_capacity = 10'000;             // entries the request record holds
   // Event loops, each on a thread of its own. A connection holds a file descriptor and a timer,
   // never a thread, so one loop serves any number of them; more loops only spread the work over

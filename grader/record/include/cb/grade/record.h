@@ -71,7 +71,7 @@ struct LabRun {
   std::size_t first_burst_500 = 0;          // burst.size()
   std::optional<std::size_t> trip;          // index in `lab` of the burst's last /always500
   std::optional<std::size_t> last_500;      // index in `lab` of the last /always500
-  std::optional<double> gap_after_open_ms;  // arrival of the next request after it, minus its end
+  std::optional<double> gap_after_open_ms;  // arrival of the next request after it, minus the end of the trip's
   std::vector<const RecordEntry*> trials;   // after the last /always500, before the first /bad
   std::size_t bad = 0;                      // /bad requests received
   std::size_t bad_answered_400 = 0;

@@ -100,6 +100,13 @@ struct Deadlines {
   [[nodiscard]] TimeCuts cuts() const { return {part.cut(), experiments.cut(), shrinking.cut()}; }
 };
 
+// A run alone that ran out of time before giving an answer the shared run did not give tells
+// nothing: a machine too busy to run it in time looks the same. The shared answers stand.
+bool inconclusive(const Replies& lone, const Replies& shared) {
+  return lone.timed_out && lone.answers.size() < shared.answers.size() &&
+         std::equal(lone.answers.begin(), lone.answers.end(), shared.answers.begin());
+}
+
 // How one part asks its program: the run, the run alone, what it reads of its settings.
 class Judge {
  public:
@@ -127,9 +134,11 @@ class Judge {
     if (p_.alone && (replies.shared || replies.open) && sample && !replies.timed_out && !times_.part.passed()) {
       Replies lone = p_.alone(trace);
       spent_ += 1;
-      if (lone.answers != replies.answers) return carried_over(index, trace, std::move(replies), std::move(lone));
-      if (wrong_shared) ++alone_agreed_;
-      replies = std::move(lone);  // the same answers, and the whole protocol, start to exit
+      if (!inconclusive(lone, replies)) {
+        if (lone.answers != replies.answers) return carried_over(index, trace, std::move(replies), std::move(lone));
+        if (wrong_shared) ++alone_agreed_;
+        replies = std::move(lone);  // the same answers, and the whole protocol, start to exit
+      }
     }
     const auto d = compare(trace, replies.answers);
     const bool wrong = d || !replies.problem.empty();

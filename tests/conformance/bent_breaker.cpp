@@ -5,7 +5,8 @@
 // for the end of the wait), window-never-slides, 4xx-failure, 4xx-success, 4xx-trial (a 4xx in
 // HALF_OPEN takes a trial slot), one-trial, settings-ignored, wait-ignored (the lab's 3000 ms
 // whatever the settings say), carries-state (a new settings line keeps the last trace's window
-// and state), hangs-in-half-open (once HALF_OPEN, never answers again). It answers many traces in one process
+// and state), hangs-in-half-open (once HALF_OPEN, never answers again), slow-after-first-start (a right
+// breaker whose every process but the first never answers in time). It answers many traces in one process
 // ("traces": "many"), or with --one-trace one, as a program written before that part of the protocol does. The
 // conformance tests run it through cb-grade --conformance as a real process.
 #include <cstdio>
@@ -112,6 +113,12 @@ int main(int argc, char** argv) {
     if (arg == "--mistake" && i + 1 < argc) mistake = argv[++i];
     if (arg == "--one-trace") one_trace = true;
   }
+  // slow-after-first-start: every process after the first (a trace run alone, to see whether an
+  // answer is the breaker's own) takes an hour to start, as one started on a machine too busy to
+  // run it in time would seem to.
+  if (mistake == "slow-after-first-start" && std::fopen(".started", "r") != nullptr)
+    std::this_thread::sleep_for(std::chrono::hours{1});
+  if (mistake == "slow-after-first-start") std::fclose(std::fopen(".started", "w"));
   std::string line;
   std::optional<Breaker> b;
   while (std::getline(std::cin, line)) {

@@ -41,6 +41,10 @@ Result<void, GradingFailure> run_lab(const Submission& s, const LabSpec& spec, s
     return program_failed(
         "a process the program started could not be stopped (it forks faster than it dies); not graded");
   CB_TRY_VOID(ran_throughout(began, "the lab run"));
+  if (ran->limit_hit == sandbox::LimitHit::OutsideMemory)
+    return grader_failed("the program was killed for memory by " +
+                         sandbox::describe(ran->containment.limits, ran->limit_hit, true) +
+                         ": the machine could not give the box what it may use");
   e.server = ran->server_url;
   e.run_output = ran->output_tail;
   e.program = program_run(*ran, s.timeout);

@@ -120,7 +120,8 @@ sandbox::LimitHit limit_that_ended(const RunOutcome& out, const sandbox::Sandbox
   if (box.cgroup() != nullptr && !out.timed_out) {
     const sandbox::CgroupCounts now = box.cgroup()->counts();
     if (now.oom_kills > before.oom_kills)
-      hit = sandbox::LimitHit::Memory;
+      hit = now.own_limit_reached > before.own_limit_reached ? sandbox::LimitHit::Memory
+                                                             : sandbox::LimitHit::OutsideMemory;
     else if (now.pids_refused > before.pids_refused && out.exit_code != 0 && hit == sandbox::LimitHit::None)
       hit = sandbox::LimitHit::Processes;
   }

@@ -283,11 +283,14 @@ CgroupCounts BoxCgroup::counts() const {
   CgroupCounts c;
   const std::string& mem = dirs_.front();
   if (version_ == 2) {
-    c.oom_kills = key_value(read_small(mem + "/memory.events"), "oom_kill");
+    const std::string events = read_small(mem + "/memory.events");
+    c.oom_kills = key_value(events, "oom_kill");
+    c.own_limit_reached = key_value(events, "oom");
     c.memory_peak = number_in(mem + "/memory.peak");
   } else {
     c.oom_kills = key_value(read_small(mem + "/memory.oom_control"), "oom_kill");
     c.memory_peak = number_in(mem + "/memory.max_usage_in_bytes");
+    c.own_limit_reached = number_in(mem + "/memory.failcnt");
   }
   if (version_ == 2 || dirs_.size() > 1) c.pids_refused = key_value(read_small(dirs_.back() + "/pids.events"), "max");
   return c;

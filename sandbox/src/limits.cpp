@@ -19,6 +19,7 @@ std::string_view to_string(LimitHit hit) noexcept {
     case LimitHit::Processes: return "processes";
     case LimitHit::OpenFiles: return "open_files";
     case LimitHit::BoxSize: return "box_size";
+    case LimitHit::OutsideMemory: return "outside_memory";
   }
   return "none";
 }
@@ -118,6 +119,10 @@ std::string describe(const Limits& limits, LimitHit hit, bool box_wide) {
     case LimitHit::BoxSize:
       return "the box's size limit (" + size_text(limits.box_bytes) + " and " + std::to_string(limits.box_files) +
              " files)";
+    case LimitHit::OutsideMemory:
+      return "a memory limit outside the box (the machine's, or a job's the grader runs in), while the box was within "
+             "its own " +
+             size_text(limits.memory_bytes);
   }
   return "";
 }

@@ -11,8 +11,12 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "process.h"
 #include "python_kit.h"
+#include "skip.h"
 #include "temp_dir.h"
 
 namespace cb::testing {
@@ -67,6 +71,44 @@ TEST_CASE("whose fault: a grader stopped in the middle of a batch grades its rig
         ++graded_again;
   }
   CHECK(graded_again >= 1);  // the one that was running, at least
+}
+
+// This process's folder in the cgroup v1 memory hierarchy, or empty where there is none.
+std::string own_memory_group_v1() {
+  std::ifstream in("/proc/self/cgroup");
+  for (std::string line; std::getline(in, line);) {
+    const auto at = line.find(":memory:");
+    if (at == std::string::npos) continue;
+    const std::string dir = "/sys/fs/cgroup/memory" + line.substr(at + 8);
+    return std::filesystem::exists(dir + "/memory.limit_in_bytes") ? dir : std::string();
+  }
+  return {};
+}
+
+// A batch job's memory limit (Slurm's --mem, a container's) around the grader: a program killed
+// by it while its box was within its own limit did nothing wrong. Five students once got 0 for
+// "the memory limit (2 GiB for the whole box)" when their compiler was killed so.
+TEST_CASE("whose fault: a program killed by a memory limit around the grader is not graded, and it is the grader's") {
+  if (skip_unless(::geteuid() == 0, "not root: the test puts the grader in a memory group of its own")) return;
+  const std::string own = own_memory_group_v1();
+  if (skip_unless(!own.empty(), "no cgroup v1 memory hierarchy here to set a job's limit in")) return;
+  TempDir dir;
+  const std::string outer = own + "/cb-test-job-" + std::to_string(::getpid());
+  REQUIRE(::mkdir(outer.c_str(), 0755) == 0);
+  std::ofstream(outer + "/memory.limit_in_bytes") << (192 << 20);
+  std::filesystem::create_directories(dir / "sub");
+  dir.write("sub/hog.py", "b = b'x' * (400 << 20)  # within the box's 2 GiB, beyond the job's 192 MiB\n");
+  const Ran r = run({"/bin/sh", "-c",
+                     "echo $$ > '" + outer + "/cgroup.procs' && exec \"$@\"", "sh", CB_GRADE_BIN, "--run",
+                     "python3 hog.py", "--submission", dir / "sub", "--dir", dir / "out", "--format", "json"});
+  ::rmdir((outer + "/cb-grade").c_str());
+  ::rmdir(outer.c_str());
+  INFO(r.out, r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("not graded: the program was killed for memory by a memory limit outside the box") !=
+        std::string::npos);
+  CHECK(r.err.find("(tried 3 times)") != std::string::npos);
+  CHECK(r.out.find("\"score\"") == std::string::npos);  // no grade at all
 }
 
 }  // namespace

@@ -38,7 +38,10 @@ struct Limits {
 // Which limit a program ran into, when the kernel says so (a signal only a limit sends, or a CPU
 // time at the limit), or when its own output says it (the kernel refuses memory, processes and
 // files without stopping the program, so a program that stops there says why itself).
-enum class LimitHit { None, Cpu, FileSize, Memory, Processes, OpenFiles, BoxSize };
+// OutsideMemory: the kernel killed a process of the box for memory while the box was within its
+// own limit: a limit around the grader (a batch job's, a container's) or the machine's own ran out.
+// Not the program's doing, and never its grade.
+enum class LimitHit { None, Cpu, FileSize, Memory, Processes, OpenFiles, BoxSize, OutsideMemory };
 [[nodiscard]] std::string_view to_string(LimitHit hit) noexcept;  // "cpu", "file_size", ..., "box_size"
 
 // No limit: for programs built with a sanitizer, which reserve terabytes of address space for

@@ -124,7 +124,7 @@ Result<Evidence, GradingFailure> gather(Submission s, sandbox::Sandbox* sandbox)
     if (auto cleared = clear_lab_files(*s.copy_files_to, spec); !cleared)
       return program_failed(cleared.error().message);
   auto box = sandbox->box(s.folder, s.run ? s.files_path : std::string());
-  if (!box) return grader_failed(box.error().message);
+  if (!box) return box.error().submissions ? program_failed(box.error().message) : grader_failed(box.error().message);
   // What it handed in, looked at before any of its programs runs (a build in the box is its own).
   const std::optional<std::string> prebuilt =
       s.conformance ? prebuilt_in((*box)->copy_root(), s.prebuilt) : std::nullopt;

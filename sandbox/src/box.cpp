@@ -185,10 +185,12 @@ Result<std::string> real_dir(const std::string& path, const char* what) {
 
 }  // namespace
 
-Result<std::unique_ptr<Box>> Box::make(const BoxOptions& o) {
+Result<std::unique_ptr<Box>, BoxError> Box::make(const BoxOptions& o) {
+  const auto submissions = [](const Error& e) { return BoxError{e.message, true}; };
+  const auto machines = [](const Error& e) { return BoxError{e.message, false}; };
   std::unique_ptr<Box> box(new Box());
   auto submission = real_dir(o.submission.empty() ? "." : o.submission, "the submission");
-  if (!submission) return submission.error();
+  if (!submission) return submissions(submission.error());
   box->submission_ = *submission;
   if (!o.out_dir.empty()) {
     // Inside or not is told from the names alone: a link in the submission is the student's, and
@@ -201,7 +203,7 @@ Result<std::unique_ptr<Box>> Box::make(const BoxOptions& o) {
       box->out_dir_ = box->submission_ + (rel->empty() || box->submission_ == "/" ? "" : "/") + *rel;
     } else {
       auto out = real_dir(o.out_dir, "the output directory");
-      if (!out) return out.error();
+      if (!out) return submissions(out.error());
       box->out_dir_ = *out;
     }
   }
@@ -212,18 +214,18 @@ Result<std::unique_ptr<Box>> Box::make(const BoxOptions& o) {
     box->out_host_ = box->out_dir_;
     box->tmp_host_ = "/tmp";
     auto root = DirHandle::open(box->submission_);
-    if (!root) return root.error();
+    if (!root) return submissions(root.error());
     box->copy_root_ = std::move(root).value();
     if (!box->out_dir_.empty()) {
       auto out = box->out_inside_ ? box->copy_root_.below(box->out_rel_, true) : DirHandle::open(box->out_dir_);
-      if (!out) return out.error();
+      if (!out) return submissions(out.error());
       if (!box->out_inside_) box->out_root_ = std::move(out).value();
     }
     return box;
   }
   if (o.own_uid) {
     auto lease = UidLease::take(o.first_uid, o.uid_count);
-    if (!lease) return lease.error();
+    if (!lease) return machines(lease.error());
     box->lease_ = std::move(lease).value();
     box->uid_ = box->lease_->uid();
     box->gid_ = static_cast<gid_t>(box->lease_->uid());
@@ -243,7 +245,7 @@ Result<std::unique_ptr<Box>> Box::make(const BoxOptions& o) {
 
   sweep_left_boxes();
   auto place = make_place(box->gid_, o.box_bytes, o.box_files);
-  if (!place) return place.error();
+  if (!place) return machines(place.error());
   box->place_ = std::make_unique<BoxPlace>(std::move(place).value());
   box->base_ = box->place_->path;
   box->box_bytes_ = o.box_bytes;
@@ -251,18 +253,22 @@ Result<std::unique_ptr<Box>> Box::make(const BoxOptions& o) {
   live_boxes::add(box.get());
   box->copy_ = box->base_ + "/sub";
   box->tmp_host_ = box->base_ + "/tmp";
-  if (auto made = make_owned_dir(box->copy_, box->uid_, box->gid_, chown); !made) return made.error();
-  if (auto made = make_owned_dir(box->tmp_host_, box->uid_, box->gid_, chown); !made) return made.error();
+  if (auto made = make_owned_dir(box->copy_, box->uid_, box->gid_, chown); !made) return machines(made.error());
+  if (auto made = make_owned_dir(box->tmp_host_, box->uid_, box->gid_, chown); !made) return machines(made.error());
   {
     Fd src(::open(box->submission_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     Fd dst(::open(box->copy_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (src.fd < 0 || dst.fd < 0) return Error{why("copying " + box->submission_)};
+    if (src.fd < 0) return BoxError{why("copying " + box->submission_), true};
+    if (dst.fd < 0) return BoxError{why("copying " + box->submission_)};
     Copier copier(box->uid_, box->gid_, chown);
     if (auto copied = copier.tree(src.fd, dst.fd, box->submission_, 0); !copied) {
       if (errno == ENOSPC)
-        return Error{"the submission does not fit in its box (" + size_text(o.box_bytes) + " and " +
-                     std::to_string(o.box_files) + " files: --limit-box-size, --limit-box-files)"};
-      return copied.error();
+        return BoxError{"the submission does not fit in its box (" + size_text(o.box_bytes) + " and " +
+                            std::to_string(o.box_files) + " files: --limit-box-size, --limit-box-files)",
+                        true};
+      // What the copy refuses is in the folder (a name, a kind of file); the machine's own failures
+      // to copy (out of memory, an I/O error) are not.
+      return BoxError{copied.error().message, errno != ENOMEM && errno != EIO};
     }
     box->skipped_ = copier.skipped();
     // Held from before any program runs: what they left is read from here, whatever they did
@@ -272,13 +278,14 @@ Result<std::unique_ptr<Box>> Box::make(const BoxOptions& o) {
   }
   if (box->out_dir_.empty()) return box;
   if (box->out_inside_) {
-    if (auto made = make_owned_dirs(box->copy_, box->out_rel_, box->uid_, box->gid_, chown); !made) return made.error();
+    if (auto made = make_owned_dirs(box->copy_, box->out_rel_, box->uid_, box->gid_, chown); !made)
+      return submissions(made.error());
     box->out_host_ = box->copy_ + (box->out_rel_.empty() ? "" : "/" + box->out_rel_);
   } else {
     box->out_host_ = box->base_ + "/out";
-    if (auto made = make_owned_dir(box->out_host_, box->uid_, box->gid_, chown); !made) return made.error();
+    if (auto made = make_owned_dir(box->out_host_, box->uid_, box->gid_, chown); !made) return machines(made.error());
     auto out = DirHandle::open(box->out_host_);
-    if (!out) return out.error();
+    if (!out) return machines(out.error());
     box->out_root_ = std::move(out).value();
   }
   return box;

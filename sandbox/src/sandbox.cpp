@@ -71,9 +71,9 @@ Sandbox::Decision Sandbox::probe() {
   return d;
 }
 
-Result<std::unique_ptr<Box>> Sandbox::box(const std::string& submission, const std::string& out_dir) {
+Result<std::unique_ptr<Box>, BoxError> Sandbox::box(const std::string& submission, const std::string& out_dir) {
   auto decision = decide();
-  if (!decision) return decision.error();
+  if (!decision) return BoxError{decision.error().message};
   BoxOptions o;
   o.submission = submission;
   o.out_dir = out_dir;

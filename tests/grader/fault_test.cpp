@@ -73,6 +73,25 @@ TEST_CASE("whose fault: a grader stopped in the middle of a batch grades its rig
   CHECK(graded_again >= 1);  // the one that was running, at least
 }
 
+// A folder that is not there, or that does not fit in its box, is the submission's: said once,
+// never tried again as if the grader had failed (it was tried three times, "grading again").
+TEST_CASE("whose fault: a submission folder that cannot be boxed is said at once, not tried again") {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "big");
+  dir.write("big/blob", std::string(2 << 20, 'x'));
+  for (const auto& [folder, said] :
+       {std::pair{dir / "not-there", std::string(": the submission: No such file or directory")},
+        std::pair{dir / "big", std::string("the submission does not fit in its box (1 MiB")}}) {
+    const Ran r = run({CB_GRADE_BIN, "--run", "true", "--submission", folder, "--dir", dir / "out",
+                       "--limit-box-size", "1M"});
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(said) != std::string::npos);
+    CHECK(r.err.find("grading again") == std::string::npos);
+    CHECK(r.err.find("tried") == std::string::npos);
+  }
+}
+
 // This process's folder in the cgroup v1 memory hierarchy, or empty where there is none.
 std::string own_memory_group_v1() {
   std::ifstream in("/proc/self/cgroup");

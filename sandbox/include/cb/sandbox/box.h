@@ -58,9 +58,17 @@ struct BoxOptions {
   std::uint64_t box_files = 20'000;
 };
 
+// Why no box was made, and whose doing that is: the folder handed in (not there, not a folder, too
+// big for its box, not copyable as it is) or the machine (no place, no uid, no group to make it).
+// A caller that tries again decides by `submissions`, never by the message.
+struct BoxError {
+  std::string message;
+  bool submissions = false;
+};
+
 class Box {
  public:
-  [[nodiscard]] static Result<std::unique_ptr<Box>> make(const BoxOptions& options);
+  [[nodiscard]] static Result<std::unique_ptr<Box>, BoxError> make(const BoxOptions& options);
   ~Box();
   Box(const Box&) = delete;
   Box& operator=(const Box&) = delete;

@@ -29,7 +29,7 @@ class Sandbox {
   // A box for one submission: `out_dir` is where its programs are told to write (empty: they
   // write nothing the grader reads). Errors: the copy (too large, unreadable), no uid free, or
   // under `strict`, no full sandbox.
-  [[nodiscard]] Result<std::unique_ptr<Box>> box(const std::string& submission, const std::string& out_dir);
+  [[nodiscard]] Result<std::unique_ptr<Box>, BoxError> box(const std::string& submission, const std::string& out_dir);
 
   // What every program of this sandbox runs in (the probe's decision, made once). Errors: under
   // `strict`, no full sandbox.

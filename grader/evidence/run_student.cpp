@@ -10,6 +10,7 @@
 #include <functional>
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <cerrno>
 #include <cstring>
 
@@ -31,6 +32,9 @@ using Clock = std::chrono::steady_clock;
 // How often a box without a tmpfs of its size is counted while its program runs: a program that
 // writes 1 GB/s is past the limit by at most this much writing when it is stopped.
 constexpr std::chrono::milliseconds kBoxCountEvery{100};
+// At the time limit a program is asked for its threads' stacks (SIGQUIT: a JVM and a Go program
+// print them) and killed this long after: one that printed nothing still says where it was.
+constexpr std::chrono::milliseconds kStacksGrace{1000};
 
 // Connections a graded program may hold open to its server at once.
 constexpr int kMaxProgramConnections = 256;
@@ -276,10 +280,19 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
     ::kill(-pid, SIGKILL);
     ::kill(pid, SIGKILL);  // in a namespace, its process 1: the kernel ends all the rest
   };
+  std::optional<Clock::time_point> kill_at;  // asked for its stacks; killed then
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left <= 0 && !out.timed_out && !box_over) {
       out.timed_out = true;
+      ::kill(-pid, SIGQUIT);
+      kill_at = Clock::now() + kStacksGrace;
+    }
+    if (kill_at && Clock::now() >= *kill_at) {
+      kill_at.reset();
+      // Its first process may have ended of the SIGQUIT: its group's number is then no longer
+      // ours to signal, and end_child stops what is left.
+      if (child->reaped) break;
       stop();
     }
     if (count_box && !box_over && !out.timed_out && Clock::now() >= next_count) {
@@ -297,7 +310,8 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
       if (n > 0) tail.add(buf, static_cast<std::size_t>(n));
       if (n == 0) open_pipe = false;
     }
-    if (sandbox::reap_if_exited(*child)) break;
+    // Within the grace, what the rest of it prints is read to the end (or to the kill).
+    if (sandbox::reap_if_exited(*child) && !(kill_at && open_pipe)) break;
   }
   const int status = child->status;
   out.survivors = !sandbox::end_child(*child);

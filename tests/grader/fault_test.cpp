@@ -92,6 +92,26 @@ TEST_CASE("whose fault: a submission folder that cannot be boxed is said at once
   }
 }
 
+// A Java program that printed nothing and was killed at the time limit left no word of why (0/8,
+// and nobody could say where it hung). Asked for its stacks first, it says where it was.
+TEST_CASE("whose fault: a program killed at the time limit is asked for its stacks first, and a JVM gives them") {
+  if (skip_unless(std::filesystem::exists("/usr/bin/java"), "no java here")) return;
+  TempDir dir;
+  std::filesystem::create_directories(dir / "sub");
+  dir.write("sub/Hang.java",
+            "class Hang {\n  public static void main(String[] a) throws Exception {\n    waitForever();\n  }\n"
+            "  static void waitForever() throws Exception { Thread.sleep(600_000); }\n}\n");
+  const Ran r = run({CB_GRADE_BIN, "--run", "java Hang.java", "--submission", dir / "sub", "--dir", dir / "out",
+                     "--timeout", "8s", "--format", "json"});
+  INFO(r.out, r.err);
+  REQUIRE(r.exit_code == 1);
+  const json report = json::parse(r.out);
+  CHECK(report["program"]["timed_out"] == true);
+  const std::string said = report.value("run_output", "");
+  CHECK(said.find("Full thread dump") != std::string::npos);
+  CHECK(said.find("at Hang.waitForever(Hang.java:5)") != std::string::npos);
+}
+
 // This process's folder in the cgroup v1 memory hierarchy, or empty where there is none.
 std::string own_memory_group_v1() {
   std::ifstream in("/proc/self/cgroup");

@@ -23,10 +23,12 @@ inline std::string shown(const nlohmann::json& v) {
 
 // "Your program ran for 3.12 s and exited with 0."
 inline std::string program_line(const ProgramRun& p) {
-  char buf[160];
+  char buf[320];
   if (p.timed_out)
     std::snprintf(buf, sizeof buf,
-                  "Your program ran for %.2f s and was killed at the time limit (%g s); it is graded as far as it got.",
+                  "Your program ran for %.2f s and was killed at the time limit (%g s), a second after it was asked "
+                  "for its threads' stacks (SIGQUIT: a JVM or a Go program prints them in its output); it is graded "
+                  "as far as it got.",
                   p.seconds, p.limit_seconds);
   else
     std::snprintf(buf, sizeof buf, "Your program ran for %.2f s and exited with %d.", p.seconds, p.exit_code);

@@ -162,13 +162,18 @@ Answer get(const std::string& path) {
   return answer;
 }
 
-// The server's own count of the lab's requests (GET count_path), or -1.
+// The server's own count of the lab's requests (GET count_path). Without it there is nothing to
+// measure step 4 by: the lab stops, saying why.
 long long count(const Lab& lab) {
   const Answer a = get(lab.count_path);
   const auto key = a.body.find("\"count\"");
-  if (a.status != 200 || key == std::string::npos) return -1;
-  const auto colon = a.body.find(':', key);
-  return colon == std::string::npos ? -1 : std::atoll(a.body.c_str() + colon + 1);
+  const auto colon = key == std::string::npos ? std::string::npos : a.body.find(':', key);
+  if (a.status != 200 || colon == std::string::npos) {
+    std::cerr << "lab: the server at " << g_host << ":" << g_port << " did not answer " << lab.count_path
+              << ": start it (flaky-server), or set CB_SERVER to where it runs" << std::endl;
+    std::exit(1);
+  }
+  return std::atoll(a.body.c_str() + colon + 1);
 }
 
 // Whole or not at all: a temporary file renamed over the old one.

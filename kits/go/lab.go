@@ -94,14 +94,16 @@ func (l *lab) get(path string) (int, []byte) {
 	return r.StatusCode, body
 }
 
-// count is the server's own count of the lab's requests (GET count_path), or "None".
+// count is the server's own count of the lab's requests (GET count_path). Without it there is
+// nothing to measure step 4 by: the lab stops, saying why.
 func (l *lab) count() string {
 	status, body := l.get(l.CountPath)
 	var c struct {
 		Count *int `json:"count"`
 	}
 	if status != 200 || json.Unmarshal(body, &c) != nil || c.Count == nil {
-		return "None"
+		fmt.Fprintf(os.Stderr, "lab: the server at %s did not answer %s: start it (flaky-server), or set CB_SERVER to where it runs\n", l.server, l.CountPath)
+		os.Exit(1)
 	}
 	return strconv.Itoa(*c.Count)
 }

@@ -70,15 +70,20 @@ public final class Lab {
     }
   }
 
-  // The server's own count of the lab's requests (GET count_path), or null.
+  // The server's own count of the lab's requests (GET count_path). Without it there is nothing
+  // to measure step 4 by: the lab stops, saying why.
   private Integer serverCount() {
     HttpResponse<String> r = get(path("count_path"));
-    if (r == null || r.statusCode() != 200) return null;
     try {
-      return (int) Json.number(Json.object(Json.parse(r.body()), "/count"), "count");
+      if (r != null && r.statusCode() == 200)
+        return (int) Json.number(Json.object(Json.parse(r.body()), "/count"), "count");
     } catch (IllegalArgumentException e) {
-      return null;
+      // said below
     }
+    System.err.println("Lab.java: the server at " + server + " did not answer " + path("count_path")
+        + ": start it (flaky-server), or set CB_SERVER to where it runs");
+    System.exit(1);
+    return null;
   }
 
   // Whole or not at all: a temporary file renamed over the old one.

@@ -57,10 +57,17 @@ function get(urlPath) {
   });
 }
 
-// The server's own count of the lab's requests (GET COUNT), or null.
+// The server's own count of the lab's requests (GET COUNT). Without it there is nothing to
+// measure step 4 by: the lab stops, saying why.
 async function count() {
   const { status, body } = await get(COUNT);
-  try { return status === 200 ? Number.parseInt(JSON.parse(body).count, 10) : null; } catch { return null; }
+  let n = null;
+  try { n = status === 200 ? Number.parseInt(JSON.parse(body).count, 10) : null; } catch { n = null; }
+  if (n === null || Number.isNaN(n)) {
+    console.error(`lab.js: the server at ${SERVER.origin} did not answer ${COUNT}: start it (flaky-server), or set CB_SERVER to where it runs`);
+    process.exit(1);
+  }
+  return n;
 }
 
 // Whole or not at all: a temporary file renamed over the old one.

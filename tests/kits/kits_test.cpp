@@ -283,6 +283,29 @@ TEST_CASE("cb-lab init: every kit as shipped answers the conformance protocol, a
   }
 }
 
+// A kit run with no server wrote "before=None" (or null, or -1) into fastfail.txt and went on;
+// the student then read a contract error about their file. It stops at once and says why.
+TEST_CASE("cb-lab init: every kit with no server to call stops at step 1 and says where it looked") {
+  for (const Kit& kit : all_kits()) {
+    SUBCASE(kit.lang.c_str()) {
+      TempDir dir;
+      const std::string kit_dir = dir / "kit";
+      REQUIRE(run({kLab, "init", kit_dir, "--lang", kit.lang}).exit_code == 0);
+      if (std::filesystem::exists(kit_dir + "/build.sh"))
+        REQUIRE(run({"/bin/sh", "-c", "cd '" + kit_dir + "' && sh build.sh >/dev/null"}).exit_code == 0);
+      const Ran r = run({"/bin/sh", "-c", "cd '" + kit_dir + "' && exec sh run.sh"}, "",
+                        {"CB_SERVER=http://127.0.0.1:1", "CB_DIR=" + (dir / "out")});
+      INFO(r.out, r.err);
+      CHECK(r.exit_code == 1);
+      CHECK(r.err.find("did not answer /count: start it (flaky-server), or set CB_SERVER to where it runs") !=
+            std::string::npos);
+      CHECK(r.err.find("127.0.0.1:1") != std::string::npos);
+      CHECK_FALSE(std::filesystem::exists(dir / "out/fastfail.txt"));
+      CHECK_FALSE(std::filesystem::exists(dir / "out/state.json"));
+    }
+  }
+}
+
 TEST_CASE("cb-lab init: a directory that is not empty is refused unless --force") {
   TempDir dir;
   dir.write("notes.txt", "mine");

@@ -194,7 +194,9 @@ Result<std::shared_ptr<const grade::LabSpec>> student_spec(const std::string& st
                                                            const grade::LabSpec& base) {
   if (student.empty() && course_key.empty()) return std::shared_ptr<const grade::LabSpec>();
   if (student.empty()) return Error{"--course-key: goes with --student ID (whose numbers to derive)"};
-  if (course_key.empty()) return Error{"--student: goes with --course-key FILE (the course's secret)"};
+  if (course_key.empty())
+    return Error{
+        "--student: goes with --course-key FILE (the course's secret, which your instructor holds: they make a kit with your numbers for you)"};
   auto key = grade::read_course_key(course_key);
   if (!key) return Error{"--course-key: " + key.error().message};
   auto spec = grade::variant_spec(base, student, *key);

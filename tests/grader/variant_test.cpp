@@ -398,3 +398,44 @@ TEST_CASE(
 
 }  // namespace
 }  // namespace cb::testing
+
+namespace cb::testing {
+namespace {
+
+// HANDOUT.md told a student to run `cb-lab init DIR --student ID`, which cannot work: the course
+// key it needs is the instructor's. Every `cb-lab init` the handout shows runs as written, its
+// placeholders filled in, and a student who tries --student alone is told whose key it is.
+TEST_CASE("variant: every cb-lab init the handout shows runs as written") {
+  std::ifstream in(std::string(CB_SOURCE_DIR) + "/docs/HANDOUT.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string handout = text.str();
+  TempDir dir;
+  std::ofstream(dir / "course.key") << "0123456789abcdef0123456789abcdef0123456789ab\n";
+  const std::map<std::string, std::string> fill{
+      {"LANG", "python"}, {"ID", "ada@uni.edu"}, {"KEY", dir / "course.key"}};
+  int shown = 0;
+  for (std::size_t at = handout.find("`cb-lab init "); at != std::string::npos;
+       at = handout.find("`cb-lab init ", at + 1)) {
+    const std::string command = handout.substr(at + 1, handout.find('`', at + 1) - at - 1);
+    std::vector<std::string> argv{CB_LAB_BIN};
+    std::istringstream words(command.substr(std::string("cb-lab ").size()));
+    for (std::string w; words >> w;) {
+      if (w == "DIR" || w == "mylab") w = dir / ("kit" + std::to_string(shown));
+      if (const auto f = fill.find(w); f != fill.end()) w = f->second;
+      argv.push_back(w);
+    }
+    CAPTURE(command);
+    const Ran r = run(argv);
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    ++shown;
+  }
+  CHECK(shown >= 2);
+  const Ran alone = run({CB_LAB_BIN, "init", dir / "mine", "--lang", "python", "--student", "ada@uni.edu"});
+  CHECK(alone.exit_code == 2);
+  CHECK(alone.err.find("which your instructor holds") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace cb::testing

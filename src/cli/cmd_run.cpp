@@ -58,11 +58,16 @@ ExitCode run_command(const RunOptions& o) {
   if (!scenario) return fail(scenario.error().message);
   if (!o.lab.settings.empty() && (!o.student.empty() || !o.course_key.empty()))
     return fail("--settings: the course key decides a student's numbers; give one or the other");
-  if (!o.student.empty() || !o.course_key.empty() || !o.lab.settings.empty()) {
+  // In a kit's folder, with no numbers named, the kit's own, as cb-grade grades there.
+  const std::string settings = !o.lab.settings.empty() ? o.lab.settings
+                               : o.student.empty() && o.course_key.empty() && o.lab.scenario.empty()
+                                   ? kit_settings_here()
+                                   : std::string();
+  if (!o.student.empty() || !o.course_key.empty() || !settings.empty()) {
     if (!scenario->lab_spec)
       return fail(scenario_path + " is not the lab (it has no checks): there are no numbers to vary");
-    auto variant = o.lab.settings.empty() ? student_spec(o.student, o.course_key, *scenario->lab_spec)
-                                          : settings_spec(o.lab.settings, *scenario->lab_spec);
+    auto variant = settings.empty() ? student_spec(o.student, o.course_key, *scenario->lab_spec)
+                                    : settings_spec(settings, *scenario->lab_spec);
     if (!variant) return fail(variant.error().message);
     scenario = scenario_with(*variant, scenario_path);
     if (!scenario) return fail(scenario.error().message);

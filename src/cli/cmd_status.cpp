@@ -37,7 +37,10 @@ ExitCode status_command(const StatusOptions& o) {
     std::cout << "No lab has run in " << o.dir << " yet: `cb-lab run`, or `cb-lab step 1`.\n";
     return ExitCode::Failed;
   }
-  auto scenario = lab::load_scenario(session->scenario.empty() ? default_scenario_path() : session->scenario);
+  const std::string scenario_path = session->scenario.empty() ? default_scenario_path() : session->scenario;
+  auto scenario = lab::load_scenario(scenario_path);
+  // The breakers stand on the numbers the steps ran on (a student's own, from their kit).
+  if (scenario) scenario = scenario_on(std::move(scenario).value(), scenario_path, session->settings);
   if (!scenario) {
     std::cerr << "cb-lab status: " << scenario.error().message << '\n';
     return ExitCode::Usage;

@@ -52,17 +52,13 @@ ExitCode step_command(const StepOptions& o) {
                                                                  : default_scenario_path();
   auto scenario = lab::load_scenario(scenario_path);
   if (!scenario) return fail(scenario.error().message);
-  // The numbers step 1 ran on are the session's: a later step goes on with them.
-  const std::string settings_path =
-      !o.lab.settings.empty() ? std::filesystem::absolute(o.lab.settings).string() : session->settings;
-  if (!settings_path.empty()) {
-    if (!scenario->lab_spec)
-      return fail(scenario_path + " is not the lab (it has no checks): there are no numbers to vary");
-    auto spec = settings_spec(settings_path, *scenario->lab_spec);
-    if (!spec) return fail(spec.error().message);
-    scenario = scenario_with(*spec, scenario_path);
-    if (!scenario) return fail(scenario.error().message);
-  }
+  // The numbers step 1 ran on are the session's: a later step goes on with them. Step 1 in a
+  // kit's folder runs on the kit's numbers, as cb-grade grades there.
+  const std::string settings_path = !o.lab.settings.empty() ? std::filesystem::absolute(o.lab.settings).string()
+                                    : o.step == 1 && o.lab.scenario.empty() ? kit_settings_here()
+                                                                            : session->settings;
+  scenario = scenario_on(std::move(scenario).value(), scenario_path, settings_path);
+  if (!scenario) return fail(scenario.error().message);
   const int n = o.step;
   if (n > static_cast<int>(scenario->steps.size()))
     return fail("the scenario has " + std::to_string(scenario->steps.size()) + " steps");

@@ -218,4 +218,20 @@ Result<lab::Scenario> scenario_with(std::shared_ptr<const grade::LabSpec> spec, 
   return out;
 }
 
+Result<lab::Scenario> scenario_on(lab::Scenario scenario, const std::string& scenario_path,
+                                  const std::string& settings_path) {
+  if (settings_path.empty()) return scenario;
+  if (!scenario.lab_spec)
+    return Error{scenario_path + " is not the lab (it has no checks): there are no numbers to vary"};
+  auto spec = settings_spec(settings_path, *scenario.lab_spec);
+  if (!spec) return spec.error();
+  return scenario_with(*spec, scenario_path);
+}
+
+std::string kit_settings_here() {
+  std::error_code ec;
+  const auto here = std::filesystem::absolute("lab-settings.json", ec);
+  return !ec && std::filesystem::is_regular_file(here, ec) ? here.string() : std::string();
+}
+
 }  // namespace cb::cli

@@ -99,6 +99,12 @@ struct LabFacts {
                                                                           const grade::LabSpec& base);
 // The lab's scenario with the numbers of `spec` (a variant of its own lab spec), graded on them.
 [[nodiscard]] Result<lab::Scenario> scenario_with(std::shared_ptr<const grade::LabSpec> spec, const std::string& name);
+// `scenario` on the numbers of the lab-settings.json at `settings_path` (unchanged when empty).
+[[nodiscard]] Result<lab::Scenario> scenario_on(lab::Scenario scenario, const std::string& scenario_path,
+                                                const std::string& settings_path);
+// A kit's folder holds its student's numbers: run there with no --settings, the lab runs on
+// ./lab-settings.json (absolute), as cb-grade does; elsewhere "".
+[[nodiscard]] std::string kit_settings_here();
 
 // SIGINT sets the flag (and a second one exits at once); the runner stops between calls.
 const std::atomic<bool>& install_interrupt_flag();

@@ -107,6 +107,28 @@ TEST_CASE("cb-lab run and step --settings: the lab on a student's own numbers, g
   }
 }
 
+// In a student's kit folder, with no --settings, cb-lab stood on the handout's numbers while
+// cb-grade, run in the same folder, graded on the kit's; and status printed the handout's minimum.
+TEST_CASE("cb-lab step and status in a kit's folder: the kit's numbers, with no --settings") {
+  TempDir kit;
+  kit.write("lab-settings.json", R"({"window_size": 8, "minimum_calls": 4, "failure_rate_percent": 40,
+                                     "wait_in_open_ms": 3500, "permitted_in_half_open": 2})");
+  const std::string own = "the numbers of lab-settings.json (window 8, minimum 4, 40%, 3.5 s, 2 trials)";
+  Flaky f;
+  for (int n = 1; n <= 2; ++n) {
+    CAPTURE(n);
+    const Ran step = run({"/bin/sh", "-c", "cd '" + kit.path() + "' && exec \"$@\"", "sh", kLab, "step",
+                          std::to_string(n), "--server", f.url});
+    INFO(step.out, step.err);
+    CHECK(step.exit_code == 0);
+    CHECK(step.out.find("on " + own) != std::string::npos);
+  }
+  const Ran status = run({"/bin/sh", "-c", "cd '" + kit.path() + "' && exec \"$@\"", "sh", kLab, "status"});
+  INFO(status.out);
+  CHECK(status.out.find("under the minimum of 4 calls") != std::string::npos);
+  CHECK(json::parse(slurp(kit / "cb/state.json"))["window_size"] == 8);
+}
+
 TEST_CASE("cb-lab step: a step graded on contaminated evidence is not graded - exit 2, not 0") {
   Flaky f;
   TempDir out;

@@ -159,7 +159,8 @@ Report grade(const Evidence& e, const GradeOptions& options) {
   const LabSpec& spec = options.spec ? *options.spec : lab_spec();
   Prerequisites pre;
   Inputs in{spec, pre, record, std::nullopt, e.probe, {}, {}, {}, {}, std::nullopt, std::nullopt, {}};
-  if (record) in.run = analyse(*record, spec);
+  // A server the grader did not start may hold requests from before the run (a curl by hand).
+  if (record) in.run = analyse(*record, spec, !e.expected_epoch.has_value());
   std::int64_t newest = 0;
   in.state = read_file<StateFile>(dir, spec.files.state, parse_state_file, newest);
   in.ignore = read_file<StateFile>(dir, spec.files.ignore, parse_state_file, newest);
@@ -197,6 +198,11 @@ Report grade(const Evidence& e, const GradeOptions& options) {
   }
   report.evidence.private_server = e.record_private;
   report.evidence.foreign_connections = e.foreign_connections;
+  if (in.run && in.run->before_run > 0)
+    report.notes.push_back(std::to_string(in.run->before_run) +
+                           " request(s) reached the server before this run began (before the /count of its step 1, "
+                           "after a pause of a second or more): someone else's, or tries by hand, and not graded as "
+                           "the program's");
   if (e.foreign_connections > 0)
     report.notes.push_back(std::to_string(e.foreign_connections) +
                            " connection(s) from other programs on this machine reached the server and were refused: "

@@ -255,10 +255,44 @@ enum class Phase { Start, Fast, Burst, Trials, Bad };
 
 }  // namespace
 
-LabRun analyse(const Record& record, const LabSpec& spec) {
+namespace {
+
+// Where the lab's run begins in a kept server's record: at the /count of its step 1, the first
+// /count after the last pause of a second or more before the first /always500. A program's run
+// makes no such pause before its trip; a person trying the server by hand, or an earlier try,
+// comes before one. 0 when nothing lab-like comes before that /count.
+std::size_t run_start(const Record& record, const LabSpec& spec) {
+  const auto& es = record.entries;
+  std::size_t first_500 = es.size();
+  for (std::size_t i = 0; i < es.size(); ++i)
+    if (es[i].counted && es[i].path == spec.script.fail_path) {
+      first_500 = i;
+      break;
+    }
+  std::size_t pause = 0;
+  for (std::size_t i = 1; i < first_500; ++i)
+    if (es[i].t_ms - es[i - 1].t_ms >= 1000.0) pause = i;
+  for (std::size_t i = pause; i < first_500; ++i) {
+    if (es[i].path != flaky::path::kCount) continue;
+    const bool lab_before = std::any_of(es.begin(), es.begin() + static_cast<std::ptrdiff_t>(i),
+                                        [](const RecordEntry& e) { return e.counted; });
+    return lab_before ? i : 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
+LabRun analyse(const Record& record, const LabSpec& spec, bool kept) {
   LabRun run;
+  const std::size_t start = kept ? run_start(record, spec) : 0;
   // The server's own endpoints, whatever the lab sends: its count, and its record and reset.
-  for (const RecordEntry& e : record.entries) {
+  for (std::size_t i = 0; i < record.entries.size(); ++i) {
+    const RecordEntry& e = record.entries[i];
+    if (i < start) {
+      if (e.counted) ++run.before_run;
+      continue;
+    }
     if (e.path == flaky::path::kCount) {
       run.count_calls.push_back(&e);
     } else if (e.counted) {
@@ -270,7 +304,8 @@ LabRun analyse(const Record& record, const LabSpec& spec) {
   bool in_burst = false;
   bool burst_over = false;
   std::size_t lab_index = 0;
-  for (const RecordEntry& e : record.entries) {
+  for (std::size_t i = start; i < record.entries.size(); ++i) {
+    const RecordEntry& e = record.entries[i];
     if (burst_over) break;
     if (e.path == spec.script.fail_path && e.counted) {
       in_burst = true;

@@ -190,5 +190,56 @@ TEST_CASE("placement: a close the record cannot settle passes on the benefit of 
   CHECK(settled.steps[5].checks.back().message.empty());
 }
 
+// A record built by hand: each entry a path and its arrival, in milliseconds.
+Record record_of(const std::vector<std::pair<std::string, double>>& requests) {
+  Record r;
+  r.epoch = 1;
+  std::int64_t counted = 0;
+  for (const auto& [path, t] : requests) {
+    RecordEntry e;
+    e.seq = r.entries.size() + 1;
+    e.t_ms = t;
+    e.wall_us = static_cast<std::int64_t>(t * 1000);
+    e.method = "GET";
+    e.path = path;
+    e.outcome = "answered";
+    e.counted = path != "/count";
+    e.status = path == "/fast" ? 200 : path == "/always500" ? 500 : 200;
+    e.duration_ms = 1.0;
+    if (path == "/count") e.count = counted;
+    counted += e.counted ? 1 : 0;
+    r.entries.push_back(e);
+  }
+  r.count = static_cast<std::uint64_t>(counted);
+  return r;
+}
+
+// On a server someone kept running, two /fast tried by hand came before the program's run: they
+// were charged to it ("5 /fast answered 200 reached the server before the first /always500,
+// expected 3"). The run begins at its step 1's /count after the pause; on the grader's own fresh
+// server every request is the program's.
+TEST_CASE("placement: requests a kept server saw before the run's first /count, after a pause, are not the run's") {
+  std::vector<std::pair<std::string, double>> reqs{{"/fast", 0}, {"/fast", 400}, {"/count", 5000}};
+  for (int i = 0; i < 3; ++i) reqs.emplace_back("/fast", 5001 + i);
+  for (int i = 0; i < 5; ++i) reqs.emplace_back("/always500", 5010 + i);
+  reqs.emplace_back("/count", 5020);
+  const Record r = record_of(reqs);
+  const LabRun kept = analyse(r, lab_spec(), true);
+  CHECK(kept.before_run == 2);
+  CHECK(kept.fast_before_first_500 == 3);
+  CHECK(kept.lab.size() == 8);
+  CHECK(kept.count_calls.size() == 2);
+  CHECK(*kept.trip + kept.before_run + 1 == 10);  // what step 4's "before" reads: the /count's answer
+  const LabRun fresh = analyse(r, lab_spec(), false);
+  CHECK(fresh.before_run == 0);
+  CHECK(fresh.fast_before_first_500 == 5);
+  // A program that asks /count between its own calls, with no pause: all of it is the run.
+  const Record own = record_of({{"/count", 0}, {"/fast", 1}, {"/count", 2}, {"/fast", 3}, {"/count", 4}, {"/fast", 5},
+                                {"/always500", 6}});
+  const LabRun all = analyse(own, lab_spec(), true);
+  CHECK(all.before_run == 0);
+  CHECK(all.fast_before_first_500 == 3);
+}
+
 }  // namespace
 }  // namespace cb::grade

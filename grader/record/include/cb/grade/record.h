@@ -80,6 +80,9 @@ struct LabRun {
   // request arrived at all.
   std::size_t runs = 0;
   std::optional<std::uint64_t> second_run_seq;  // the seq where the second run began
+  // On a server someone kept running: lab requests before the run began (before the /count of
+  // its step 1, after a pause of a second or more), left out of all of the above.
+  std::size_t before_run = 0;
 };
 
 // When `e` was answered, on the server's wall clock (arrival plus duration).
@@ -90,6 +93,8 @@ struct LabRun {
 [[nodiscard]] std::string record_defect(const Record& record);
 
 // The record read as the lab's script (`spec`'s paths): which request belongs to which step.
-[[nodiscard]] LabRun analyse(const Record& record, const LabSpec& spec = lab_spec());
+// `kept`: the record of a server that was running before the program (not the grader's fresh
+// one), whose first requests may be someone else's.
+[[nodiscard]] LabRun analyse(const Record& record, const LabSpec& spec = lab_spec(), bool kept = false);
 
 }  // namespace cb::grade

@@ -93,6 +93,34 @@ std::string never_called(const Evidence& e, const Report& report) {
   return said;
 }
 
+// The step the lab run was in when the program's last request reached the server.
+int step_reached(const LabRun& run) {
+  if (run.lab.empty()) return 1;
+  if (run.bad > 0) return 7;
+  if (!run.trials.empty()) return run.trials.size() > 1 ? 6 : 5;
+  if (run.burst.empty()) return 2;
+  for (const RecordEntry* c : run.count_calls)
+    if (c->seq > run.burst.back()->seq) return 4;
+  return 3;
+}
+
+// A program that ended with an error mid-run cost itself every check it failed from there on:
+// each says so, in the program's own words, beside its own message (a step 6 check said only
+// "must make at least 4 calls while HALF_OPEN", the traceback was in the output's tail).
+void name_the_crash(Report& report, const Evidence& e, const LabSpec& spec) {
+  if (!e.program || e.program->timed_out || e.program->exit_code == 0 || !e.record) return;
+  const std::string words = program_words(e.run_output);
+  const int from = step_reached(analyse(*e.record, spec, !e.expected_epoch.has_value()));
+  const std::string said = "your program ended with " + std::to_string(e.program->exit_code) +
+                           " (its last request to the server was in step " + std::to_string(from) + ")" +
+                           (words.empty() ? "" : ": " + words);
+  for (StepReport& s : report.steps) {
+    if (s.step < from) continue;
+    for (Check& c : s.checks)
+      if (c.status == Status::Fail) c.message += (c.message.empty() ? "" : " (") + said + (c.message.empty() ? "" : ")");
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -138,6 +166,8 @@ void apply_caps(Report& r, const Rubric& rubric) {
 Report judge(const Evidence& e, const GradeOptions& options) {
   Report report = e.files ? grade(e, options) : no_steps(options);
   if (e.files) report.headline = never_called(e, report);
+  if (e.files && report.headline.empty())
+    name_the_crash(report, e, options.spec ? *options.spec : lab_spec());
   report.run_output = e.run_output;
   report.program = e.program;
   report.sandbox = e.sandbox;

@@ -108,6 +108,25 @@ TEST_CASE("cb-grade --run: a breaker that lets calls through while OPEN is charg
   CHECK(failed.count("s4.none_reached") == 1);
 }
 
+// A program that crashed in step 6 was told only "must make at least 4 calls while HALF_OPEN":
+// each check the crash cost names it, in the program's own words, in every format.
+TEST_CASE("cb-grade --run: a crash mid-run is named beside every check it cost") {
+  TempDir out;
+  const Ran r = grade_run(out, "python3 " + kStudent + " crash");
+  INFO(r.out);
+  CHECK(r.exit_code == 1);
+  const auto failed = failed_checks(r.out);
+  CHECK_FALSE(failed.empty());
+  for (const auto& [id, message] : failed) {
+    CAPTURE(message);
+    CHECK(message.find("your program ended with 1 (its last request to the server was in step 5): good_breaker.py, "
+                       "line ") != std::string::npos);
+    CHECK(message.find("ZeroDivisionError: division by zero") != std::string::npos);
+  }
+  CHECK(failed.count("s6.state") == 1);
+  CHECK(verdicts(r.out).at(4) == "pass");  // what came before the crash stands
+}
+
 TEST_CASE("cb-grade --run: claiming before==after while calling through OPEN fails step 4") {
   TempDir out;
   const Ran r = grade_run(out, "python3 " + kStudent + " leak");

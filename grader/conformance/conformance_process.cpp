@@ -145,9 +145,11 @@ class Session {
   }
 
   // A new trace: what goes wrong in it goes to `out`, and it must be over within `limit`.
-  void begin(Replies& out, std::chrono::milliseconds limit) {
+  // `warm_up`: the part of `limit` given to a first trace, for a program that builds itself.
+  void begin(Replies& out, std::chrono::milliseconds limit, std::chrono::milliseconds warm_up = {}) {
     out_ = &out;
     limit_ = limit;
+    warm_up_ = warm_up;
     until_ = Clock::now() + limit;
     out.shared = traces_ > 0;
     ++traces_;
@@ -203,7 +205,7 @@ class Session {
       const Pumped p = pump();
       if (p == Pumped::Limit) {
         out_->timed_out = true;
-        return fail("gave no answer within " + limit() + ", the time limit of one trace"), std::nullopt;
+        return fail("gave no answer within " + limit_said()), std::nullopt;
       }
       if (p == Pumped::Exited) return fail("exited without answering" + ended()), std::nullopt;
     }
@@ -231,7 +233,7 @@ class Session {
       fail("printed more lines than there were calls");
     } else if (!child_.reaped) {
       out_->timed_out = true;
-      fail("did not exit within " + limit() + ", the time limit of one trace");
+      fail("did not exit within " + limit_said());
     } else if (child_.exit_code() != 0) {
       fail("exited with " + std::to_string(child_.exit_code()) + " at the end of its input");
     }
@@ -253,10 +255,17 @@ class Session {
     return false;
   }
 
-  std::string limit() const {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g s", std::chrono::duration<double>(limit_).count());
-    return buf;
+  // "5 s, the time limit of one trace"; a first trace's says what its time was for.
+  std::string limit_said() const {
+    const auto s = [](std::chrono::milliseconds d) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%g s", std::chrono::duration<double>(d).count());
+      return std::string(buf);
+    };
+    if (warm_up_.count() == 0) return s(limit_) + ", the time limit of one trace";
+    return s(limit_) + ", the time limit of a first trace (" + s(limit_ - warm_up_) + ", and " + s(warm_up_) +
+           " more for a program that builds itself as it starts: one that builds longer should be built before it "
+           "is run, or given more with --warm-up)";
   }
 
   // ", exited with 1", once the program is known to have exited; a little grace for it to do so.
@@ -313,6 +322,7 @@ class Session {
   Launcher& launcher_;
   Replies* out_ = nullptr;
   std::chrono::milliseconds limit_{};
+  std::chrono::milliseconds warm_up_{};
   Clock::time_point until_;
   sandbox::Child child_;
   int io_ = -1;
@@ -391,9 +401,8 @@ struct Pool {
     }
   }
 
-  std::chrono::milliseconds limit() const {
-    return warmed.load() ? options.trace_limit : options.trace_limit + options.warm_up;
-  }
+  std::chrono::milliseconds warm_up() const { return warmed.load() ? std::chrono::milliseconds{} : options.warm_up; }
+  std::chrono::milliseconds limit() const { return options.trace_limit + warm_up(); }
 
   std::unique_ptr<Session> take() {
     const std::lock_guard lock(mu);
@@ -414,7 +423,7 @@ struct Pool {
     Replies replies;
     const bool fresh = s == nullptr;
     if (fresh) s = std::make_unique<Session>(options, launcher);
-    s->begin(replies, limit());
+    s->begin(replies, limit(), warm_up());
     if (fresh) {
       ++started;
       if (!s->start()) {

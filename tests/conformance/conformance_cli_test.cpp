@@ -189,6 +189,16 @@ TEST_CASE("conformance: what a broken program did is said, never a grader crash"
           "within 0.3 s, the time limit of one trace");
     CHECK(c["rows"].empty());
   }
+  SUBCASE("a first trace that ran out of its warm-up says what its time was for") {
+    // A Java kit whose javac outlasted the first trace's time was told only "no answer within
+    // 25 s, the time limit of one trace", which it is not.
+    const json c =
+        conformance("sleep 30", {"--seed", "1", "--timeout", "300ms", "--warm-up", "200ms"}, 1)["conformance"];
+    CHECK(c["message"] ==
+          "your program did not answer the first call of the first trace: it gave no answer within 0.5 s, the time "
+          "limit of a first trace (0.3 s, and 0.2 s more for a program that builds itself as it starts: one that "
+          "builds longer should be built before it is run, or given more with --warm-up)");
+  }
   SUBCASE("the first traces get a warm-up allowance: a program that builds itself first is not failed for it") {
     // Four seconds of "building" before it answers, against a 3 s limit per trace: the traces
     // that start before the first has finished get the warm-up on top; later ones do not need it.

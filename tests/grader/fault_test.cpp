@@ -92,6 +92,23 @@ TEST_CASE("whose fault: a submission folder that cannot be boxed is said at once
   }
 }
 
+// What a program does inside its box stays its own: spinning on every core (a fork of busy
+// loops) must not look like the grader stalling, or a program could turn its own 0 into "not
+// graded, the grader's fault" and be graded again and again.
+TEST_CASE("whose fault: a program that spins every core in its box is graded, not taken for a grader's stall") {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "sub");
+  dir.write("sub/spin.sh", "i=0\nwhile [ $i -lt 60 ]; do (while :; do :; done) & i=$((i+1)); done\nsleep 4\nkill 0\n");
+  const Ran r = run({CB_GRADE_BIN, "--run", "sh spin.sh", "--submission", dir / "sub", "--dir", dir / "out",
+                     "--format", "json"});
+  INFO(r.err);
+  CHECK(r.exit_code == 1);  // graded: it never called the server
+  CHECK(r.err.find("stalled") == std::string::npos);
+  CHECK(r.err.find("grading again") == std::string::npos);
+  const json report = json::parse(r.out);
+  CHECK(report["score"] == 0);
+}
+
 // A Java program that printed nothing and was killed at the time limit left no word of why (0/8,
 // and nobody could say where it hung). Asked for its stacks first, it says where it was.
 TEST_CASE("whose fault: a program killed at the time limit is asked for its stacks first, and a JVM gives them") {

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "cb/fleet/redis_link.h"
 #include "cb/grade/queue.h"
@@ -357,6 +358,42 @@ TEST_CASE("queue: a folder that cannot be graded as handed in is the student's, 
   CHECK(queued.at("bob")["fault"] == "program");
   CHECK(queued.at("bob")["error"].get<std::string>().find("infrastructure") == std::string::npos);
   CHECK(queued.at("ann")["status"] == "graded");
+}
+
+// A worker stopped mid-grading (SIGSTOP: a laptop's lid, a paused VM) with no peer to take its
+// jobs: what its programs did then is not evidence. Its rows were the stalled gradings' 5/8; the
+// stall is the grader's failure, so the job goes back and is graded again, to full marks.
+TEST_CASE("queue: a worker stopped mid-grading with no peer grades its right programs again, to full marks") {
+  if (skip_unless(::geteuid() == 0, "the worker gives each program a box of its own uid: needs root")) return;
+  QueueRun q;
+  python_kit(q.root + "/ann");
+  python_kit(q.root + "/bob");
+  REQUIRE(run(q.graded(q.queue("push", {q.root}))).exit_code == 0);
+  auto w = q.worker("w1");
+  // Stopped a second into a lab run, for ten: past the cool-down's end and the calls' timeouts.
+  bool started = false;
+  for (int i = 0; i < 6000 && !started; ++i) {
+    for (const auto& [pid, cmd] : process_command_lines())
+      if (cmd.find("python3") != std::string::npos && cmd.find("lab.py") != std::string::npos) started = true;
+    if (!started) std::this_thread::sleep_for(std::chrono::milliseconds{10});
+  }
+  REQUIRE(started);
+  std::this_thread::sleep_for(std::chrono::seconds{1});
+  w->signal(SIGSTOP);
+  std::this_thread::sleep_for(std::chrono::seconds{10});
+  w->signal(SIGCONT);
+  REQUIRE(w->wait(std::chrono::seconds{240}).value_or(-1) == 0);
+  const Ran collected = run(q.queue("collect", {"--reports", q.dir / "queued", "-o", q.dir / "queued.json"}));
+  INFO(collected.err);
+  REQUIRE(collected.exit_code == 0);
+  const auto queued = book(q.dir / "queued.json");
+  REQUIRE(queued.size() == 2);
+  for (const auto& entry : queued) {
+    const json& row = entry.second;
+    INFO(row.dump());
+    CHECK(row["status"] == "graded");
+    CHECK(row["score"] == row["max_score"]);
+  }
 }
 
 // The queue's rules one call at a time, against a real Redis (no worker, no clock: idleness is

@@ -67,7 +67,9 @@ std::string gradebook_csv(const std::vector<BatchRow>& rows) {
       ",conformance,conformance_rule,conformance_seed,exit_code,seconds,timed_out,sandbox,grader_version,lab_spec,"
       "evidence_sha256";
   if (regrade) out += ",change,changes";
-  out += ",error\n";
+  // Whose fault a row that is not a grade is (fault.h): the grader's is graded again, never the
+  // student's.
+  out += ",fault,error\n";
   for (const BatchRow& row : rows) {
     const Report* r = row.report ? &*row.report : nullptr;
     out += csv_cell(row.submission);
@@ -108,7 +110,8 @@ std::string gradebook_csv(const std::vector<BatchRow>& rows) {
               : row.changes.empty()  ? ""
                                      : "rescaled") +
              "," + csv_cell(row.changes);
-    out += "," + csv_cell(row.error) + "\n";
+    out += std::string(",") + (row.fault == Fault::None ? "" : std::string(to_string(row.fault))) + "," +
+           csv_cell(row.error) + "\n";
   }
   return out;
 }

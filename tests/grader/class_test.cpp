@@ -181,7 +181,7 @@ TEST_CASE("cb-grade --regrade: a new rubric over the kept evidence, nothing run,
     CHECK(after.at("bob")["conformance"]["rule"] == "trip_at_threshold");
     // The student's report says the new grade.
     CHECK(json::parse(std::ifstream(out / "reports/alice/report.json"))["max_score"] == 13);
-    CHECK(slurp(out / "new.csv").find(",change,changes,error\n") != std::string::npos);
+    CHECK(slurp(out / "new.csv").find(",change,changes,fault,error\n") != std::string::npos);
     CHECK(slurp(out / "new.csv").find(",rescaled,score 9/9 -> 13/13,") != std::string::npos);
   }
   SUBCASE("a verdict that changed is named, apart from the points that only moved") {

@@ -274,7 +274,7 @@ std::string everyone_section(const std::vector<BatchRow>& rows) {
 
 std::string class_page_html(const ClassPage& page) {
   const std::vector<BatchRow>& rows = page.rows;
-  std::size_t graded = 0, passed = 0, empty = 0, not_graded = 0, errors = 0;
+  std::size_t graded = 0, passed = 0, empty = 0, not_graded = 0, errors = 0, graders = 0;
   std::vector<double> scores;
   double max_score = 0;
   std::string grader, spec;
@@ -283,6 +283,7 @@ std::string class_page_html(const ClassPage& page) {
     empty += r.status == RowStatus::Empty ? 1U : 0U;
     errors += r.status == RowStatus::Error ? 1U : 0U;
     not_graded += r.status == RowStatus::NotGraded ? 1U : 0U;
+    graders += !r.report && r.fault == Fault::Grader ? 1U : 0U;
     max_score = std::max(max_score, r.report ? r.report->max_score : r.max_score);
     if (!r.report) continue;
     ++graded;
@@ -306,18 +307,31 @@ std::string class_page_html(const ClassPage& page) {
           std::to_string(passed) + "</b>full marks</div><div><b>" + html_number(mean, 1) + " / " + points(max_score) +
           "</b>mean score</div><div><b>" + points(median) + "</b>median</div>";
   if (empty > 0) body += "<div><b>" + std::to_string(empty) + "</b>empty</div>";
-  if (errors + not_graded > 0) body += "<div><b>" + std::to_string(errors + not_graded) + "</b>not graded</div>";
+  // The grader's own failures apart: nothing the students did, and --resume grades them.
+  if (errors + not_graded > graders)
+    body += "<div><b>" + std::to_string(errors + not_graded - graders) + "</b>not graded</div>";
+  if (graders > 0) body += "<div><b>" + std::to_string(graders) + "</b>the grader failed</div>";
   body += "</div>";
 
   body += scores_section(scores, max_score);
   body += steps_section(rows);
   body += failures_section(rows, graded);
   // What could not be graded, and why.
-  if (empty + errors + not_graded > 0) {
+  if (empty + errors + not_graded > graders) {
     body += "<h2>Not graded</h2><ul>";
     for (const BatchRow& r : rows)
-      if (!r.report)
+      if (!r.report && r.fault != Fault::Grader)
         body += "<li><b>" + esc(r.submission) + "</b> (" + to_string(r.status) + "): " + esc(r.error) + "</li>";
+    body += "</ul>";
+  }
+  if (graders > 0) {
+    body += "<h2>Not graded: the grader's failure, not the students'</h2><p>Tried " +
+            std::to_string(kGradingTries) +
+            " times each and failed each time through the grader or the machine; nothing is charged to these "
+            "students. <code>cb-grade --batch ... --resume</code> grades them again.</p><ul>";
+    for (const BatchRow& r : rows)
+      if (!r.report && r.fault == Fault::Grader)
+        body += "<li><b>" + esc(r.submission) + "</b>: " + esc(r.error) + "</li>";
     body += "</ul>";
   }
 

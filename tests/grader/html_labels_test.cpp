@@ -6,6 +6,7 @@
 #include <regex>
 #include <string>
 
+#include "cb/grade/class_page.h"
 #include "cb/grade/format.h"
 #include "cb/grade/grade.h"
 #include "evidence_of.h"
@@ -104,6 +105,32 @@ TEST_CASE("html: the refusals the record and the files show are drawn, by count,
   // Which numbers the page is on, as every report says first.
   CHECK(page.find("Graded on the handout&apos;s numbers (window 10, minimum 5, 50%, 3 s, 3 trials).") !=
         std::string::npos);
+}
+
+// A submission the grader itself failed three times is nothing its student did: the class page
+// kept it among "not graded" with the folders that could not be graded as handed in.
+TEST_CASE("html: the class page sets the grader's own failures apart from the students'") {
+  ClassPage page;
+  page.title = "cls";
+  BatchRow broken;
+  broken.submission = "bob";
+  broken.status = RowStatus::Error;
+  broken.fault = Fault::Program;
+  broken.error = "bob/cb: a link";
+  BatchRow stalled;
+  stalled.submission = "cy";
+  stalled.status = RowStatus::NotGraded;
+  stalled.fault = Fault::Grader;
+  stalled.error = "not graded: the grader stalled for 10.2 s during the lab run (tried 3 times)";
+  page.rows = {broken, stalled};
+  const std::string html = class_page_html(page);
+  CHECK(html.find("<div><b>1</b>not graded</div>") != std::string::npos);
+  CHECK(html.find("<div><b>1</b>the grader failed</div>") != std::string::npos);
+  const auto apart = html.find("Not graded: the grader's failure, not the students'");
+  REQUIRE(apart != std::string::npos);
+  CHECK(html.find("<b>cy</b>", apart) != std::string::npos);
+  CHECK(html.find("<b>bob</b>", apart) == std::string::npos);
+  CHECK(html.find("--resume") != std::string::npos);
 }
 
 }  // namespace

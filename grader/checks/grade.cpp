@@ -199,10 +199,11 @@ Report grade(const Evidence& e, const GradeOptions& options) {
   report.evidence.private_server = e.record_private;
   report.evidence.foreign_connections = e.foreign_connections;
   if (in.run && in.run->before_run > 0)
-    report.notes.push_back(std::to_string(in.run->before_run) +
-                           " request(s) reached the server before this run began (before the /count of its step 1, "
-                           "after a pause of a second or more): someone else's, or tries by hand, and not graded as "
-                           "the program's");
+    report.notes.push_back(
+        std::to_string(in.run->before_run) + " request(s) reached the server before this run began (before the " +
+        std::string(flaky::path::kCount) +
+        " of its step 1, after a pause of a second or more): someone else's, or tries by hand, and not graded as "
+        "the program's");
   if (e.foreign_connections > 0)
     report.notes.push_back(std::to_string(e.foreign_connections) +
                            " connection(s) from other programs on this machine reached the server and were refused: "

@@ -117,7 +117,8 @@ void name_the_crash(Report& report, const Evidence& e, const LabSpec& spec) {
   for (StepReport& s : report.steps) {
     if (s.step < from) continue;
     for (Check& c : s.checks)
-      if (c.status == Status::Fail) c.message += (c.message.empty() ? "" : " (") + said + (c.message.empty() ? "" : ")");
+      if (c.status == Status::Fail)
+        c.message += (c.message.empty() ? "" : " (") + said + (c.message.empty() ? "" : ")");
   }
 }
 
@@ -166,8 +167,7 @@ void apply_caps(Report& r, const Rubric& rubric) {
 Report judge(const Evidence& e, const GradeOptions& options) {
   Report report = e.files ? grade(e, options) : no_steps(options);
   if (e.files) report.headline = never_called(e, report);
-  if (e.files && report.headline.empty())
-    name_the_crash(report, e, options.spec ? *options.spec : lab_spec());
+  if (e.files && report.headline.empty()) name_the_crash(report, e, options.spec ? *options.spec : lab_spec());
   report.run_output = e.run_output;
   report.program = e.program;
   report.sandbox = e.sandbox;

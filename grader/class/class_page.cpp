@@ -325,8 +325,7 @@ std::string class_page_html(const ClassPage& page) {
     body += "</ul>";
   }
   if (graders > 0) {
-    body += "<h2>Not graded: the grader's failure, not the students'</h2><p>Tried " +
-            std::to_string(kGradingTries) +
+    body += "<h2>Not graded: the grader's failure, not the students'</h2><p>Tried " + std::to_string(kGradingTries) +
             " times each and failed each time through the grader or the machine; nothing is charged to these "
             "students. <code>cb-grade --batch ... --resume</code> grades them again.</p><ul>";
     for (const BatchRow& r : rows)

@@ -112,6 +112,19 @@ void drain(int fd, OutputTail& tail) {
   }
 }
 
+// The box's group is shared by all its programs: what a run cost is the difference of two.
+sandbox::CgroupCounts counts_of(const sandbox::Box& box) {
+  return box.cgroup() != nullptr ? box.cgroup()->counts() : sandbox::CgroupCounts{};
+}
+
+// Whether a kill for memory was the box's own limit: the kernel says so (v2's memory.events
+// "oom"), or the box held within a sixteenth of its limit at its peak (v1 kernels no longer count
+// memory.failcnt). Without a peak to read, the box's limit is taken to be the one.
+bool reached_own_limit(const sandbox::CgroupCounts& before, const sandbox::CgroupCounts& now, std::uint64_t limit) {
+  if (now.own_limit_reached > before.own_limit_reached || now.memory_peak == 0) return true;
+  return limit != sandbox::kUnlimited && now.memory_peak >= limit - limit / 16;
+}
+
 // Which limit ended the run, if one did: the kernel's word beats what the program said (an
 // out-of-memory kill leaves no message). `before`: the box's group's counts before the run.
 sandbox::LimitHit limit_that_ended(const RunOutcome& out, const sandbox::Sandbox& sandbox, const sandbox::Box& box,
@@ -124,8 +137,8 @@ sandbox::LimitHit limit_that_ended(const RunOutcome& out, const sandbox::Sandbox
   if (box.cgroup() != nullptr && !out.timed_out) {
     const sandbox::CgroupCounts now = box.cgroup()->counts();
     if (now.oom_kills > before.oom_kills)
-      hit = now.own_limit_reached > before.own_limit_reached ? sandbox::LimitHit::Memory
-                                                             : sandbox::LimitHit::OutsideMemory;
+      hit = reached_own_limit(before, now, sandbox.policy().limits.memory_bytes) ? sandbox::LimitHit::Memory
+                                                                                 : sandbox::LimitHit::OutsideMemory;
     else if (now.pids_refused > before.pids_refused && out.exit_code != 0 && hit == sandbox::LimitHit::None)
       hit = sandbox::LimitHit::Processes;
   }
@@ -198,13 +211,10 @@ Result<void> copy_lab_files(const SubmissionDir& from, const DirHandle& to, cons
   return {};
 }
 
-Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, const sandbox::Box& box) {
-  auto out_dir = box.out_handle();
-  if (!out_dir) return out_dir.error();
-  if (auto cleared = clear_lab_files(*out_dir, o.spec ? *o.spec : lab_spec()); !cleared) return cleared.error();
-  RunOutcome out;
-  out.containment = sandbox.containment(box);
+namespace {
 
+// The fresh server a lab run calls, one of the grader's own.
+flaky::ServerOptions lab_server_options(const RunOptions& o) {
   flaky::ServerOptions server_options;
   server_options.host = o.host;
   server_options.port = o.port;
@@ -214,6 +224,19 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
   // bounded however many it opens and never reads (256 x (64 KiB out + 64 KiB in), 32 MiB).
   server_options.max_connections = kMaxProgramConnections;
   server_options.max_pending_output = 64 << 10;
+  return server_options;
+}
+
+}  // namespace
+
+Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, const sandbox::Box& box) {
+  auto out_dir = box.out_handle();
+  if (!out_dir) return out_dir.error();
+  if (auto cleared = clear_lab_files(*out_dir, o.spec ? *o.spec : lab_spec()); !cleared) return cleared.error();
+  RunOutcome out;
+  out.containment = sandbox.containment(box);
+
+  flaky::ServerOptions server_options = lab_server_options(o);
   std::unique_ptr<flaky::FlakyServer> server;
   auto peers = std::make_shared<Peers>();
 
@@ -252,9 +275,7 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
   // PYTHONUNBUFFERED: a Python program killed at the limit keeps what it printed for the report.
   program.env = {"CB_SERVER=" + out.server_url, "CB_DIR=" + sandbox.visible_out(box), "PYTHONUNBUFFERED=1"};
 
-  // The box's group is shared by all its programs: what this run cost is the difference.
-  const sandbox::CgroupCounts counted_before =
-      box.cgroup() != nullptr ? box.cgroup()->counts() : sandbox::CgroupCounts{};
+  const sandbox::CgroupCounts counted_before = counts_of(box);
   const auto started = Clock::now();
   auto child = sandbox.start(box, program);
   ::close(pipe_fds[1]);
@@ -263,7 +284,6 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
     return child.error();
   }
   const pid_t pid = child->pid;
-
   const auto deadline = started + o.timeout;
   // A pidfd becomes readable when the child exits, so one poll waits for output, the exit and
   // the time limit together. (Without one, from a kernel before 5.3: short polls.)

@@ -290,7 +290,7 @@ CgroupCounts BoxCgroup::counts() const {
   } else {
     c.oom_kills = key_value(read_small(mem + "/memory.oom_control"), "oom_kill");
     c.memory_peak = number_in(mem + "/memory.max_usage_in_bytes");
-    c.own_limit_reached = number_in(mem + "/memory.failcnt");
+    c.own_limit_reached = number_in(mem + "/memory.failcnt");  // 0 on kernels that no longer count it
   }
   if (version_ == 2 || dirs_.size() > 1) c.pids_refused = key_value(read_small(dirs_.back() + "/pids.events"), "max");
   return c;

@@ -88,8 +88,8 @@ TEST_CASE("whose fault: a submission folder that cannot be boxed is said at once
   for (const auto& [folder, said] :
        {std::pair{dir / "not-there", std::string(": the submission: No such file or directory")},
         std::pair{dir / "big", std::string("the submission does not fit in its box (1 MiB")}}) {
-    const Ran r = run({CB_GRADE_BIN, "--run", "true", "--submission", folder, "--dir", dir / "out",
-                       "--limit-box-size", "1M"});
+    const Ran r =
+        run({CB_GRADE_BIN, "--run", "true", "--submission", folder, "--dir", dir / "out", "--limit-box-size", "1M"});
     INFO(r.err);
     CHECK(r.exit_code == 2);
     CHECK(r.err.find(said) != std::string::npos);
@@ -105,8 +105,8 @@ TEST_CASE("whose fault: a program that spins every core in its box is graded, no
   TempDir dir;
   std::filesystem::create_directories(dir / "sub");
   dir.write("sub/spin.sh", "i=0\nwhile [ $i -lt 60 ]; do (while :; do :; done) & i=$((i+1)); done\nsleep 4\nkill 0\n");
-  const Ran r = run({CB_GRADE_BIN, "--run", "sh spin.sh", "--submission", dir / "sub", "--dir", dir / "out",
-                     "--format", "json"});
+  const Ran r =
+      run({CB_GRADE_BIN, "--run", "sh spin.sh", "--submission", dir / "sub", "--dir", dir / "out", "--format", "json"});
   INFO(r.err);
   CHECK(r.exit_code == 1);  // graded: it never called the server
   CHECK(r.err.find("stalled") == std::string::npos);
@@ -160,9 +160,8 @@ TEST_CASE("whose fault: a program killed by a memory limit around the grader is 
   std::ofstream(outer + "/memory.limit_in_bytes") << (192 << 20);
   std::filesystem::create_directories(dir / "sub");
   dir.write("sub/hog.py", "b = b'x' * (400 << 20)  # within the box's 2 GiB, beyond the job's 192 MiB\n");
-  const Ran r = run({"/bin/sh", "-c",
-                     "echo $$ > '" + outer + "/cgroup.procs' && exec \"$@\"", "sh", CB_GRADE_BIN, "--run",
-                     "python3 hog.py", "--submission", dir / "sub", "--dir", dir / "out", "--format", "json"});
+  const Ran r = run({"/bin/sh", "-c", "echo $$ > '" + outer + "/cgroup.procs' && exec \"$@\"", "sh", CB_GRADE_BIN,
+                     "--run", "python3 hog.py", "--submission", dir / "sub", "--dir", dir / "out", "--format", "json"});
   ::rmdir((outer + "/cb-grade").c_str());
   ::rmdir(outer.c_str());
   INFO(r.out, r.err);

@@ -234,8 +234,8 @@ TEST_CASE("placement: requests a kept server saw before the run's first /count, 
   CHECK(fresh.before_run == 0);
   CHECK(fresh.fast_before_first_500 == 5);
   // A program that asks /count between its own calls, with no pause: all of it is the run.
-  const Record own = record_of({{"/count", 0}, {"/fast", 1}, {"/count", 2}, {"/fast", 3}, {"/count", 4}, {"/fast", 5},
-                                {"/always500", 6}});
+  const Record own = record_of(
+      {{"/count", 0}, {"/fast", 1}, {"/count", 2}, {"/fast", 3}, {"/count", 4}, {"/fast", 5}, {"/always500", 6}});
   const LabRun all = analyse(own, lab_spec(), true);
   CHECK(all.before_run == 0);
   CHECK(all.fast_before_first_500 == 3);

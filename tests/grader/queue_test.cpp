@@ -198,8 +198,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "queue: a box that cannot be made is retried 3 times then dead-lettered, a newer push supersedes, "
-    "interactive goes first, a worker grading otherwise is refused") {
+    "queue: a box the machine cannot make is retried 3 times then dead-lettered, a folder too big for its box is "
+    "the student's, a newer push supersedes, interactive goes first, a worker grading otherwise is refused") {
   if (skip_unless(::geteuid() == 0, "the workers give each program a box of its own uid: needs root")) return;
   QueueRun q;
   python_kit(q.root + "/ann");
@@ -229,46 +229,61 @@ TEST_CASE(
   REQUIRE(line);
   CHECK(line->find("cy (delivery 1): taken") == 0);
   REQUIRE(w->wait(std::chrono::seconds{300}) == 0);
-  const std::string out = *line + "\n" + w->read_rest_of_stdout();
+  std::string out = *line + "\n" + w->read_rest_of_stdout();
   INFO(out);
-  // Each of the others once; huge three times, each handed back, then never again.
   const auto count = [&out](const std::string& what) {
     std::size_t n = 0;
     for (auto at = out.find(what); at != std::string::npos; at = out.find(what, at + 1)) ++n;
     return n;
   };
+  // Each once: huge's folder does not fit in its box, which is its own failure, never handed back.
   CHECK(count("ann: done") == 1);
   CHECK(count("bob: done") == 1);
   CHECK(count("cy: done") == 1);
   CHECK(count("huge (delivery 1): taken") == 1);
-  CHECK(count("huge (delivery 3): taken") == 1);
-  CHECK(count("huge (delivery 4)") == 0);
+  CHECK(count("huge (delivery 2)") == 0);
+  CHECK(count("handed back") == 0);
+
+  // dee's box cannot be made by this worker's machine (nowhere to make one): the grader's failure,
+  // handed back after each of its 3 deliveries, then dead-lettered.
+  python_kit(q.dir / "late/dee");
+  REQUIRE(run(q.graded(q.queue("push", {q.dir / "late"}))).exit_code == 0);
+  std::vector<std::string> broken_args =
+      q.graded(q.queue("work", {"-j", "1", "--heartbeat", "200ms", "--poll", "100ms", "--until-done", "--worker",
+                                "broken", "--work-dir", q.dir / "broken"}));
+  Process broken(broken_args, {"TMPDIR=" + (q.dir / "no-such-place")});
+  REQUIRE(broken.wait(std::chrono::seconds{120}) == 0);
+  out = broken.read_rest_of_stdout();
+  CHECK(count("dee (delivery 3): taken") == 1);
+  CHECK(count("dee (delivery 4)") == 0);
   CHECK(count("handed back") == 3);
 
   const Ran collected = run(q.queue("collect", {"--reports", q.dir / "reports", "-o", q.dir / "book.json"}));
   INFO(collected.err);
   CHECK(collected.exit_code == 1);
-  CHECK(collected.err.find("huge: dead-lettered: ") != std::string::npos);
+  CHECK(collected.err.find("dee: dead-lettered: ") != std::string::npos);
   const auto rows = book(q.dir / "book.json");
-  REQUIRE(rows.size() == 4);
+  REQUIRE(rows.size() == 5);
   CHECK(rows.at("huge")["status"] == "error");
-  CHECK(rows.at("huge")["error"].get<std::string>().rfind("infrastructure: ", 0) == 0);
-  CHECK(rows.at("huge")["error"].get<std::string>().find("(3 deliveries)") != std::string::npos);
-  CHECK(rows.at("huge")["max_score"] == 8);  // out of the assignment's points, never 0 of 0
+  CHECK(rows.at("huge")["fault"] == "program");
+  CHECK(rows.at("huge")["error"].get<std::string>().find("does not fit in its box") != std::string::npos);
+  CHECK(rows.at("dee")["status"] == "error");
+  CHECK(rows.at("dee")["error"].get<std::string>().rfind("infrastructure: ", 0) == 0);
+  CHECK(rows.at("dee")["error"].get<std::string>().find("(3 deliveries)") != std::string::npos);
+  CHECK(rows.at("dee")["max_score"] == 8);  // out of the assignment's points, never 0 of 0
   CHECK(rows.at("ann")["score"] == 8);
   CHECK(rows.at("bob")["score"] == 7);  // his newer push, with the mistake
   CHECK(q.status()["dead"] == 1);
 
-  // Mended (here: boxes large enough), push --resume gives the dead job 3 more deliveries. (Only
-  // huge is pushed: the root still holds bob's first submission, which would supersede his newer.)
-  q.dir.write("huge.txt", "huge\n");
-  const Ran revived = run(q.graded(q.queue("push", {q.root, "--resume", "--manifest", q.dir / "huge.txt"})));
+  // Mended (a worker that can make boxes), push --resume gives the dead job 3 more deliveries.
+  q.dir.write("dee.txt", "dee\n");
+  const Ran revived = run(q.graded(q.queue("push", {q.dir / "late", "--resume", "--manifest", q.dir / "dee.txt"})));
   CHECK(revived.err.find("1 dead-lettered given 3 more deliveries") != std::string::npos);
   auto mended = q.worker("mended", {}, "1");
   REQUIRE(mended->wait(std::chrono::seconds{120}) == 0);
-  CHECK(mended->read_rest_of_stdout().find("huge: done") != std::string::npos);
-  CHECK(run(q.queue("collect", {"--reports", q.dir / "reports2", "-o", q.dir / "book2.json"})).exit_code == 1);  // bob
-  CHECK(book(q.dir / "book2.json").at("huge")["score"] == 8);
+  CHECK(mended->read_rest_of_stdout().find("dee: done") != std::string::npos);
+  CHECK(run(q.queue("collect", {"--reports", q.dir / "reports2", "-o", q.dir / "book2.json"})).exit_code == 1);  // huge
+  CHECK(book(q.dir / "book2.json").at("dee")["score"] == 8);
 }
 
 TEST_CASE(

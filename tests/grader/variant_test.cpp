@@ -412,8 +412,7 @@ TEST_CASE("variant: every cb-lab init the handout shows runs as written") {
   const std::string handout = text.str();
   TempDir dir;
   std::ofstream(dir / "course.key") << "0123456789abcdef0123456789abcdef0123456789ab\n";
-  const std::map<std::string, std::string> fill{
-      {"LANG", "python"}, {"ID", "ada@uni.edu"}, {"KEY", dir / "course.key"}};
+  const std::map<std::string, std::string> fill{{"LANG", "python"}, {"ID", "ada@uni.edu"}, {"KEY", dir / "course.key"}};
   int shown = 0;
   for (std::size_t at = handout.find("`cb-lab init "); at != std::string::npos;
        at = handout.find("`cb-lab init ", at + 1)) {

@@ -31,7 +31,7 @@ struct ServerOptions {
   // arrival and its answer, a stamp to the millisecond never holds the next answer too: the
   // grader can always tell which answer a transition followed. 0 for load tests.
   std::chrono::microseconds answer_floor = 1ms;
-  std::size_t record_capacity = 10'000;             // entries the request record holds
+  std::size_t record_capacity = 10'000;  // entries the request record holds
   // Event loops, each on a thread of its own. A connection holds a file descriptor and a timer,
   // never a thread, so one loop serves any number of them; more loops only spread the work over
   // more cores.

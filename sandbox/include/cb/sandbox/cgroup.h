@@ -43,7 +43,8 @@ struct CgroupCounts {
   std::uint64_t oom_kills = 0;     // processes the kernel killed for the memory limit
   std::uint64_t pids_refused = 0;  // forks refused at the process limit
   std::uint64_t memory_peak = 0;   // bytes, the most it held at once (0 where the kernel keeps none)
-  // Times the box's own memory limit was reached (v2: memory.events "oom"; v1: memory.failcnt).
+  // Times the box's own memory limit was reached (v2: memory.events "oom"; v1: memory.failcnt,
+  // which recent kernels leave at 0: memory_peak near the limit says it there).
   // A kill for memory with this unchanged came from a limit above the box.
   std::uint64_t own_limit_reached = 0;
 };

@@ -160,36 +160,40 @@ Result<FolderBytes> read_folder(const std::string& dir, const FolderLimits& limi
   return out;
 }
 
-Result<void> write_folder(const std::string& dir, const std::vector<FolderEntry>& entries,
-                          const std::function<Result<std::string>(const std::string&)>& blob) {
-  if (::mkdir(dir.c_str(), 0755) != 0) return Error{why(dir)};
+Result<void, FolderWriteError> write_folder(const std::string& dir, const std::vector<FolderEntry>& entries,
+                                            const std::function<Result<std::string>(const std::string&)>& blob) {
+  const auto machines = [](std::string m) { return FolderWriteError{std::move(m), false}; };
+  // An entry that cannot be made because one of its name is there already is the listing's.
+  const auto made = [&](const std::string& path) { return FolderWriteError{why(path), errno == EEXIST}; };
+  if (::mkdir(dir.c_str(), 0755) != 0) return machines(why(dir));
   // Sorted by path, a folder comes before what it holds; each part is made here, never reached
   // through a link (a link of the listing is made as a link and nothing is written through it).
   std::set<std::string> links;
   for (const FolderEntry& e : entries) {
-    if (!safe_path(e.path)) return Error{dir + ": a path that leaves the folder: " + e.path};
+    if (!safe_path(e.path)) return FolderWriteError{dir + ": a path that leaves the folder: " + e.path, true};
     for (auto slash = e.path.find('/'); slash != std::string::npos; slash = e.path.find('/', slash + 1))
-      if (links.count(e.path.substr(0, slash)) > 0) return Error{dir + ": a path through a link: " + e.path};
+      if (links.count(e.path.substr(0, slash)) > 0)
+        return FolderWriteError{dir + ": a path through a link: " + e.path, true};
     const std::string path = dir + "/" + e.path;
     if (e.kind == FolderEntry::Kind::Folder) {
-      if (::mkdir(path.c_str(), 0755) != 0) return Error{why(path)};
+      if (::mkdir(path.c_str(), 0755) != 0) return made(path);
       continue;
     }
     if (e.kind == FolderEntry::Kind::Link) {
-      if (::symlink(e.ref.c_str(), path.c_str()) != 0) return Error{why(path)};
+      if (::symlink(e.ref.c_str(), path.c_str()) != 0) return made(path);
       links.insert(e.path);
       continue;
     }
     auto bytes = blob(e.ref);
-    if (!bytes) return Error{path + ": " + bytes.error().message};
-    if (hex(sha256(*bytes)) != e.ref) return Error{path + ": its bytes are not those of SHA-256 " + e.ref};
+    if (!bytes) return machines(path + ": " + bytes.error().message);
+    if (hex(sha256(*bytes)) != e.ref) return machines(path + ": its bytes are not those of SHA-256 " + e.ref);
     const mode_t mode = e.kind == FolderEntry::Kind::Executable ? 0755 : 0644;
     Fd out(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
-    if (out.fd < 0) return Error{why(path)};
+    if (out.fd < 0) return made(path);
     for (std::size_t done = 0; done < bytes->size();) {
       const ssize_t w = ::write(out.fd, bytes->data() + done, bytes->size() - done);
       if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) return Error{why(path)};
+      if (w <= 0) return machines(why(path));
       done += static_cast<std::size_t>(w);
     }
   }

@@ -48,7 +48,7 @@ BatchRow collect_done(queue::QueueStore& store, const std::string& reports, cons
   auto entries = FolderBytes::parse_listing(job.result);
   if (entries)
     if (auto w = write_folder(dir, *entries, [&](const std::string& sha) { return store.blob(sha); }); !w)
-      entries = w.error();
+      entries = Error{w.error().message};
   if (!entries)
     return not_graded(name, "collecting its reports: " + entries.error().message, RowStatus::Error, false, grade);
   BatchRow row = regrade_submission(reports, name, grade);

@@ -7,6 +7,7 @@
 
 #include "cb/atomic_file.h"
 #include "cb/grade/merge.h"
+#include "cb/grade/class_reports.h"
 #include "cb/grade/queue.h"
 #include "cb/sandbox/interrupt.h"
 #include "cb/thread_safety.h"
@@ -123,6 +124,19 @@ struct Worker {
   // One job, from its files to its completion. What is the grader's own failure (Fault::Grader,
   // or Redis away) comes back as an Error: the job is handed back to be delivered again. A
   // student's failure, the program's included, is a grade like any other, completed once.
+  static BatchRow unpackable(const BatchOptions& b, const std::string& sub, std::string why) {
+    BatchRow row;
+    row.submission = sub;
+    row.status = RowStatus::Error;
+    row.fault = Fault::Program;
+    row.error = std::move(why);
+    row.with_conformance = b.conformance.has_value();
+    row.max_score = b.grade.rubric.max_score(row.with_conformance);
+    if (auto kept = keep_ungraded(b.reports_dir + "/" + sub, row); !kept)
+      row.error += "; keeping it: " + kept.error().message;
+    return row;
+  }
+
   Result<Finished> grade(QueueStore& store, const queue::Taken& t, const Result<std::string>& sub,
                          const std::string& area) {
     auto student = fields(store, t.job, "student");
@@ -135,10 +149,9 @@ struct Worker {
     fs::remove_all(area, ec);
     if (auto made = make_directories(area + "/root"); !made) return made.error();
     if (auto made = make_directories(area + "/reports"); !made) return made.error();
-    if (auto w =
-            write_folder(area + "/root/" + *sub, *entries, [&](const std::string& sha) { return store.blob(sha); });
-        !w)
-      return Error{"unpacking the submission: " + w.error().message};
+    auto unpacked =
+        write_folder(area + "/root/" + *sub, *entries, [&](const std::string& sha) { return store.blob(sha); });
+    if (!unpacked && !unpacked.error().listings) return Error{"unpacking the submission: " + unpacked.error().message};
     BatchOptions b = o.batch;
     b.root = area + "/root";
     b.reports_dir = area + "/reports";
@@ -146,7 +159,11 @@ struct Worker {
     b.shard.reset();
     b.roster = {{*sub, *student}};
     b.roster_only = false;
-    const BatchRow row = grade_and_keep(b, *sub, class_of(store));
+    // A folder whose own names cannot all be made again (two that are one on this file system)
+    // cannot be graded as handed in: its row, completed once, like any failure of its own.
+    const BatchRow row =
+        unpacked ? grade_and_keep(b, *sub, class_of(store))
+                 : unpackable(b, *sub, "its folder cannot be made as handed in: " + unpacked.error().message);
     // A submission the grader could not grade (no box, no disk, it stalled at every try) is its
     // failure, not the student's: a crash, a timeout or a folder that cannot be graded is theirs.
     if (row.fault == Fault::Grader) return Error{row.error};

@@ -411,6 +411,36 @@ TEST_CASE("queue: a worker stopped mid-grading with no peer grades its right pro
   }
 }
 
+// Two file names that are not UTF-8 reach a worker as one (a listing's names are text): the
+// folder cannot be made again as handed in, which is its own doing. It was handed back three
+// times and dead-lettered as "infrastructure" while --batch graded it.
+TEST_CASE(
+    "queue: a folder whose names cannot all be made again is the student's, completed once, never dead-lettered") {
+  QueueRun q;
+  q.grading = {"--batch-files", "cb"};  // from the files alone: no box, no root needed
+  python_kit(q.root + "/ann");
+  fs::create_directories(q.root + "/ann/cb");
+  python_kit(q.root + "/eve");
+  fs::create_directories(q.root + "/eve/cb");
+  std::ofstream(q.root + "/eve/\xff") << "one";
+  std::ofstream(q.root + "/eve/\xfe") << "two";
+  REQUIRE(run(q.graded(q.queue("push", {q.root}))).exit_code == 0);
+  const Ran worked = run(q.graded(q.queue("work", {"--until-done", "--poll", "50ms", "--heartbeat", "200ms"})));
+  INFO(worked.out, worked.err);
+  REQUIRE(worked.exit_code == 0);
+  CHECK(worked.out.find("eve (delivery 2)") == std::string::npos);
+  CHECK(worked.out.find("handed back") == std::string::npos);
+  CHECK(q.status()["dead"] == 0);
+  const Ran collected = run(q.queue("collect", {"--reports", q.dir / "queued", "-o", q.dir / "queued.json"}));
+  INFO(collected.err);
+  const auto queued = book(q.dir / "queued.json");
+  REQUIRE(queued.size() == 2);
+  CHECK(queued.at("eve")["status"] == "error");
+  CHECK(queued.at("eve")["fault"] == "program");
+  CHECK(queued.at("eve")["error"].get<std::string>().find("cannot be made as handed in") != std::string::npos);
+  CHECK(queued.at("ann")["status"] == "graded");
+}
+
 // The queue's rules one call at a time, against a real Redis (no worker, no clock: idleness is
 // set with XCLAIM IDLE, as three missed heartbeats would leave it).
 TEST_CASE(

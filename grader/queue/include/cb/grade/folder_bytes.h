@@ -43,9 +43,17 @@ struct FolderLimits {
 // devices are left out, as the box leaves them.
 [[nodiscard]] Result<FolderBytes> read_folder(const std::string& dir, const FolderLimits& limits = {});
 
-// Makes `dir` (which must not exist) hold `entries`, each blob from `blob(sha)`. Errors: a blob
-// missing or not of its SHA-256, a path that would leave `dir`.
-[[nodiscard]] Result<void> write_folder(const std::string& dir, const std::vector<FolderEntry>& entries,
-                                        const std::function<Result<std::string>(const std::string&)>& blob);
+// Why a folder could not be written, and whose doing that is: the listing's own (a path that
+// would leave the folder or pass through a link, two entries of one name) or the machine's (a
+// blob not to be had, a disk that failed). A queue hands back only the machine's.
+struct FolderWriteError {
+  std::string message;
+  bool listings = false;
+};
+
+// Makes `dir` (which must not exist) hold `entries`, each blob from `blob(sha)`.
+[[nodiscard]] Result<void, FolderWriteError> write_folder(
+    const std::string& dir, const std::vector<FolderEntry>& entries,
+    const std::function<Result<std::string>(const std::string&)>& blob);
 
 }  // namespace cb::grade

@@ -39,13 +39,7 @@ TEST_CASE("whose fault: a grader stopped in the middle of a batch grades its rig
   TempDir dir;
   const std::string root = dir / "cls";
   // Every kit, with its reference rules, built as its README asks.
-  for (const Kit& kit : all_kits()) {
-    const std::string kit_dir = root + "/" + kit.lang;
-    REQUIRE(run({CB_LAB_BIN, "init", kit_dir, "--lang", kit.lang}).exit_code == 0);
-    std::ofstream(kit_dir + "/" + kit.rules) << reference_rules(kit);
-    if (std::filesystem::exists(kit_dir + "/build.sh"))
-      REQUIRE(run({"/bin/sh", "-c", "cd '" + kit_dir + "' && sh build.sh >/dev/null"}).exit_code == 0);
-  }
+  for (const Kit& kit : all_kits()) make_kit(root + "/" + kit.lang, kit, reference_rules(kit));
   Process grader({CB_GRADE_BIN, "--batch", root, "--run", "sh run.sh", "--timeout", "60s", "-j", "2", "--reports",
                   dir / "reports", "-o", dir / "book.json"});
   REQUIRE(lab_run_started(std::chrono::seconds{60}));

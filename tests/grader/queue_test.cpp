@@ -77,11 +77,12 @@ struct QueueRun {
     return a;
   }
   [[nodiscard]] std::unique_ptr<Process> worker(const std::string& name, std::vector<std::string> more = {},
-                                                const std::string& jobs = "2") const {
+                                                const std::string& jobs = "2",
+                                                const std::vector<std::string>& env = {}) const {
     std::vector<std::string> a = graded(queue("work", {"-j", jobs, "--heartbeat", "200ms", "--poll", "100ms",
                                                        "--until-done", "--worker", name, "--work-dir", dir / name}));
     a.insert(a.end(), more.begin(), more.end());
-    return std::make_unique<Process>(a);
+    return std::make_unique<Process>(a, env);
   }
   [[nodiscard]] json status() const {
     const Ran s = run(queue("status", {"--format", "json"}));
@@ -248,12 +249,9 @@ TEST_CASE(
   // handed back after each of its 3 deliveries, then dead-lettered.
   python_kit(q.dir / "late/dee");
   REQUIRE(run(q.graded(q.queue("push", {q.dir / "late"}))).exit_code == 0);
-  std::vector<std::string> broken_args =
-      q.graded(q.queue("work", {"-j", "1", "--heartbeat", "200ms", "--poll", "100ms", "--until-done", "--worker",
-                                "broken", "--work-dir", q.dir / "broken"}));
-  Process broken(broken_args, {"TMPDIR=" + (q.dir / "no-such-place")});
-  REQUIRE(broken.wait(std::chrono::seconds{120}) == 0);
-  out = broken.read_rest_of_stdout();
+  auto broken = q.worker("broken", {}, "1", {"TMPDIR=" + (q.dir / "no-such-place")});
+  REQUIRE(broken->wait(std::chrono::seconds{120}) == 0);
+  out = broken->read_rest_of_stdout();
   CHECK(count("dee (delivery 3): taken") == 1);
   CHECK(count("dee (delivery 4)") == 0);
   CHECK(count("handed back") == 3);

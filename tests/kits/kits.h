@@ -3,6 +3,9 @@
 // with the file the student writes and the classic mistakes as edits of its reference rules, so
 // a kit added there is run by every test that runs them all.
 
+#include <doctest/doctest.h>
+
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -10,6 +13,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "process.h"
 
 namespace cb::testing {
 
@@ -62,6 +67,16 @@ inline std::string with_mistake(const Kit& kit, const std::string& mistake) {
   if (at == std::string::npos || rules.find(m.right, at + 1) != std::string::npos)
     throw std::logic_error(kit.lang + "'s reference rules hold \"" + m.right + "\" other than once");
   return rules.replace(at, m.right.size(), m.wrong);
+}
+
+// A kit made by `cb-lab init` (CB_LAB_BIN) in `kit_dir`, its student's file holding `rules`
+// (empty: as shipped), and built once there as its README asks: a graded copy has the build, up to
+// date, and does not build again.
+inline void make_kit(const std::string& kit_dir, const Kit& kit, const std::string& rules = {}) {
+  REQUIRE(run({CB_LAB_BIN, "init", kit_dir, "--lang", kit.lang}).exit_code == 0);
+  if (!rules.empty()) std::ofstream(kit_dir + "/" + kit.rules) << rules;
+  if (std::filesystem::exists(kit_dir + "/build.sh"))
+    REQUIRE(run({"/bin/sh", "-c", "cd '" + kit_dir + "' && sh build.sh >/dev/null"}).exit_code == 0);
 }
 
 }  // namespace cb::testing

@@ -165,10 +165,7 @@ TEST_CASE("cb-lab init: every kit stops after step N with --until N, and cb-grad
 // there (as its README asks): each graded copy has the build, up to date, and does not build again.
 std::string kit_with_mistake(const TempDir& dir, const Kit& kit, const std::string& mistake) {
   std::string kit_dir = dir / "kit";
-  REQUIRE(run({kLab, "init", kit_dir, "--lang", kit.lang}).exit_code == 0);
-  std::ofstream(kit_dir + "/" + kit.rules) << with_mistake(kit, mistake);
-  if (std::filesystem::exists(kit_dir + "/build.sh"))
-    REQUIRE(run({"/bin/sh", "-c", "cd '" + kit_dir + "' && sh build.sh >/dev/null"}).exit_code == 0);
+  make_kit(kit_dir, kit, with_mistake(kit, mistake));
   return kit_dir;
 }
 
@@ -290,9 +287,7 @@ TEST_CASE("cb-lab init: every kit with no server to call stops at step 1 and say
     SUBCASE(kit.lang.c_str()) {
       TempDir dir;
       const std::string kit_dir = dir / "kit";
-      REQUIRE(run({kLab, "init", kit_dir, "--lang", kit.lang}).exit_code == 0);
-      if (std::filesystem::exists(kit_dir + "/build.sh"))
-        REQUIRE(run({"/bin/sh", "-c", "cd '" + kit_dir + "' && sh build.sh >/dev/null"}).exit_code == 0);
+      make_kit(kit_dir, kit);
       const Ran r = run({"/bin/sh", "-c", "cd '" + kit_dir + "' && exec sh run.sh"}, "",
                         {"CB_SERVER=http://127.0.0.1:1", "CB_DIR=" + (dir / "out")});
       INFO(r.out, r.err);

@@ -37,7 +37,7 @@ struct Figures {
 class ChaosFleet {
  public:
   ChaosFleet(int n, int permits, long long run_us, long long degrade_after_us = 1'000'000)
-      : start_(SteadyTime::now() + 500ms), n_(n) {
+      : start_(SteadyTime::now() + 500ms) {
     const long long start_us = std::chrono::duration_cast<std::chrono::microseconds>(start_.time_since_epoch()).count();
     for (int i = 0; i < n; ++i) {
       members_.push_back(std::make_unique<Process>(std::vector<std::string>{CB_LAB_BIN,
@@ -106,7 +106,6 @@ class ChaosFleet {
   TempDir dir_;
   RedisServer redis_{dir_.path()};
   SteadyTime::time_point start_;
-  int n_;
   std::vector<std::unique_ptr<Process>> members_;
 };
 

@@ -101,9 +101,9 @@ TEST_CASE("cb-grade --run: a breaker that lets calls through while OPEN is charg
   INFO(r.err);
   CHECK(r.exit_code == 1);
   const auto failed = failed_checks(r.out);
-  for (const auto& [id, message] : failed) {
-    CAPTURE(message);
-    CHECK(id.rfind("s4.", 0) == 0);
+  for (const auto& check : failed) {
+    CAPTURE(check.second);
+    CHECK(check.first.rfind("s4.", 0) == 0);
   }
   CHECK(failed.count("s4.none_reached") == 1);
 }
@@ -117,7 +117,8 @@ TEST_CASE("cb-grade --run: a crash mid-run is named beside every check it cost")
   CHECK(r.exit_code == 1);
   const auto failed = failed_checks(r.out);
   CHECK_FALSE(failed.empty());
-  for (const auto& [id, message] : failed) {
+  for (const auto& check : failed) {
+    const std::string& message = check.second;
     CAPTURE(message);
     CHECK(message.find("your program ended with 1 (its last request to the server was in step 5): good_breaker.py, "
                        "line ") != std::string::npos);

@@ -188,9 +188,10 @@ TEST_CASE("cb-lab init: a > breaker in every kit is charged to step 3, never ste
         CAPTURE(i);
         const json report = json::parse(graded[i].out);
         auto checks = checks_by_id(report);
+        const std::string trip_message = checks["s3.trip"]["message"].get<std::string>();
+        CAPTURE(trip_message);
         CHECK(checks["s3.trip"]["status"] == "fail");
-        CHECK(checks["s3.trip"]["message"].get<std::string>().find("compared with > instead of >=") !=
-              std::string::npos);
+        CHECK(trip_message.find("compared with > instead of >=") != std::string::npos);
         CHECK(checks["s4.none_reached"]["status"] == "pass");
       }
     }

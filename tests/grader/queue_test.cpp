@@ -394,7 +394,7 @@ TEST_CASE("queue: a worker stopped mid-grading with no peer grades its right pro
   REQUIRE(started);
   std::this_thread::sleep_for(std::chrono::seconds{1});
   // Ten seconds in the suite; CB_QUEUE_STOP_SECONDS=60 tries the minute a paused VM takes, past
-  // the worker's lease (README's measurements say when it was last run so).
+  // the worker's lease, when one is willing to wait for it.
   const char* stop = std::getenv("CB_QUEUE_STOP_SECONDS");
   w->signal(SIGSTOP);
   std::this_thread::sleep_for(std::chrono::seconds{stop != nullptr ? std::atoi(stop) : 10});

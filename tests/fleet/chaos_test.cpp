@@ -6,6 +6,9 @@
 // time (a 100 ms cool-down, about 4 s a case): the figures are counts, which the leases make
 // exact whatever the timing; only the pauses between faults are times.
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <map>
@@ -36,9 +39,13 @@ struct Figures {
 
 class ChaosFleet {
  public:
-  ChaosFleet(int n, int permits, long long run_us, long long degrade_after_us = 1'000'000)
-      : start_(SteadyTime::now() + 500ms) {
-    const long long start_us = std::chrono::duration_cast<std::chrono::microseconds>(start_.time_since_epoch()).count();
+  // The members are started, each says it is ready (its breaker made, Redis reached) on the
+  // shared pipe, and only then do all get the same start: a slow machine (CI's ASan build beside
+  // clang-tidy) can take seconds to bring twenty processes up, and a start fixed before they
+  // were would find them late.
+  ChaosFleet(int n, int permits, long long run_us, long long degrade_after_us = 1'000'000) {
+    int ready[2];
+    REQUIRE(::pipe2(ready, O_CLOEXEC) == 0);
     for (int i = 0; i < n; ++i) {
       members_.push_back(std::make_unique<Process>(std::vector<std::string>{CB_LAB_BIN,
                                                                             "fleet-member",
@@ -48,8 +55,7 @@ class ChaosFleet {
                                                                             "chaos",
                                                                             "--instance",
                                                                             "c" + std::to_string(i),
-                                                                            "--start-us",
-                                                                            std::to_string(start_us),
+                                                                            "--start-from-stdin",
                                                                             "--first-us",
                                                                             std::to_string(i * 100),
                                                                             "--down-us",
@@ -67,8 +73,19 @@ class ChaosFleet {
                                                                             "--degrade-after-us",
                                                                             std::to_string(degrade_after_us),
                                                                             "--report-every-us",
-                                                                            "50000"}));
+                                                                            "50000"},
+                                                   std::vector<std::string>{}, ready[1]));
     }
+    ::close(ready[1]);
+    int said = 0;
+    pollfd p{ready[0], POLLIN, 0};
+    for (char c = 0; said < n && ::poll(&p, 1, 60'000) == 1 && ::read(ready[0], &c, 1) == 1;) ++said;
+    ::close(ready[0]);
+    REQUIRE_MESSAGE(said == n, said << " of " << n << " members said they were ready");
+    start_ = SteadyTime::now() + 100ms;
+    const std::string start_us =
+        std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(start_.time_since_epoch()).count()) + "\n";
+    for (auto& m : members_) m->send(start_us);
   }
 
   RedisServer& redis() { return redis_; }
@@ -79,12 +96,25 @@ class ChaosFleet {
     std::map<unsigned long long, int> per_generation;
     std::map<long long, int> local_per_stretch;
     Figures f;
+    // What the members say of themselves, for a run whose figures are not what they should be.
+    long long calls = 0;
+    long long refused = 0;
+    long long sync_failures = 0;
+    std::map<int, int> exits;
+    std::string first_error;
     for (auto& m : members_) {
-      (void)m->wait(60s);
+      ++exits[m->wait(60s).value_or(-1)];
       std::istringstream lines(m->read_rest_of_stdout());
       for (std::string line; std::getline(lines, line);) {
         const auto j = nlohmann::json::parse(line, nullptr, false);
-        if (j.is_discarded() || !j.contains("trial")) continue;
+        if (j.is_discarded()) continue;
+        if (!j.contains("trial")) {
+          calls += j.value("calls", 0LL);
+          refused += j.value("refused", 0LL);
+          sync_failures += j.value("sync_failures", 0LL);
+          if (first_error.empty()) first_error = j.value("last_error", "");
+          continue;
+        }
         const auto& t = j["trial"];
         if (t["local"].get<bool>()) {
           ++f.local_trials;
@@ -93,20 +123,27 @@ class ChaosFleet {
           ++per_generation[t["generation"].get<unsigned long long>()];
         }
       }
+      if (const std::string err = m->read_all_stderr(); first_error.empty() && !err.empty())
+        first_error = err.substr(0, 400);
     }
     for (const auto& [g, k] : per_generation) f.worst_shared = std::max(f.worst_shared, k);
     f.shared_generations = static_cast<int>(per_generation.size());
     for (const auto& [s, k] : local_per_stretch) f.worst_local = std::max(f.worst_local, k);
+    std::ostringstream exit_codes;
+    for (const auto& [code, k] : exits) exit_codes << ' ' << k << "x" << code;
     MESSAGE("worst shared " << f.worst_shared << " over " << f.shared_generations << " HALF_OPENs; local trials "
-                            << f.local_trials << ", worst local " << f.worst_local);
+                            << f.local_trials << ", worst local " << f.worst_local << ". Members: exits"
+                            << exit_codes.str() << "; " << calls << " calls, " << refused << " refused, "
+                            << sync_failures
+                            << " failed syncs; first error: " << (first_error.empty() ? "none" : first_error));
     return f;
   }
 
  private:
   TempDir dir_;
   RedisServer redis_{dir_.path()};
-  SteadyTime::time_point start_;
   std::vector<std::unique_ptr<Process>> members_;
+  SteadyTime::time_point start_;
 };
 
 TEST_CASE("kill -9 of five members, some holding permits: never more than M trials in a cool-down") {

@@ -39,7 +39,7 @@ std::string drain(int fd) {
 }
 
 pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env, int in_fd, int out_fd,
-            int err_fd) {
+            int err_fd, int fd3 = -1) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -56,6 +56,8 @@ pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::string>
     if (in_fd >= 0) ::dup2(in_fd, 0);
     ::dup2(out_fd, 1);
     ::dup2(err_fd, 2);
+    if (fd3 >= 0) ::dup2(fd3, 3);
+    if (fd3 == 3) ::fcntl(3, F_SETFD, 0);  // dup2 onto itself would leave it close-on-exec
     ::execve(args[0], args.data(), envp.data());
     ::_exit(127);
   }
@@ -66,15 +68,19 @@ int decode(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + 
 
 }  // namespace
 
-Process::Process(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+Process::Process(const std::vector<std::string>& argv, const std::vector<std::string>& env) : Process(argv, env, -1) {}
+
+Process::Process(const std::vector<std::string>& argv, const std::vector<std::string>& env, int ready_fd) {
+  int in[2] = {-1, -1};
   int out[2];
   int err[2];
   if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) throw std::runtime_error("pipe");
-  set_cloexec(out[0]);
-  set_cloexec(err[0]);
-  pid_ = spawn(argv, env, -1, out[1], err[1]);
+  if (ready_fd >= 0 && ::pipe2(in, O_CLOEXEC) != 0) throw std::runtime_error("pipe");
+  pid_ = spawn(argv, env, in[0], out[1], err[1], ready_fd);
+  if (in[0] >= 0) ::close(in[0]);
   ::close(out[1]);
   ::close(err[1]);
+  in_ = in[1];
   out_ = out[0];
   err_ = err[0];
 }
@@ -84,8 +90,23 @@ Process::~Process() {
     ::kill(-pid_, SIGKILL);
     ::waitpid(pid_, &status_, 0);
   }
+  if (in_ >= 0) ::close(in_);
   ::close(out_);
   ::close(err_);
+}
+
+void Process::send(const std::string& text) {
+  // A child that died before reading gets an EPIPE here, not the test a SIGPIPE.
+  ::signal(SIGPIPE, SIG_IGN);
+  std::size_t done = 0;
+  while (in_ >= 0 && done < text.size()) {
+    const ssize_t n = ::write(in_, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  if (in_ >= 0) ::close(in_);
+  in_ = -1;
 }
 
 std::optional<std::string> Process::read_line(std::chrono::milliseconds timeout) {

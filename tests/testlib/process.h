@@ -18,6 +18,9 @@ class Process {
  public:
   // Starts `argv[0]` with `argv`; `env` entries ("K=V") are added to the environment.
   explicit Process(const std::vector<std::string>& argv, const std::vector<std::string>& env = {});
+  // The same, for a child that says when it is ready on its fd 3 (`ready_fd` there: one pipe
+  // for many children) and then reads what `send` writes on its stdin.
+  Process(const std::vector<std::string>& argv, const std::vector<std::string>& env, int ready_fd);
   ~Process();
   Process(const Process&) = delete;
   Process& operator=(const Process&) = delete;
@@ -28,12 +31,15 @@ class Process {
   std::string read_rest_of_stdout();
   std::string read_all_stderr();
   void signal(int sig) const;
+  // Writes `text` to the stdin of a child started with a ready fd, then closes it.
+  void send(const std::string& text);
   // Exit status (or 128 + signal); nullopt if it has not exited within `timeout`, when it is killed.
   std::optional<int> wait(std::chrono::milliseconds timeout = std::chrono::seconds{10});
   [[nodiscard]] pid_t pid() const { return pid_; }
 
  private:
   pid_t pid_ = -1;
+  int in_ = -1;
   int out_ = -1;
   int err_ = -1;
   std::string out_buf_;

@@ -23,11 +23,15 @@ using json = nlohmann::json;
 
 const std::string kLab = CB_LAB_BIN;
 const std::string kGrade = CB_GRADE_BIN;
+// A bound on one grading, not a wait: a grading whose grader stalled (a loaded machine, an ASan
+// build beside five kits) is graded again, up to 3 times, each a whole lab.
+constexpr std::chrono::seconds kGrading{240};
 
 // cb-grade --run "sh run.sh" from inside the kit's directory, as its README says.
 json grade_kit(const std::string& dir) {
   const Ran r = run({"/bin/sh", "-c",
-                     "cd '" + dir + "' && exec '" + kGrade + "' --run 'sh run.sh' --dir out --any-port --format json"});
+                     "cd '" + dir + "' && exec '" + kGrade + "' --run 'sh run.sh' --dir out --any-port --format json"},
+                    "", {}, kGrading);
   INFO(r.out, r.err);
   REQUIRE((r.exit_code == 0 || r.exit_code == 1));
   return json::parse(r.out);
@@ -39,7 +43,8 @@ json grade_kit(const std::string& dir) {
 json conformance_of_kit(const std::string& dir, int want_exit) {
   const Ran r = run({"/bin/sh", "-c",
                      "cd '" + dir + "' && PATH=/usr/bin:$PATH exec '" + kGrade +
-                         "' --conformance 'sh replay.sh' --seed 12 --traces 100 --format json"});
+                         "' --conformance 'sh replay.sh' --seed 12 --traces 100 --format json"},
+                    "", {}, kGrading);
   INFO(r.out, r.err);
   REQUIRE(r.exit_code == want_exit);
   return json::parse(r.out)["conformance"];
@@ -128,7 +133,8 @@ TEST_CASE("cb-lab init: every compiled kit is built once per grading, for the la
                          "cd '" + kit_dir + "' && exec '" + kGrade +
                              "' --run 'sh run.sh' --conformance 'sh replay.sh' --seed 12 --traces 20 --dir out "
                              "--any-port --format json --program-env '" +
-                             c.variable + "=sh build-in-the-lab-run-only.sh'"});
+                             c.variable + "=sh build-in-the-lab-run-only.sh'"},
+                        "", {}, kGrading);
       INFO(r.out, r.err);
       REQUIRE(r.exit_code == 0);
       const json report = json::parse(r.out);
@@ -144,7 +150,8 @@ TEST_CASE("cb-lab init: every kit stops after step N with --until N, and cb-grad
       TempDir dir;
       const std::string kit_dir = reference_kit(dir, kit);
       const Ran r = run({kGrade, "--run", "sh run.sh --until 3", "--step", "3", "--submission", kit_dir, "--dir",
-                         kit_dir + "/out", "--format", "json"});
+                         kit_dir + "/out", "--format", "json"},
+                        "", {}, kGrading);
       INFO(r.out, r.err);
       const json report = json::parse(r.out);
       CHECK(r.exit_code == 0);
@@ -183,7 +190,7 @@ TEST_CASE("cb-lab init: a > breaker in every kit is charged to step 3, never ste
                         "--dir", sub + "/out", "--format", "json"});
       }
       const BusyMachine busy;
-      const std::vector<Ran> graded = run_all(runs, 5);
+      const std::vector<Ran> graded = run_all(runs, 5, kGrading);
       for (std::size_t i = 0; i < graded.size(); ++i) {
         CAPTURE(i);
         const json report = json::parse(graded[i].out);
@@ -234,7 +241,8 @@ TEST_CASE("cb-lab init: each classic mistake fails at the same step and with the
         runs.push_back({kGrade, "--run", "sh run.sh", "--conformance", "sh replay.sh", "--seed", "12", "--traces",
                         "100", "--submission", kit_dir, "--dir", kit_dir + "/out", "--format", "json"});
       }
-      const std::vector<Ran> graded = run_all(runs, kits.size());  // the lab mostly waits out its cool-down
+      // The lab mostly waits out its cool-down: five at once.
+      const std::vector<Ran> graded = run_all(runs, kits.size(), kGrading);
       std::vector<Verdict> verdicts;
       for (std::size_t k = 0; k < graded.size(); ++k) {
         CAPTURE(kits[k].lang);

@@ -64,6 +64,19 @@ pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::string>
   return pid;
 }
 
+// Writes all of `text` to `fd` (a child's stdin) and closes it; a child that stopped reading
+// ends the write early.
+void write_all_and_close(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+}
+
 int decode(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
 
 }  // namespace
@@ -98,14 +111,7 @@ Process::~Process() {
 void Process::send(const std::string& text) {
   // A child that died before reading gets an EPIPE here, not the test a SIGPIPE.
   ::signal(SIGPIPE, SIG_IGN);
-  std::size_t done = 0;
-  while (in_ >= 0 && done < text.size()) {
-    const ssize_t n = ::write(in_, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<std::size_t>(n);
-  }
-  if (in_ >= 0) ::close(in_);
+  if (in_ >= 0) write_all_and_close(in_, text);
   in_ = -1;
 }
 
@@ -166,15 +172,7 @@ Ran run(const std::vector<std::string>& argv, const std::string& stdin_text, con
   ::close(in[0]);
   ::close(out[1]);
   ::close(err[1]);
-  std::thread feeder([&] {
-    std::size_t done = 0;
-    while (done < stdin_text.size()) {
-      const ssize_t n = ::write(in[1], stdin_text.data() + done, stdin_text.size() - done);
-      if (n <= 0) break;
-      done += static_cast<std::size_t>(n);
-    }
-    ::close(in[1]);
-  });
+  std::thread feeder([&] { write_all_and_close(in[1], stdin_text); });
   // A program that outlives its bound is killed (with its process group), which ends the
   // reads below.
   std::atomic<bool> finished{false};

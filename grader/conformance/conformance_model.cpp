@@ -18,32 +18,63 @@ bool Model::reaches(int failures, int calls) const noexcept {
   return static_cast<long long>(failures) * 100 >= static_cast<long long>(s_.failure_rate_percent) * calls;
 }
 
+void Model::move_to(State s, double t_ms) {
+  state_ = s;
+  ++generation_;
+  if (s == State::Open) opened_at_ = t_ms;
+  if (s == State::HalfOpen) admitted_ = trials_ = trial_failures_ = 0;
+  window_.clear();  // opening empties it, and CLOSED is entered only with an empty one
+}
+
 Step Model::call(const Call& c) {
-  const Kind kind = kind_of(c);
+  const CallId id = next_own_id_++;
+  const Step admitted = begin(id, c.t_ms);
+  if (admitted.decision == Decision::Rejected) return admitted;
+  Step ended = end(id, c);
+  ended.decision = Decision::Permitted;
+  return ended;
+}
+
+Step Model::begin(CallId id, double t_ms) {
   if (state_ == State::Open) {
-    if (c.t_ms < opened_at_ + s_.wait_in_open_ms) return {Decision::Rejected, State::Open, Rule::RejectedInWait};
-    state_ = State::HalfOpen;
-    trials_ = 0;
-    trial_failures_ = 0;
-    // This call is the first trial; it is judged below like any other.
+    if (t_ms < opened_at_ + s_.wait_in_open_ms) return {Decision::Rejected, State::Open, Rule::RejectedInWait};
+    move_to(State::HalfOpen, t_ms);
   }
+  Rule rule = Rule::Admitted;
   if (state_ == State::HalfOpen) {
-    if (kind == Kind::Ignored) return {Decision::Permitted, State::HalfOpen, Rule::NotCounted};
+    if (admitted_ >= s_.permitted_in_half_open) return {Decision::Rejected, State::HalfOpen, Rule::TrialCap};
+    rule = admitted_ == 0 && trials_ == 0 ? Rule::FirstTrial : Rule::TrialAdmitted;
+    ++admitted_;
+  }
+  in_flight_[id] = generation_;
+  return {Decision::Permitted, state_, rule};
+}
+
+Step Model::end(CallId id, const Call& c) {
+  const auto it = in_flight_.find(id);
+  if (it == in_flight_.end()) return {Decision::Permitted, state_, Rule::LateResult};
+  const bool late = it->second != generation_;
+  in_flight_.erase(it);
+  if (late) return {Decision::Permitted, state_, Rule::LateResult};
+  const Kind kind = kind_of(c);
+  if (state_ == State::HalfOpen) {
+    if (kind == Kind::Ignored) {
+      --admitted_;  // the trial told nothing: its permit is free again
+      return {Decision::Permitted, State::HalfOpen, Rule::NotCounted};
+    }
     ++trials_;
     if (kind == Kind::Failure) ++trial_failures_;
     if (trials_ < s_.permitted_in_half_open) {
       return {Decision::Permitted, State::HalfOpen, trials_ == 1 ? Rule::FirstTrial : Rule::TrialCounted};
     }
     if (reaches(trial_failures_, trials_)) {
-      state_ = State::Open;
-      opened_at_ = c.t_ms;
+      move_to(State::Open, c.t_ms);
       return {Decision::Permitted, State::Open, Rule::ReopenedAfterTrials};
     }
-    state_ = State::Closed;
-    window_.clear();
+    move_to(State::Closed, c.t_ms);
     return {Decision::Permitted, State::Closed, Rule::ClosedAfterTrials};
   }
-  // CLOSED
+  // CLOSED (a result in OPEN is always late: its call was let through before it opened)
   if (kind == Kind::Ignored) return {Decision::Permitted, State::Closed, Rule::NotCounted};
   window_.push_back(kind == Kind::Failure);
   while (static_cast<int>(window_.size()) > s_.window) window_.pop_front();
@@ -52,9 +83,7 @@ Step Model::call(const Call& c) {
   int failures = 0;
   for (bool f : window_) failures += f ? 1 : 0;
   if (!reaches(failures, calls)) return {Decision::Permitted, State::Closed, Rule::BelowThreshold};
-  state_ = State::Open;
-  opened_at_ = c.t_ms;
-  window_.clear();
+  move_to(State::Open, c.t_ms);
   return {Decision::Permitted, State::Open, Rule::Tripped};
 }
 
@@ -82,6 +111,10 @@ std::string_view describe(Rule r) noexcept {
     case Rule::TrialCounted: return "judged the trials before all the permitted ones were made";
     case Rule::ClosedAfterTrials: return "did not close after the permitted trials succeeded enough";
     case Rule::ReopenedAfterTrials: return "did not reopen when the trials' failure rate reached the threshold";
+    case Rule::Admitted: return "refused a call while CLOSED";
+    case Rule::TrialAdmitted: return "refused a trial while HALF_OPEN had a permit free";
+    case Rule::TrialCap: return "let more trials through in HALF_OPEN than it permits at once";
+    case Rule::LateResult: return "counted a result that came back after the state its call was let through in had changed";
   }
   return "";
 }
@@ -97,6 +130,10 @@ std::string_view id(Rule r) noexcept {
     case Rule::TrialCounted: return "trials_judged_together";
     case Rule::ClosedAfterTrials: return "closed_after_trials";
     case Rule::ReopenedAfterTrials: return "reopened_after_trials";
+    case Rule::Admitted: return "closed_permits";
+    case Rule::TrialAdmitted: return "trial_permitted";
+    case Rule::TrialCap: return "half_open_cap";
+    case Rule::LateResult: return "late_result";
   }
   return "";
 }

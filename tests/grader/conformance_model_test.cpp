@@ -100,6 +100,94 @@ TEST_CASE("conformance model: OPEN, the wait, and the trials") {
   }
 }
 
+// Calls in flight: each begins (let through or refused) and ends (counted or not) apart.
+struct Flight {
+  Model m;
+  std::string begin(CallId id, double t) {
+    const Step s = m.begin(id, t);
+    return std::string(s.decision == Decision::Permitted ? "p:" : "r:") + std::string(to_string(s.state));
+  }
+  Step end(CallId id, const Call& c) { return m.end(id, c); }
+};
+
+Flight opened_at_4() {
+  Flight f{Model(lab_settings())};
+  for (int i = 0; i < 5; ++i) (void)f.m.call(err(i));
+  REQUIRE(f.m.state() == State::Open);
+  return f;
+}
+
+TEST_CASE("conformance model: calls in flight - HALF_OPEN lets through only its permits at once") {
+  Flight f = opened_at_4();
+  CHECK(f.begin(1, 3004) == "p:HALF_OPEN");
+  CHECK(f.begin(2, 3004.125) == "p:HALF_OPEN");
+  CHECK(f.begin(3, 3004.25) == "p:HALF_OPEN");
+  CHECK(f.m.begin(4, 3004.375).rule == Rule::TrialCap);  // 3 in flight: every permit taken
+  SUBCASE("a 4xx gives its permit back while the others are still in flight") {
+    CHECK(f.end(2, bad(3005)).rule == Rule::NotCounted);
+    CHECK(f.begin(5, 3005.5) == "p:HALF_OPEN");
+    CHECK(f.begin(6, 3005.625) == "r:HALF_OPEN");
+  }
+  SUBCASE("the trials are judged together when the last permitted one ends, in whatever order") {
+    CHECK(f.end(3, ok(3006)).rule == Rule::FirstTrial);  // the first counted
+    CHECK(f.end(1, err(3007)).state == State::HalfOpen);
+    CHECK(f.begin(7, 3007.5) == "r:HALF_OPEN");  // counted trials keep their permits
+    const Step judged = f.end(2, ok(3008));
+    CHECK(judged.state == State::Closed);  // 1 of 3
+    CHECK(judged.rule == Rule::ClosedAfterTrials);
+  }
+}
+
+TEST_CASE("conformance model: calls in flight - a result from before the state changed is not counted") {
+  SUBCASE("calls let through in CLOSED that end after it opened") {
+    Flight f{Model(lab_settings())};
+    for (CallId id = 1; id <= 7; ++id) CHECK(f.begin(id, id) == "p:CLOSED");
+    for (CallId id = 1; id <= 4; ++id) (void)f.end(id, err(10 + id));
+    CHECK(f.end(5, err(15)).rule == Rule::Tripped);  // 5 of 5, opened at t = 15
+    const Step late = f.end(6, err(16));
+    CHECK(late.rule == Rule::LateResult);
+    CHECK(late.state == State::Open);
+    CHECK(f.begin(8, 3014.875) == "r:OPEN");  // the wait still runs from 15, not 16
+    CHECK(f.begin(9, 3015) == "p:HALF_OPEN");
+    CHECK(f.end(7, err(3016)).rule == Rule::LateResult);  // nor is it a trial
+    CHECK(f.m.state() == State::HalfOpen);
+  }
+  SUBCASE("a trial of a HALF_OPEN that has since reopened") {
+    Settings s = lab_settings();
+    s.permitted_in_half_open = 2;
+    Flight f{Model(s)};
+    for (int i = 0; i < 5; ++i) (void)f.m.call(err(i));
+    CHECK(f.begin(1, 3004) == "p:HALF_OPEN");
+    CHECK(f.begin(2, 3005) == "p:HALF_OPEN");
+    (void)f.end(1, err(3006));
+    CHECK(f.end(2, err(3007)).rule == Rule::ReopenedAfterTrials);  // opened again at 3007
+    CHECK(f.begin(3, 6007) == "p:HALF_OPEN");
+    CHECK(f.begin(4, 6008) == "p:HALF_OPEN");
+    CHECK(f.end(3, ok(6009)).rule == Rule::FirstTrial);
+    CHECK(f.end(4, ok(6010)).rule == Rule::ClosedAfterTrials);
+  }
+}
+
+TEST_CASE("conformance model: a call made at once answers as its beginning and its end at one t") {
+  // The old protocol's line is both; the cases above hold what those answers are.
+  Flight apart = opened_at_4();
+  Model together = apart.m;
+  const std::vector<Call> calls{ok(3004), bad(3005), err(3006), err(3007), ok(6006), ok(6007), ok(6008), ok(6009)};
+  CallId id = 100;
+  for (const Call& c : calls) {
+    const Step one = together.call(c);
+    const Step began = apart.m.begin(++id, c.t_ms);
+    CHECK(one.decision == began.decision);
+    if (began.decision == Decision::Rejected) {
+      CHECK(one.state == began.state);
+      continue;
+    }
+    const Step ended = apart.m.end(id, c);
+    CHECK(one.state == ended.state);
+    CHECK(one.rule == ended.rule);
+  }
+}
+
 TEST_CASE("conformance model: every rule is described for a person, by what the breaker did wrong") {
   // Each description names the rule's own mistake (a student reads it beside the failing trace),
   // and no two rules share one, nor an id.
@@ -113,6 +201,10 @@ TEST_CASE("conformance model: every rule is described for a person, by what the 
       {Rule::TrialCounted, {"before all the permitted ones"}},
       {Rule::ClosedAfterTrials, {"did not close", "trials succeeded"}},
       {Rule::ReopenedAfterTrials, {"did not reopen", "trials' failure rate"}},
+      {Rule::Admitted, {"refused a call while CLOSED"}},
+      {Rule::TrialAdmitted, {"refused a trial", "permit free"}},
+      {Rule::TrialCap, {"more trials", "HALF_OPEN"}},
+      {Rule::LateResult, {"came back after the state", "changed"}},
   };
   std::set<std::string_view> descriptions;
   std::set<std::string_view> ids;

@@ -5,11 +5,14 @@
 //
 // The rules are docs/CONTRACTS.md's ("The rules a program is compared with"), which the students
 // read and this code follows, word for word; what the handout leaves open is decided there.
-// Opening is decided by the call that completes, at its t; HALF_OPEN's trials come one at a
-// time, each completing before the next is made.
+// Opening is decided by the call that completes, at its t. A call is let through (or not) when it
+// begins and counted when it ends; the protocol's old lines are calls that begin and end at one
+// t, and its calls in flight begin and end apart, with others begun and ended between: that is
+// where HALF_OPEN's cap on trials and a result that comes back too late are decided.
 
 #include <cstdint>
 #include <deque>
+#include <unordered_map>
 #include <string_view>
 
 #include "cb/grade/lab_spec.h"
@@ -52,7 +55,15 @@ enum class Rule : std::uint8_t {
   TrialCounted,         // HALF_OPEN, a trial counted, not yet all
   ClosedAfterTrials,    // HALF_OPEN -> CLOSED: the trials' rate under the threshold
   ReopenedAfterTrials,  // HALF_OPEN -> OPEN: the trials' rate reached it
+  // Only where calls are in flight:
+  Admitted,      // CLOSED: a call begins, let through
+  TrialAdmitted,  // HALF_OPEN: a trial begins, a permit free
+  TrialCap,       // HALF_OPEN: every permit taken by trials in flight or counted: refused
+  LateResult,     // a result of a call let through before the state last changed: not counted
 };
+
+// A call in flight, as the trace names it.
+using CallId = std::uint32_t;
 
 struct Step {
   Decision decision = Decision::Permitted;
@@ -63,20 +74,32 @@ struct Step {
 class Model {
  public:
   explicit Model(const Settings& s) : s_(s) {}
+  // A call that begins and ends at c.t_ms: the decision at its beginning, the state after its end.
   [[nodiscard]] Step call(const Call& c);
+  // A call begins at t_ms: let through or refused, and the state after that.
+  [[nodiscard]] Step begin(CallId id, double t_ms);
+  // The call `id`, let through by begin(), ends with c (at c.t_ms): the state after it is
+  // counted, or not (LateResult). An id never let through is the caller's bug: not counted.
+  [[nodiscard]] Step end(CallId id, const Call& c);
   [[nodiscard]] State state() const noexcept { return state_; }
 
  private:
   enum class Kind : std::uint8_t { Success, Failure, Ignored };
   [[nodiscard]] static Kind kind_of(const Call& c) noexcept;
   [[nodiscard]] bool reaches(int failures, int calls) const noexcept;
+  void move_to(State s, double t_ms);
 
   Settings s_;
   State state_ = State::Closed;
   std::deque<bool> window_;  // CLOSED: recent counted calls, true for a failure
   double opened_at_ = 0;
-  int trials_ = 0;
+  int admitted_ = 0;  // HALF_OPEN: permits taken, by trials in flight or counted
+  int trials_ = 0;    // HALF_OPEN: trials counted
   int trial_failures_ = 0;
+  // A state's generation: a result counts only in the generation its call was let through in.
+  std::uint64_t generation_ = 0;
+  std::unordered_map<CallId, std::uint64_t> in_flight_;  // let through, not yet ended
+  CallId next_own_id_ = 0x8000'0000u;                    // call()'s, apart from a trace's ids
 };
 
 [[nodiscard]] std::string_view to_string(State s) noexcept;     // "CLOSED", "OPEN", "HALF_OPEN"

@@ -18,9 +18,20 @@ namespace {
 
 using namespace conformance;
 
-std::string result_of(const Call& c) { return c.timed_out ? "timeout" : std::to_string(c.status); }
+// A line as its row shows it: a whole call's result, or which call in flight begins or ends.
+std::string result_of(const Call& c) {
+  const std::string result = c.timed_out ? "timeout" : std::to_string(c.status);
+  switch (c.phase) {
+    case Phase::Begin: return "call " + std::to_string(c.id) + " begins";
+    case Phase::End: return "call " + std::to_string(c.id) + " ends: " + result;
+    case Phase::Whole: break;
+  }
+  return result;
+}
 
-std::string answer_of(const Answer& a) {
+// An End's answer is only the state: its call was let through when it began.
+std::string answer_of(const Answer& a, Phase phase) {
+  if (phase == Phase::End) return std::string(to_string(a.state));
   return std::string(to_string(a.decision)) + " " + std::string(to_string(a.state));
 }
 
@@ -34,13 +45,14 @@ Counterexample table(int index, std::size_t original_calls, const Trace& t, cons
   out.input.push_back(settings_line(t.settings));
   Model m(t.settings);
   for (std::size_t i = 0; i <= last && i < t.calls.size(); ++i) {
-    const Step want = m.call(t.calls[i]);
+    const Step want = m.step(t.calls[i]);
     ConformanceRow row;
     row.t_ms = t.calls[i].t_ms;
     row.result = result_of(t.calls[i]);
-    row.expected = answer_of({want.decision, want.state});
-    if (i < replies.answers.size()) row.got = answer_of(replies.answers[i]);
-    if (alone && i < alone->answers.size()) row.alone = answer_of(alone->answers[i]);
+    const Phase phase = t.calls[i].phase;
+    row.expected = answer_of({want.decision, want.state}, phase);
+    if (i < replies.answers.size()) row.got = answer_of(replies.answers[i], phase);
+    if (alone && i < alone->answers.size()) row.alone = answer_of(alone->answers[i], phase);
     row.differs = i == last;
     out.rows.push_back(row);
     out.input.push_back(call_line(t.calls[i]));
@@ -349,14 +361,18 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Programs& p
   bool too_slow = false;
   int unanswered = 0;    // traces in a row with no answer in time
   bool hanging = false;  // o.no_answer_run of them
-  for (int i = 0; i < o.traces && !silent && !hanging; i += jobs) {
+  // Whether the program takes calls in flight is said in its first answer, so the first trace
+  // is a round of its own; from then on, every 4th trace has calls in flight when it does.
+  bool in_flight = false;
+  for (int i = 0, size = 1; i < o.traces && !silent && !hanging; i += size, size = jobs) {
     if (judge.out_of_time() || (o.stop_after >= 0 && i >= o.stop_after)) {
       too_slow = true;
       break;
     }
     // A round of traces at once, judged in order, so what is found does not depend on `jobs`.
     std::vector<Trace> round;
-    for (int j = i; j < std::min(o.traces, i + jobs); ++j) round.push_back(generate(o.seed, j));
+    for (int j = i; j < std::min(o.traces, i + size); ++j)
+      round.push_back(in_flight && j % 4 == 2 ? generate_in_flight(o.seed, j) : generate(o.seed, j));
     std::vector<std::future<Replies>> running;
     for (std::size_t j = 1; j < round.size(); ++j)
       running.push_back(std::async(std::launch::async, [&programs, &t = round[j]] { return programs.run(t); }));
@@ -367,6 +383,7 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Programs& p
       const int index = i + static_cast<int>(k);
       ++part.judged;
       unanswered = answered[k].timed_out ? unanswered + 1 : 0;
+      if (index == 0) in_flight = answered[k].in_flight;
       hanging = o.no_answer_run > 0 && unanswered >= o.no_answer_run;
       if (auto f = judge.judge(index, round[k], std::move(answered[k]))) {
         // Not one answer to a trace (it cannot start, its file is not there, it waits for
@@ -426,6 +443,9 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Programs& p
   } else {
     part.status = Status::Pass;
   }
+  part.in_flight = in_flight;
+  if (!in_flight)
+    for (Rule r : {Rule::TrialCap, Rule::LateResult}) part.not_probed.emplace_back(id(r));
   part.cuts = judge.cuts();
   if (programs.processes) part.processes = programs.processes();
   part.score = part.status == Status::Pass ? o.points : 0;

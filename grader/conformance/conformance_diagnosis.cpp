@@ -72,7 +72,7 @@ Trace with_4xx(const Trace& t, std::size_t count, int status) {
 bool decides_last_as(const Trace& t, const Step& want) {
   Model m(t.settings);
   Step last;
-  for (const Call& c : t.calls) last = m.call(c);
+  for (const Call& c : t.calls) last = m.step(c);
   return !t.calls.empty() && last.rule == want.rule && last.decision == want.decision && last.state == want.state;
 }
 
@@ -248,7 +248,9 @@ Explanation diagnose(const Trace& trace, const Replies& replies, const Divergenc
   const Call& at = trace.calls[d.at];
   if (is_4xx(at)) {
     Trace plain = with_4xx(trace, d.at, -1);
-    plain.calls.push_back({at.t_ms, 200, false});
+    Call as_200 = at;  // an End stays the end of its call
+    as_200.status = 200;
+    plain.calls.push_back(as_200);
     const Replies r = ask(plain);
     const auto still = compare(plain, r.answers);
     if (!still) return four_xx("answers this call as the rules do when it is a 200 instead");

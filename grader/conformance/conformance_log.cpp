@@ -67,7 +67,8 @@ AnswerLog& AnswerLog::operator=(const AnswerLog& other) {
 Program AnswerLog::recorded(Program program, bool alone) {
   return [this, alone, program = std::move(program)](const Trace& trace) {
     Replies replies = program(trace);
-    Kept kept{replies.answers, replies.problem, replies.stderr_tail, replies.shared, replies.open, replies.timed_out};
+    Kept kept{replies.answers, replies.problem, replies.stderr_tail, replies.shared, replies.open, replies.timed_out,
+              replies.in_flight};
     if (kept.stderr_tail.size() > kMaxStderr) kept.stderr_tail.erase(0, kept.stderr_tail.size() - kMaxStderr);
     const std::lock_guard lock(mu_);
     // The first answer to a trace is the one its verdict was given on; the same trace asked again
@@ -106,6 +107,7 @@ Program AnswerLog::replayed(bool alone) {
     r.shared = found->second.shared;
     r.open = found->second.open;
     r.timed_out = found->second.timed_out;
+    r.in_flight = found->second.in_flight;
     return r;
   };
 }
@@ -154,6 +156,7 @@ nlohmann::json AnswerLog::to_json() const {
     if (kept.shared) r["shared"] = true;
     if (kept.open) r["open"] = true;
     if (kept.timed_out) r["timed_out"] = true;
+    if (kept.in_flight) r["in_flight"] = true;
     if (!kept.problem.empty()) r["problem"] = kept.problem;
     if (!kept.stderr_tail.empty()) r["stderr"] = kept.stderr_tail;
     replies.push_back(std::move(r));
@@ -176,7 +179,7 @@ Result<AnswerLog> AnswerLog::from_json(const nlohmann::json& j, const std::strin
       return Error{where + ": expected {\"input_sha256\": ..., \"answers\": ...}"};
     auto answers = decode(r["answers"].get<std::string>(), where + ".answers");
     if (!answers) return answers.error();
-    Kept kept{std::move(*answers), {}, {}, flag(r, "shared"), flag(r, "open"), flag(r, "timed_out")};
+    Kept kept{std::move(*answers), {}, {}, flag(r, "shared"), flag(r, "open"), flag(r, "timed_out"), flag(r, "in_flight")};
     if (const auto p = r.find("problem"); p != r.end() && p->is_string()) kept.problem = p->get<std::string>();
     if (const auto e = r.find("stderr"); e != r.end() && e->is_string()) kept.stderr_tail = e->get<std::string>();
     const std::string key = (flag(r, "alone") ? "alone " : "") + r["input_sha256"].get<std::string>();

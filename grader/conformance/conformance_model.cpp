@@ -35,6 +35,15 @@ Step Model::call(const Call& c) {
   return ended;
 }
 
+Step Model::step(const Call& c) {
+  switch (c.phase) {
+    case Phase::Whole: return call(c);
+    case Phase::Begin: return begin(c.id, c.t_ms);
+    case Phase::End: return end(c.id, c);
+  }
+  return call(c);
+}
+
 Step Model::begin(CallId id, double t_ms) {
   if (state_ == State::Open) {
     if (t_ms < opened_at_ + s_.wait_in_open_ms) return {Decision::Rejected, State::Open, Rule::RejectedInWait};

@@ -30,25 +30,31 @@ using Clock = std::chrono::steady_clock;
 
 struct Parsed {
   Answer answer;
-  bool many = false;  // "traces": "many": it takes the next trace's settings after the last answer
+  bool many = false;       // "traces": "many": it takes the next trace's settings after the last answer
+  bool in_flight = false;  // "in_flight": true: it takes calls that begin and end apart
 };
 
-std::optional<Parsed> parse_answer(const std::string& line) {
+// The answer to a line of `phase`: an End's is only the state (its call was let through when it
+// began), any other's a decision and the state.
+std::optional<Parsed> parse_answer(const std::string& line, Phase phase) {
   const auto j = nlohmann::json::parse(line, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return std::nullopt;
   const auto d = j.find("decision");
   const auto s = j.find("state");
-  if (d == j.end() || s == j.end() || !d->is_string() || !s->is_string()) return std::nullopt;
+  if (s == j.end() || !s->is_string()) return std::nullopt;
   Parsed p;
   Answer& a = p.answer;
-  const std::string decision = d->get<std::string>();
   const std::string state = s->get<std::string>();
-  if (decision == "permitted")
-    a.decision = Decision::Permitted;
-  else if (decision == "rejected")
-    a.decision = Decision::Rejected;
-  else
-    return std::nullopt;
+  if (phase != Phase::End) {
+    if (d == j.end() || !d->is_string()) return std::nullopt;
+    const std::string decision = d->get<std::string>();
+    if (decision == "permitted")
+      a.decision = Decision::Permitted;
+    else if (decision == "rejected")
+      a.decision = Decision::Rejected;
+    else
+      return std::nullopt;
+  }
   if (state == "CLOSED")
     a.state = State::Closed;
   else if (state == "OPEN")
@@ -59,6 +65,8 @@ std::optional<Parsed> parse_answer(const std::string& line) {
     return std::nullopt;
   const auto many = j.find("traces");
   p.many = many != j.end() && many->is_string() && many->get<std::string>() == "many";
+  const auto in_flight = j.find("in_flight");
+  p.in_flight = in_flight != j.end() && in_flight->is_boolean() && in_flight->get<bool>();
   return p;
 }
 
@@ -72,8 +80,14 @@ std::string settings_line(const Settings& s) {
 }
 
 std::string call_line(const Call& c) {
-  return "{\"t_ms\":" + ms_text(c.t_ms) +
-         ",\"result\":" + (c.timed_out ? std::string("\"timeout\"") : std::to_string(c.status)) + "}";
+  const std::string t = "{\"t_ms\":" + ms_text(c.t_ms);
+  const std::string result = ",\"result\":" + (c.timed_out ? std::string("\"timeout\"") : std::to_string(c.status)) + "}";
+  switch (c.phase) {
+    case Phase::Begin: return t + ",\"begin\":" + std::to_string(c.id) + "}";
+    case Phase::End: return t + ",\"end\":" + std::to_string(c.id) + result;
+    case Phase::Whole: break;
+  }
+  return t + result;
 }
 
 namespace {
@@ -371,17 +385,18 @@ bool answer(Session& s, const Trace& trace, Replies& replies) {
       ++sent;
     }
     const auto line = whole ? s.line() : std::nullopt;
-    const auto a = line ? parse_answer(*line) : std::nullopt;
+    const Phase phase = trace.calls[i].phase;
+    const auto a = line ? parse_answer(*line, phase) : std::nullopt;
     if (line && !a) {
-      replies.problem =
-          "answered " + quoted(*line) +
-          ", which is not {\"decision\": \"permitted\" or \"rejected\", \"state\": \"CLOSED\", \"OPEN\" or "
-          "\"HALF_OPEN\"}";
+      replies.problem = "answered " + quoted(*line) + ", which is not {" +
+                        (phase == Phase::End ? "" : "\"decision\": \"permitted\" or \"rejected\", ") +
+                        "\"state\": \"CLOSED\", \"OPEN\" or \"HALF_OPEN\"}";
     }
     whole = a.has_value();
     if (!a) break;
     // Only the first answer of a process counts: a program cannot change its mind halfway.
     if (s.traces() == 1 && i == 0 && a->many) s.said_many();
+    if (s.traces() == 1 && i == 0 && a->in_flight) replies.in_flight = true;
     replies.answers.push_back(a->answer);
   }
   return whole;

@@ -5,6 +5,7 @@
 #include <limits>
 #include <random>
 #include <sstream>
+#include <unordered_set>
 
 namespace cb::grade::conformance {
 namespace {
@@ -27,7 +28,7 @@ std::vector<double> wait_ends(const Trace& t) {
   double ends = -1;
   for (const Call& c : t.calls) {
     out.push_back(m.state() == State::Open ? ends : -1);
-    const Step s = m.call(c);
+    const Step s = m.step(c);
     if (s.rule == Rule::Tripped || s.rule == Rule::ReopenedAfterTrials) ends = c.t_ms + t.settings.wait_in_open_ms;
   }
   return out;
@@ -35,15 +36,29 @@ std::vector<double> wait_ends(const Trace& t) {
 
 }  // namespace
 
+void drop_orphan_ends(Trace& t) {
+  Model m(t.settings);
+  std::unordered_set<CallId> let_through;
+  std::vector<Call> kept;
+  kept.reserve(t.calls.size());
+  for (const Call& c : t.calls) {
+    if (c.phase == Phase::End && let_through.erase(c.id) == 0) continue;
+    const Step s = m.step(c);
+    if (c.phase == Phase::Begin && s.decision == Decision::Permitted) let_through.insert(c.id);
+    kept.push_back(c);
+  }
+  t.calls = std::move(kept);
+}
+
 std::vector<bool> counted_since_closed(const Trace& t, std::size_t last) {
   Model m(t.settings);
   std::vector<bool> counted;
   for (std::size_t i = 0; i <= last && i < t.calls.size(); ++i) {
     const State before = m.state();
-    const Step s = m.call(t.calls[i]);
+    const Step s = m.step(t.calls[i]);
     if (before != State::Closed)
       counted.clear();
-    else if (s.rule != Rule::NotCounted)
+    else if (t.calls[i].phase != Phase::Begin && s.rule != Rule::NotCounted && s.rule != Rule::LateResult)
       counted.push_back(t.calls[i].timed_out || t.calls[i].status >= 500);
   }
   return counted;
@@ -56,47 +71,113 @@ bool answered_as(const Trace& t, const Settings& settings, const std::vector<Ans
   return true;
 }
 
+namespace {
+
+// Settings drawn around the lab's (its own every 5th trace).
+Settings draw_settings(Rng& r, int index) {
+  Settings s = lab_settings();
+  if (index % 5 != 0) {
+    s.window = r.between(4, 20);
+    s.minimum_calls = r.between(1, s.window);
+    s.failure_rate_percent = r.between(10, 90);
+    s.wait_in_open_ms = r.between(1, 50) * 100;
+    s.permitted_in_half_open = r.between(1, 5);
+  }
+  return s;
+}
+
+// The next line's time: at the wait's end exactly or a hair before it while OPEN, now and then
+// a quiet stretch, else a few milliseconds on.
+double next_time(Rng& r, const Model& m, const Settings& s, double now, double opened_at) {
+  const int edge = r.between(0, 9);
+  if (m.state() == State::Open && opened_at >= 0 && edge <= 3)
+    return std::max(now, opened_at + s.wait_in_open_ms - (edge == 0 ? 0.125 : 0.0));
+  if (edge == 9) return now + r.between(1000, 10'000);
+  return now + r.between(0, 50);
+}
+
+// A result for a call ending now: a 4xx more often among trials.
+void draw_result(Rng& r, Call& c, bool trial) {
+  const int kind = r.between(0, 99);
+  if (trial && kind < 20)
+    c.status = 400 + r.between(0, 29);
+  else if (kind < 45)
+    c.status = 500 + r.between(0, 4);
+  else if (kind < 50)
+    c.timed_out = true;
+  else if (kind < 58)
+    c.status = 400 + r.between(0, 29);
+  else
+    c.status = 200 + (r.chance(10) ? r.between(1, 99) : 0);
+}
+
+}  // namespace
+
 Trace generate(std::uint64_t seed, int index) {
   Rng r(seed * 1'000'003U + static_cast<std::uint64_t>(static_cast<unsigned>(index)));
   Trace t;
-  t.settings = lab_settings();
-  if (index % 5 != 0) {
-    t.settings.window = r.between(4, 20);
-    t.settings.minimum_calls = r.between(1, t.settings.window);
-    t.settings.failure_rate_percent = r.between(10, 90);
-    t.settings.wait_in_open_ms = r.between(1, 50) * 100;
-    t.settings.permitted_in_half_open = r.between(1, 5);
-  }
+  t.settings = draw_settings(r, index);
   // The model runs alongside so the edges are aimed at where the breaker is, not guessed.
   Model m(t.settings);
   double now = 0;
   double opened_at = -1;
   const int n = r.between(20, 120);
   for (int i = 0; i < n; ++i) {
-    const int edge = r.between(0, 9);
-    if (m.state() == State::Open && opened_at >= 0 && edge <= 3) {
-      // At the wait's end exactly, or a hair before it.
-      now = std::max(now, opened_at + t.settings.wait_in_open_ms - (edge == 0 ? 0.125 : 0.0));
-    } else if (edge == 9) {
-      now += r.between(1000, 10'000);  // a quiet stretch
-    } else {
-      now += r.between(0, 50);
-    }
+    now = next_time(r, m, t.settings, now, opened_at);
     Call c{now, 200, false};
-    const int kind = r.between(0, 99);
-    if (m.state() == State::HalfOpen && kind < 20)
-      c.status = 400 + r.between(0, 29);  // 4xx among trials
-    else if (kind < 45)
-      c.status = 500 + r.between(0, 4);
-    else if (kind < 50)
-      c.timed_out = true;
-    else if (kind < 58)
-      c.status = 400 + r.between(0, 29);
-    else
-      c.status = 200 + (r.chance(10) ? r.between(1, 99) : 0);
-    const Step s = m.call(c);
+    draw_result(r, c, m.state() == State::HalfOpen);
+    const Step s = m.step(c);
     if (s.rule == Rule::Tripped || s.rule == Rule::ReopenedAfterTrials) opened_at = now;
     t.calls.push_back(c);
+  }
+  return t;
+}
+
+Trace generate_in_flight(std::uint64_t seed, int index) {
+  // Seeded apart from generate()'s traces of the same index.
+  Rng r((seed * 1'000'003U + static_cast<std::uint64_t>(static_cast<unsigned>(index))) ^ 0x9e37'79b9'7f4a'7c15U);
+  Trace t;
+  t.settings = draw_settings(r, index);
+  Model m(t.settings);
+  double now = 0;
+  double opened_at = -1;
+  CallId next_id = 1;
+  std::vector<CallId> in_flight;  // let through, not yet ended
+  auto push = [&](const Call& c) {
+    const Step s = m.step(c);
+    if (c.phase == Phase::Begin && s.decision == Decision::Permitted) in_flight.push_back(c.id);
+    if (s.rule == Rule::Tripped || s.rule == Rule::ReopenedAfterTrials) opened_at = c.t_ms;
+    t.calls.push_back(c);
+  };
+  const int n = r.between(30, 120);
+  for (int i = 0; i < n; ++i) {
+    now = next_time(r, m, t.settings, now, opened_at);
+    const int what = r.between(0, 9);
+    // In HALF_OPEN, trials pile up (past the cap) before any ends; elsewhere calls overlap a few
+    // at a time, and some are made whole between them.
+    const std::size_t most = m.state() == State::HalfOpen ? static_cast<std::size_t>(t.settings.permitted_in_half_open) + 2 : 4;
+    if (!in_flight.empty() && (in_flight.size() >= most || what < 4)) {
+      const auto k = static_cast<std::size_t>(r.between(0, static_cast<int>(in_flight.size()) - 1));
+      Call c{now, 200, false, Phase::End, in_flight[k]};
+      in_flight.erase(in_flight.begin() + static_cast<std::ptrdiff_t>(k));
+      draw_result(r, c, m.state() == State::HalfOpen);
+      push(c);
+    } else if (what < 8) {
+      push(Call{now, 200, false, Phase::Begin, next_id++});
+    } else {
+      Call c{now, 200, false};
+      draw_result(r, c, m.state() == State::HalfOpen);
+      push(c);
+    }
+  }
+  // Every call let through ends, in the order drawn.
+  while (!in_flight.empty()) {
+    now += r.between(0, 50);
+    const auto k = static_cast<std::size_t>(r.between(0, static_cast<int>(in_flight.size()) - 1));
+    Call c{now, 200, false, Phase::End, in_flight[k]};
+    in_flight.erase(in_flight.begin() + static_cast<std::ptrdiff_t>(k));
+    draw_result(r, c, m.state() == State::HalfOpen);
+    push(c);
   }
   return t;
 }
@@ -106,7 +187,7 @@ std::vector<Answer> model_answers(const Settings& settings, const std::vector<Ca
   std::vector<Answer> out;
   out.reserve(calls.size());
   for (const Call& c : calls) {
-    const Step s = m.call(c);
+    const Step s = m.step(c);
     out.push_back({s.decision, s.state});
   }
   return out;
@@ -115,7 +196,7 @@ std::vector<Answer> model_answers(const Settings& settings, const std::vector<Ca
 std::optional<Divergence> compare(const Trace& trace, const std::vector<Answer>& answers) {
   Model m(trace.settings);
   for (std::size_t i = 0; i < trace.calls.size(); ++i) {
-    const Step want = m.call(trace.calls[i]);
+    const Step want = m.step(trace.calls[i]);
     if (i >= answers.size()) return Divergence{i, want, std::nullopt};
     if (answers[i].decision != want.decision || answers[i].state != want.state) return Divergence{i, want, answers[i]};
   }
@@ -211,8 +292,10 @@ Shrunk shrink(const Trace& failing, const Program& program, ShrinkBudget budget,
     out.complete = false;
     return true;
   };
-  auto still = [&](const Trace& candidate) {
+  auto still = [&](Trace& candidate) {
     if (spent()) return false;
+    drop_orphan_ends(candidate);
+    if (candidate.calls.empty()) return false;
     const Replies r = counted(candidate);
     const auto d = compare(candidate, r.answers);
     return d && (!goal.same || goal.same(candidate, r, *d, counted));
@@ -227,9 +310,10 @@ Shrunk shrink(const Trace& failing, const Program& program, ShrinkBudget budget,
     }
     // Drop calls, from the last towards the first.
     for (std::size_t i = best.calls.size(); i-- > 0;) {
+      if (i >= best.calls.size()) continue;  // a dropped beginning took its end along
       Trace candidate = best;
       candidate.calls.erase(candidate.calls.begin() + static_cast<std::ptrdiff_t>(i));
-      if (!candidate.calls.empty() && still(candidate)) {
+      if (still(candidate)) {
         best = std::move(candidate);
         changed = true;
       }
@@ -265,15 +349,27 @@ Shrunk shrink(const Trace& failing, const Program& program, ShrinkBudget budget,
     for (std::size_t i = 0; i < best.calls.size(); ++i) {
       const Call c = best.calls[i];
       std::vector<Call> simpler;
-      if (c.timed_out) simpler.push_back({c.t_ms, 500, false});
-      if (!c.timed_out && c.status >= 500 && c.status != 500) simpler.push_back({c.t_ms, 500, false});
-      if (is_4xx(c) && c.status != 400) simpler.push_back({c.t_ms, 400, false});
-      if (!c.timed_out && c.status < 400 && c.status != 200) simpler.push_back({c.t_ms, 200, false});
+      auto with = [&c](int status) {
+        Call plain = c;
+        plain.status = status;
+        plain.timed_out = false;
+        return plain;
+      };
+      if (c.phase != Phase::Begin) {  // a beginning has no result
+        if (c.timed_out) simpler.push_back(with(500));
+        if (!c.timed_out && c.status >= 500 && c.status != 500) simpler.push_back(with(500));
+        if (is_4xx(c) && c.status != 400) simpler.push_back(with(400));
+        if (!c.timed_out && c.status < 400 && c.status != 200) simpler.push_back(with(200));
+      }
       // A rounder time, as long as the calls stay in time order.
       const double round = std::round(c.t_ms);
       const bool in_order = (i == 0 || best.calls[i - 1].t_ms <= round) &&
                             (i + 1 == best.calls.size() || round <= best.calls[i + 1].t_ms);
-      if (round != c.t_ms && in_order) simpler.push_back({round, c.status, c.timed_out});
+      if (round != c.t_ms && in_order) {
+        Call rounder = c;
+        rounder.t_ms = round;
+        simpler.push_back(rounder);
+      }
       for (const Call& s : simpler) {
         Trace candidate = best;
         candidate.calls[i] = s;

@@ -43,6 +43,15 @@ std::string example_lines(const Counterexample& e, const std::string& command) {
   return out;
 }
 
+// What no trace could ask a program that does not take calls in flight, said where it passed or
+// failed, so a pass is not read as more than it is.
+std::string not_probed_line(const ConformancePart& c) {
+  if (c.not_probed.empty()) return "";
+  std::string ids;
+  for (const std::string& id : c.not_probed) ids += (ids.empty() ? "" : ", ") + id;
+  return "not probed (it does not say \"in_flight\": true, so every call was made one at a time): " + ids + "\n";
+}
+
 std::string shrunk_text(const Counterexample& e, bool fully) {
   std::string out = "trace " + std::to_string(e.trace + 1) + " (" + calls_text(e.original_calls) + ")";
   if (!e.rows.empty() && e.rows.size() < e.original_calls)
@@ -58,7 +67,7 @@ std::string conformance_lines(const ConformancePart& c) {
   const std::string in = c.processes > 0 ? ", in " + how_many(c.processes, "process", "processes") : "";
   if (c.status == Status::Pass)
     return "answered every call of " + std::to_string(c.traces) + " generated traces as the rules do (seed " +
-           std::to_string(c.seed) + in + ")\n";
+           std::to_string(c.seed) + in + ")\n" + not_probed_line(c);
   if (c.example.trace < 0) {
     // Nothing was answered to show on a trace (it never answered, or was refused before it ran):
     // what happened, in one line; the standard error only when it says more than that line.
@@ -87,7 +96,7 @@ std::string conformance_lines(const ConformancePart& c) {
          std::to_string(c.seed) + "\n";
   if (!c.stderr_tail.empty())
     out += "its standard error (the end of it):\n" + c.stderr_tail + (c.stderr_tail.back() == '\n' ? "" : "\n");
-  return out;
+  return out + not_probed_line(c);
 }
 
 namespace {
@@ -114,6 +123,8 @@ nlohmann::json conformance_json(const ConformancePart& c) {
       {"status", to_string(c.status)}, {"score", c.score}, {"max_score", c.max_score}, {"seconds", c.seconds}};
   if (c.processes > 0) out["processes"] = c.processes;
   if (c.judged != c.traces) out["judged"] = c.judged;
+  if (c.judged > 0) out["in_flight"] = c.in_flight;
+  if (!c.not_probed.empty()) out["not_probed"] = c.not_probed;
   if (c.status == Status::Fail) {
     out["failing_trace"] = c.example.trace + 1;
     out["original_calls"] = c.example.original_calls;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <ctime>
 #include <deque>
 #include <functional>
@@ -32,6 +33,12 @@ struct Settings {
 inline double steady_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
+
+// What allow() gives a call it lets through; the caller gives it back to record() with the
+// call's outcome. Calls may overlap (cb-grade --conformance begins several before the first
+// ends), so a permit is how record() tells a result that comes back after the state has changed
+// (it must count nothing) from one of the state it was let through in.
+using Permit = std::uint64_t;
 
 class Breaker {
  public:
@@ -68,13 +75,14 @@ class Breaker {
     state = to;
   }
 
-  // May this call go to the server? false refuses it at once (it must not reach the server).
+  // May this call go to the server, and with which permit? std::nullopt refuses it at once (it
+  // must not reach the server).
   // YOUR PART (steps 4-6): as shipped, every call goes through.
-  bool allow() { return true; }
+  std::optional<Permit> allow() { return Permit{0}; }
 
-  // The outcome of a call allow() let through.
+  // The outcome of a call allow() let through, with the permit allow() gave it.
   // YOUR PART (steps 3, 6, 7): as shipped, the result is remembered and nothing else happens.
-  void record(Outcome outcome) {
+  void record(Outcome outcome, Permit /*permit*/) {
     window.push_back(outcome == Outcome::Failure);
     if (static_cast<int>(window.size()) > settings.window_size) window.pop_front();
   }

@@ -194,9 +194,10 @@ void write_state(const std::string& name, const Breaker& b) {
 
 // One call through the breaker: "refused" (it never reached the server), or the status.
 std::string call(Breaker& b, const std::string& path) {
-  if (!b.allow()) return "refused";
+  const std::optional<Permit> permit = b.allow();
+  if (!permit) return "refused";
   const Answer a = get(path);
-  b.record(classify(a.status));
+  b.record(classify(a.status), *permit);
   return a.status ? std::to_string(*a.status) : "no-answer";
 }
 

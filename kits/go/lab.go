@@ -129,11 +129,12 @@ func (l *lab) writeState(name string, b *Breaker) error {
 
 // call is one call through the breaker: "refused" (it never reached the server), or the status.
 func (l *lab) call(b *Breaker, path string) string {
-	if !b.Allow() {
+	permit, ok := b.Allow()
+	if !ok {
 		return "refused"
 	}
 	status, _ := l.get(path)
-	b.Record(Classify(status))
+	b.Record(Classify(status), permit)
 	if status == NoAnswer {
 		return "no answer"
 	}

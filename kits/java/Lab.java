@@ -101,9 +101,10 @@ public final class Lab {
 
   // One call through the breaker: "refused" (it never reached the server), or the status.
   private String call(Breaker b, String urlPath) {
-    if (!b.allow()) return "refused";
+    long permit = b.allow();
+    if (permit == Breaker.REFUSED) return "refused";
     HttpResponse<String> r = get(urlPath);
-    b.record(Breaker.classify(r == null ? null : r.statusCode()));
+    b.record(Breaker.classify(r == null ? null : r.statusCode()), permit);
     return r == null ? "no answer" : Integer.toString(r.statusCode());
   }
 

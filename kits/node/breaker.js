@@ -67,14 +67,19 @@ class Breaker {
   }
 
   // May this call go to the server? false refuses it at once (it must not reach the server).
+  // Anything else lets it through and is the call's permit: the caller gives it back to record()
+  // with the call's outcome. Calls may overlap (cb-grade --conformance begins several before the
+  // first ends), so a permit is how record() tells a result that comes back after the state has
+  // changed (it must count nothing) from one of the state it was let through in.
   // YOUR PART (steps 4-6): as shipped, every call goes through.
   allow() {
     return true;
   }
 
-  // The outcome of a call allow() let through: 'success', 'failure' or 'ignored'.
+  // The outcome of a call allow() let through: 'success', 'failure' or 'ignored', with the
+  // permit allow() gave it.
   // YOUR PART (steps 3, 6, 7): as shipped, the result is remembered and nothing else happens.
-  record(outcome) {
+  record(outcome, permit) {
     this.window = [...this.window, outcome === 'failure'].slice(-this.windowSize);
   }
 }

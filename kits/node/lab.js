@@ -84,9 +84,10 @@ function writeState(name, b) {
 
 // One call through the breaker: 'refused' (it never reached the server), or the status.
 async function call(b, urlPath) {
-  if (!b.allow()) return 'refused';
+  const permit = b.allow();
+  if (!permit) return 'refused';
   const { status } = await get(urlPath);
-  b.record(classify(status));
+  b.record(classify(status), permit);
   return status === null ? 'no answer' : status;
 }
 

@@ -51,13 +51,18 @@ class Breaker:
 
     def allow(self):
         """May this call go to the server? False refuses it at once (it must not reach the server).
+        Anything else lets it through and is the call's permit: the caller gives it back to
+        record() with the call's outcome. Calls may overlap (cb-grade --conformance begins several
+        before the first ends), so a permit is how record() tells a result that comes back after
+        the state has changed (it must count nothing) from one of the state it was let through in.
 
         YOUR PART (steps 4-6): as shipped, every call goes through.
         """
         return True
 
-    def record(self, outcome):
-        """The outcome of a call allow() let through: "success", "failure" or "ignored".
+    def record(self, outcome, permit=None):
+        """The outcome of a call allow() let through: "success", "failure" or "ignored", with
+        the permit allow() gave it.
 
         YOUR PART (steps 3, 6, 7): as shipped, the result is remembered and nothing else happens.
         """

@@ -77,10 +77,11 @@ def write_state(name, b):
 
 def call(b, path):
     """One call through the breaker: 'refused' (it never reached the server), or the status."""
-    if not b.allow():
+    permit = b.allow()
+    if not permit:
         return "refused"
     status = get(path)
-    b.record(classify(status))
+    b.record(classify(status), permit)
     return status if status is not None else "no answer"
 
 

@@ -4,10 +4,12 @@
     cb-grade --conformance "sh replay.sh"
 
 Already written, nothing to change: the same Breaker and classify that lab.py uses. The first
-line of input is the settings, then one call per line, each answered with one line before the
-next comes; another settings line starts the next trace, on a new breaker (the protocol is in
-docs/CONTRACTS.md). Time is the trace's own: the clock the breaker reads is each call's t_ms,
-so a trace of minutes replays in a moment.
+line of input is the settings, then one line per call, each answered with one line; another
+settings line starts the next trace, on a new breaker (the protocol is in docs/CONTRACTS.md). A
+call is made whole ({"t_ms", "result"}), or begins ({"t_ms", "begin": n}) and ends later
+({"t_ms", "end": n, "result"}) with other calls between, as a real client's calls overlap: its
+permit from allow() goes back to record() when it ends. Time is the trace's own: the clock the
+breaker reads is each line's t_ms, so a trace of minutes replays in a moment.
 """
 import json
 import sys
@@ -28,21 +30,35 @@ def breaker_for(s):
     return b, now
 
 
+def outcome(msg):
+    return classify(None if msg["result"] == "timeout" else msg["result"])
+
+
 def main():
-    b, now = None, None
+    b, now, in_flight = None, None, {}
+    # "traces": "many" tells the grader it may send the next trace's settings line after the last
+    # call, so one start of python answers every trace; "in_flight": that calls may overlap.
+    says = {"traces": "many", "in_flight": True}
     for line in sys.stdin:
         msg = json.loads(line)
         if "window" in msg:  # a trace begins: nothing of the last one is kept
             b, now = breaker_for(msg)
+            in_flight = {}
             continue
         now[0] = msg["t_ms"]
-        permitted = b.allow()
-        if permitted:  # the call completes at t_ms with this result
-            b.record(classify(None if msg["result"] == "timeout" else msg["result"]))
-        # "traces": "many" tells the grader it may send the next trace's settings line after the
-        # last call, so one start of python answers every trace.
-        print(json.dumps({"decision": "permitted" if permitted else "rejected", "state": b.state,
-                          "traces": "many"}), flush=True)
+        if "end" in msg:  # a call let through earlier comes back with its result
+            permit = in_flight.pop(msg["end"], None)
+            if permit:  # (the end of a call the breaker refused counts nothing)
+                b.record(outcome(msg), permit)
+            print(json.dumps({"state": b.state, **says}), flush=True)
+            continue
+        permit = b.allow()
+        if permit and "begin" in msg:
+            in_flight[msg["begin"]] = permit
+        elif permit:  # the call completes at t_ms with this result
+            b.record(outcome(msg), permit)
+        print(json.dumps({"decision": "permitted" if permit else "rejected", "state": b.state, **says}),
+              flush=True)
 
 
 if __name__ == "__main__":

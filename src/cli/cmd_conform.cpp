@@ -4,8 +4,9 @@
 //
 //   in:  {"window":10,"minimum_calls":5,"failure_rate_percent":50,"wait_in_open_ms":3000,"permitted_in_half_open":3}
 //        {"t_ms":1234.5,"result":200}            one per call, in time order; result: a status or "timeout"
-//   out: {"decision":"permitted","state":"CLOSED","traces":"many"}   one per call, flushed before the next is read
+//   out: {"decision":"permitted","state":"CLOSED","traces":"many","in_flight":true}   one per call, flushed
 //   then, perhaps, the next trace's settings line, and its calls, on a new breaker
+//   calls in flight: {"t_ms":T,"begin":N} answered as a call; {"t_ms":T,"end":N,"result":R} with {"state":S}
 #include "cmd_conform.h"
 
 #include <CLI/CLI.hpp>
@@ -14,6 +15,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <unordered_map>
 
 #include "cb/breaker/breaker.h"
 #include "cb/bounded_file.h"
@@ -65,8 +67,8 @@ Result<BreakerOptions> settings(const json& j, const std::string& at) {
   return o;
 }
 
-// A call line: its verdict, and its time, which never goes back (`last_t`).
-Result<Verdict> call(const json& j, const std::string& at, double& last_t) {
+// A call line's time, which never goes back (`last_t`).
+Result<double> time_of(const json& j, const std::string& at, double& last_t) {
   const auto t = j.find("t_ms");
   // Read as a double and checked before it becomes microseconds: 1e16 ms would not fit.
   if (t == j.end() || !t->is_number() || !(t->get<double>() >= last_t && t->get<double>() <= kMaxMs))
@@ -74,6 +76,19 @@ Result<Verdict> call(const json& j, const std::string& at, double& last_t) {
                  std::to_string(static_cast<long long>(kMaxMs)) +
                  (t != j.end() && t->is_number() ? ", got " + t->dump() : std::string())};
   last_t = t->get<double>();
+  return last_t;
+}
+
+// A call in flight's number (a begin or an end line's).
+Result<long long> call_id(const json& j, const std::string& at, const char* key) {
+  const auto id = j.find(key);
+  if (id == j.end() || !id->is_number_integer() || id->get<long long>() < 1)
+    return Error{at + "\"" + key + "\": expected a call's number, a whole number from 1"};
+  return id->get<long long>();
+}
+
+// A call line's verdict.
+Result<Verdict> verdict_of(const json& j, const std::string& at) {
   const auto result = j.find("result");
   if (result != j.end() && result->is_string() && result->get<std::string>() == "timeout") return Verdict::Failure;
   // As a long long: get<int>() of 4294967796 would wrap to 500.
@@ -93,7 +108,9 @@ CLI::App* setup_conform(CLI::App& app, ConformOptions&) {
   cmd->footer(
       "Reads the settings line, then {\"t_ms\": T, \"result\": STATUS|\"timeout\"} lines; answers each with\n"
       "{\"decision\": \"permitted\"|\"rejected\", \"state\": STATE, \"traces\": \"many\"} before reading the next.\n"
-      "Another settings line starts a new trace on a new breaker. Exit 0 at the end of the input; 2 with a\n"
+      "Another settings line starts a new trace on a new breaker. Calls in flight: {\"t_ms\": T, \"begin\": N}\n"
+      "is answered as a call, {\"t_ms\": T, \"end\": N, \"result\": R} with {\"state\": STATE}; every answer says\n"
+      "\"in_flight\": true. Exit 0 at the end of the input; 2 with a\n"
       "one-line error naming the line for anything else. The protocol: docs/CONTRACTS.md.\n"
       "Check it against the grader's model: cb-grade --conformance \"cb-lab conform\"");
   return cmd;
@@ -106,6 +123,7 @@ ExitCode conform_command(const ConformOptions&) {
   if (got == LineRead::End) return fail("line 1: expected the settings, got nothing");
   ManualClock clock;
   std::unique_ptr<CircuitBreaker> breaker;
+  std::unordered_map<long long, Ticket> in_flight;  // the trace's calls let through, not yet ended
   double last_t = 0;
   for (long n = 1;; ++n) {
     const std::string at = "line " + std::to_string(n) + ": ";
@@ -121,16 +139,37 @@ ExitCode conform_command(const ConformOptions&) {
       auto created = CircuitBreaker::create(*options, clock);
       if (!created) return fail(at + created.error().message);
       breaker = std::move(*created);
+      in_flight.clear();
       last_t = 0;
     } else {
-      auto verdict = call(j, at, last_t);
-      if (!verdict) return fail(verdict.error().message);
-      clock.set(TimePoint{std::chrono::microseconds(std::llround(last_t * 1000.0))});
-      const Admission a = breaker->try_acquire();
-      if (a) (void)breaker->record(a.ticket, {*verdict, Duration::zero()});
-      // Flushed: the grader waits for it before sending the next call.
-      std::cout << "{\"decision\":\"" << (a ? "permitted" : "rejected") << "\",\"state\":\""
-                << to_string(breaker->state()) << "\",\"traces\":\"many\"}" << std::endl;
+      auto t = time_of(j, at, last_t);
+      if (!t) return fail(t.error().message);
+      clock.set(TimePoint{std::chrono::microseconds(std::llround(*t * 1000.0))});
+      const bool begins = j.contains("begin");
+      const bool ends = !begins && j.contains("end");
+      auto id = begins ? call_id(j, at, "begin") : ends ? call_id(j, at, "end") : Result<long long>{0LL};
+      if (!id) return fail(id.error().message);
+      if (ends) {
+        auto verdict = verdict_of(j, at);
+        if (!verdict) return fail(verdict.error().message);
+        // An end for a call it refused (or never began) counts nothing: the rules' trace may end
+        // a call this breaker did not let through.
+        if (const auto it = in_flight.find(*id); it != in_flight.end()) {
+          (void)breaker->record(it->second, {*verdict, Duration::zero()});
+          in_flight.erase(it);
+        }
+        std::cout << "{\"state\":\"" << to_string(breaker->state()) << "\",\"traces\":\"many\",\"in_flight\":true}"
+                  << std::endl;
+      } else {
+        auto verdict = begins ? Result<Verdict>{Verdict::Success} : verdict_of(j, at);
+        if (!verdict) return fail(verdict.error().message);
+        const Admission a = breaker->try_acquire();
+        if (a && begins) in_flight.emplace(*id, a.ticket);
+        if (a && !begins) (void)breaker->record(a.ticket, {*verdict, Duration::zero()});
+        // Flushed: the grader waits for it before sending the next call.
+        std::cout << "{\"decision\":\"" << (a ? "permitted" : "rejected") << "\",\"state\":\""
+                  << to_string(breaker->state()) << "\",\"traces\":\"many\",\"in_flight\":true}" << std::endl;
+      }
     }
     got = read_line(std::cin, line, kMaxLine);
     if (got == LineRead::End) break;

@@ -72,6 +72,15 @@ json conformance(const std::string& command, const std::vector<std::string>& mor
   return json::parse(r.out);
 }
 
+// The same run's text report.
+std::string graded_text(const std::string& command, const std::vector<std::string>& more) {
+  std::vector<std::string> argv = graded({kGrade, "--conformance", command, "--submission", programs(), "--traces", kTraces});
+  argv.insert(argv.end(), more.begin(), more.end());
+  const Ran r = run(argv);
+  INFO(r.out, r.err);
+  return r.out;
+}
+
 // Whether a process whose command line holds `needle` is running (read from /proc).
 bool running(const std::string& needle) {
   for (auto [pid, cmdline] : process_command_lines()) {
@@ -115,6 +124,8 @@ TEST_CASE("conformance: each mistake is caught with a minimal counterexample nam
       {"wait-ignored", {"settings_ignored"}, 14},
       {"4xx-success", {"4xx_not_counted"}, 12},
       {"4xx-trial", {"4xx_not_counted"}, 12},
+      {"no-cap", {"half_open_cap"}, 16},
+      {"late-counted", {"late_result"}, 16},
   };
   for (const Mistake& m : mistakes) {
     SUBCASE(m.flag) {
@@ -132,7 +143,9 @@ TEST_CASE("conformance: each mistake is caught with a minimal counterexample nam
       for (const auto& line : c["input"]) input += line.get<std::string>() + "\n";
       const Ran replay = run({"/bin/sh", "-c", kBent + " --mistake " + m.flag}, input);
       const auto last = json::parse(replay.out.substr(replay.out.rfind('\n', replay.out.size() - 2) + 1));
-      CHECK(last["decision"].get<std::string>() + " " + last["state"].get<std::string>() == c["rows"].back()["got"]);
+      // A call's end is answered with the state alone.
+      const std::string decision = last.contains("decision") ? last["decision"].get<std::string>() + " " : "";
+      CHECK(decision + last["state"].get<std::string>() == c["rows"].back()["got"]);
       MESSAGE(std::string(m.flag) << ": trace of " << c["original_calls"] << " calls shrunk to " << c["rows"].size()
                                   << " in " << c["shrink_runs"] << " runs: [" << c["rule"].get<std::string>() << "] "
                                   << c["message"].get<std::string>());
@@ -319,6 +332,30 @@ TEST_CASE("conformance: a progress line on a terminal, and none in a pipe") {
 
 namespace cb::testing {
 namespace {
+
+TEST_CASE("conformance: calls in flight reach the cap on trials, and a program that takes none is told what was not probed") {
+  // Calls one at a time never have two trials in flight: a breaker with no cap passes those.
+  const json blind = conformance(kBentHere + " --mistake no-cap --one-at-a-time", {"--seed", "1"}, 0);
+  const json& b = blind["conformance"];
+  CHECK(b["status"] == "pass");
+  CHECK(b["in_flight"] == false);
+  CHECK(b["not_probed"] == json::array({"half_open_cap", "late_result"}));
+  CHECK(graded_text(kBentHere + " --mistake no-cap --one-at-a-time", {"--seed", "1"})
+            .find("not probed (it does not say \"in_flight\": true") != std::string::npos);
+  // The same breaker taking calls in flight fails, on every seed, for its own rule.
+  for (int seed = 1; seed <= 5; ++seed) {
+    CAPTURE(seed);
+    const json c = conformance(kBentHere + " --mistake no-cap", {"--seed", std::to_string(seed)}, 1)["conformance"];
+    CHECK(c["in_flight"] == true);
+    CHECK(c.contains("not_probed") == false);
+    CHECK(c["rule"] == "half_open_cap");
+    for (const json& r : c["rules"]) CHECK(r["rule"] == "half_open_cap");
+  }
+  // A right breaker that takes them passes them, as the project's engine does.
+  const json right = conformance(kBentHere + " --mistake none", {"--seed", "9"}, 0)["conformance"];
+  CHECK(right["in_flight"] == true);
+  CHECK(right["agreed"] == CB_CONFORMANCE_TRACES);
+}
 
 TEST_CASE("conformance: one process answers many traces, and a program that does not say it can gets one per trace") {
   // "traces": "many" in its first answer: the traces go to a process per job, with a few run

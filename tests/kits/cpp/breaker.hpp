@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <ctime>
 #include <deque>
 #include <functional>
@@ -29,6 +30,8 @@ inline double steady_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+using Permit = std::uint64_t;
+
 class Breaker {
  public:
   explicit Breaker(Settings s = {}, std::function<double()> clock = steady_ms) : settings(s), clock(std::move(clock)) {}
@@ -42,6 +45,7 @@ class Breaker {
   double opened_at = 0;
   int admitted = 0;
   std::vector<bool> trials;
+  Permit generation = 0;  // a state's: a permit of another counts nothing
 
   int failures() const {
     int n = 0;
@@ -67,6 +71,7 @@ class Breaker {
     std::snprintf(full, sizeof full, "%s.%06dZ", stamp, static_cast<int>(us));
     transitions.push_back(std::string(full) + " " + state + "->" + to);
     state = to;
+    ++generation;
   }
 
   void open() {
@@ -74,21 +79,22 @@ class Breaker {
     opened_at = clock();
   }
 
-  bool allow() {
+  std::optional<Permit> allow() {
     if (state == "OPEN") {
-      if (clock() - opened_at < settings.wait_in_open_ms) return false;
+      if (clock() - opened_at < settings.wait_in_open_ms) return std::nullopt;
       move_to("HALF_OPEN");
       admitted = 0;
       trials.clear();
     }
     if (state == "HALF_OPEN") {
-      if (admitted >= settings.permitted_in_half_open) return false;
+      if (admitted >= settings.permitted_in_half_open) return std::nullopt;
       ++admitted;
     }
-    return true;
+    return generation;
   }
 
-  void record(Outcome outcome) {
+  void record(Outcome outcome, Permit permit) {
+    if (permit != generation) return;  // let through before the state changed: it tells nothing about this one
     if (outcome == Outcome::Ignored) {
       if (state == "HALF_OPEN") --admitted;  // the trial told nothing; another may go
       return;

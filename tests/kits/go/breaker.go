@@ -47,7 +47,11 @@ type Breaker struct {
 	openedAt    float64
 	admitted    int
 	trials      []bool
+	generation  Permit // a state's: a permit of another counts nothing
 }
+
+// Permit is what Allow gives a call it lets through, for Record.
+type Permit uint64
 
 func NewBreaker(s Settings, clock func() float64) *Breaker {
 	return &Breaker{Settings: s, Clock: clock, State: "CLOSED"}
@@ -74,6 +78,7 @@ func (b *Breaker) MoveTo(to string) {
 	stamp := time.Now().UTC().Format("2006-01-02T15:04:05.000000Z")
 	b.Transitions = append(b.Transitions, stamp+" "+b.State+"->"+to)
 	b.State = to
+	b.generation++
 }
 
 func (b *Breaker) open() {
@@ -81,10 +86,10 @@ func (b *Breaker) open() {
 	b.openedAt = b.Clock()
 }
 
-func (b *Breaker) Allow() bool {
+func (b *Breaker) Allow() (Permit, bool) {
 	if b.State == "OPEN" {
 		if b.Clock()-b.openedAt < b.Settings.WaitInOpenMs {
-			return false
+			return 0, false
 		}
 		b.MoveTo("HALF_OPEN")
 		b.admitted = 0
@@ -92,14 +97,17 @@ func (b *Breaker) Allow() bool {
 	}
 	if b.State == "HALF_OPEN" {
 		if b.admitted >= b.Settings.PermittedInHalfOpen {
-			return false
+			return 0, false
 		}
 		b.admitted++
 	}
-	return true
+	return b.generation, true
 }
 
-func (b *Breaker) Record(outcome Outcome) {
+func (b *Breaker) Record(outcome Outcome, permit Permit) {
+	if permit != b.generation {
+		return // let through before the state changed: it tells nothing about this one
+	}
 	if outcome == Ignored {
 		if b.State == "HALF_OPEN" {
 			b.admitted-- // the trial told nothing; another may go

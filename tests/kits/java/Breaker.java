@@ -32,6 +32,8 @@ final class Breaker {
   double openedAt = 0;
   int admitted = 0;
   final List<Boolean> trials = new ArrayList<>();
+  long generation = 0;  // a state's: a permit of another counts nothing
+  static final long REFUSED = -1;
 
   Breaker(Settings settings, DoubleSupplier clock) {
     this.settings = settings;
@@ -58,6 +60,7 @@ final class Breaker {
   void moveTo(String to) {
     transitions.add(STAMP.format(Instant.now()) + " " + state + "->" + to);
     state = to;
+    generation++;
   }
 
   private void open() {
@@ -65,21 +68,22 @@ final class Breaker {
     openedAt = clock.getAsDouble();
   }
 
-  boolean allow() {
+  long allow() {
     if (state.equals("OPEN")) {
-      if (clock.getAsDouble() - openedAt < settings.waitInOpenMs()) return false;
+      if (clock.getAsDouble() - openedAt < settings.waitInOpenMs()) return REFUSED;
       moveTo("HALF_OPEN");
       admitted = 0;
       trials.clear();
     }
     if (state.equals("HALF_OPEN")) {
-      if (admitted >= settings.permittedInHalfOpen()) return false;
+      if (admitted >= settings.permittedInHalfOpen()) return REFUSED;
       admitted++;
     }
-    return true;
+    return generation;
   }
 
-  void record(Outcome outcome) {
+  void record(Outcome outcome, long permit) {
+    if (permit != generation) return;  // let through before the state changed: it tells nothing about this one
     if (outcome == Outcome.IGNORED) {
       if (state.equals("HALF_OPEN")) admitted--;  // the trial told nothing; another may go
       return;

@@ -43,6 +43,7 @@ class Breaker {
     this.openedAt = 0;
     this.admitted = 0;
     this.trials = [];
+    this.generation = 1; // a state's: a permit of another counts nothing
   }
 
   get failures() {
@@ -55,6 +56,7 @@ class Breaker {
     const stamp = new Date(Number(us / 1000n)).toISOString().slice(0, 23) + String(us % 1000n).padStart(3, '0') + 'Z';
     this.transitions.push(`${stamp} ${this.state}->${state}`);
     this.state = state;
+    this.generation++;
   }
 
   open() {
@@ -73,10 +75,11 @@ class Breaker {
       if (this.admitted >= this.permittedInHalfOpen) return false;
       this.admitted++;
     }
-    return true;
+    return this.generation;
   }
 
-  record(outcome) {
+  record(outcome, permit) {
+    if (permit !== undefined && permit !== this.generation) return; // let through before the state changed
     if (outcome === 'ignored') {
       if (this.state === 'HALF_OPEN') this.admitted--; // the trial told nothing; another may go
       return;

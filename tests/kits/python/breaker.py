@@ -24,6 +24,7 @@ class Breaker:
         self.opened_at = 0.0
         self.admitted = 0
         self.trials = []
+        self.generation = 1  # a state's: a permit of another counts nothing
 
     @property
     def failures(self):
@@ -33,6 +34,7 @@ class Breaker:
         stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")  # to the microsecond
         self.transitions.append(f"{stamp} {self.state}->{state}")
         self.state = state
+        self.generation += 1
 
     def open(self):
         self.move_to("OPEN")
@@ -48,9 +50,11 @@ class Breaker:
             if self.admitted >= self.permitted_in_half_open:
                 return False
             self.admitted += 1
-        return True
+        return self.generation
 
-    def record(self, outcome):
+    def record(self, outcome, permit=None):
+        if permit is not None and permit != self.generation:
+            return  # let through before the state changed: it tells nothing about this one
         if outcome == "ignored":
             if self.state == "HALF_OPEN":
                 self.admitted -= 1  # the trial told nothing; another may go

@@ -44,6 +44,7 @@ class AnswerLog {
     bool shared = false;
     bool open = false;
     bool timed_out = false;
+    bool in_flight = false;  // it said so in its first answer
   };
   [[nodiscard]] Program recorded(Program program, bool alone);
   [[nodiscard]] Program replayed(bool alone);

@@ -33,10 +33,19 @@ struct Settings {
 enum class State : std::uint8_t { Closed, Open, HalfOpen };
 enum class Decision : std::uint8_t { Permitted, Rejected };
 
+// A call in flight, as the trace numbers it.
+using CallId = std::uint32_t;
+
+// How a line of a trace takes part in its call: the whole call at one t (the protocol's first
+// form), or only its beginning or its end (calls in flight, with other lines between the two).
+enum class Phase : std::uint8_t { Whole, Begin, End };
+
 struct Call {
   double t_ms = 0;
-  int status = 200;  // ignored when timed_out
+  int status = 200;  // ignored when timed_out, and for a Begin
   bool timed_out = false;
+  Phase phase = Phase::Whole;
+  CallId id = 0;  // a Begin's and its End's
 };
 
 // A 4xx: the caller's mistake, neither a success nor a failure.
@@ -62,9 +71,6 @@ enum class Rule : std::uint8_t {
   LateResult,     // a result of a call let through before the state last changed: not counted
 };
 
-// A call in flight, as the trace names it.
-using CallId = std::uint32_t;
-
 struct Step {
   Decision decision = Decision::Permitted;
   State state = State::Closed;  // right after the call
@@ -81,6 +87,9 @@ class Model {
   // The call `id`, let through by begin(), ends with c (at c.t_ms): the state after it is
   // counted, or not (LateResult). An id never let through is the caller's bug: not counted.
   [[nodiscard]] Step end(CallId id, const Call& c);
+  // A line of a trace, whatever its phase: call(), begin() or end(). An End's decision is always
+  // Permitted (its call was let through when it began); what it is compared on is the state.
+  [[nodiscard]] Step step(const Call& c);
   [[nodiscard]] State state() const noexcept { return state_; }
 
  private:

@@ -44,6 +44,8 @@ struct Replies {
   // Its process was kept for another trace: whether it exits 0 at the end of its input is not
   // known from this run (check_conformance asks again, alone, to find out).
   bool open = false;
+  // Its process said, in its first answer, that it takes calls in flight ("in_flight": true).
+  bool in_flight = false;
   Replies() = default;
   Replies(std::vector<Answer> a) : answers(std::move(a)) {}  // NOLINT: a program that only answers
 };
@@ -70,6 +72,18 @@ struct Programs {
 // exactly on the threshold, calls exactly at the end of the wait and just before it, 4xx in
 // HALF_OPEN, and long quiet stretches that let the window slide.
 [[nodiscard]] Trace generate(std::uint64_t seed, int index);
+
+// Trace number `index` of the run seeded `seed` with calls in flight: the settings as generate()
+// draws them, and lines that begin calls, end them (in another order than they began, a result
+// coming back after the state its call began in has changed) or make one whole, biased to the
+// edges only overlap reaches: more trials begun in HALF_OPEN than it permits, a 4xx trial giving
+// its permit back while others are in flight, calls let through in CLOSED ending after it opened.
+// Every call it lets through ends before the trace does.
+[[nodiscard]] Trace generate_in_flight(std::uint64_t seed, int index);
+
+// Drops each End whose call the rules did not let through when it began, or whose Begin is not
+// in the trace (the protocol sends no end for those): what a shrunk trace is made into.
+void drop_orphan_ends(Trace& t);
 
 struct Divergence {
   std::size_t at = 0;         // the first call where the program and the model differ

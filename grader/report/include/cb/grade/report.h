@@ -129,6 +129,10 @@ struct ConformancePart {
   double max_score = 0;
   double seconds = 0;
   int processes = 0;  // of the program, started to answer them (0: not known)
+  // Whether some of its traces had calls in flight: only a program that says it takes them
+  // ("in_flight") is sent those, and only they reach the rules listed in `not_probed` otherwise.
+  bool in_flight = false;
+  std::vector<std::string> not_probed;  // rule ids no trace could reach, for want of calls in flight
   // When it failed: the first trace answered otherwise, shrunk, and what it shows, ...
   Counterexample example;
   std::string rule;         // stable id of what it got wrong ("minimum_calls", ...)

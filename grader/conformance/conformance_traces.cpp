@@ -275,6 +275,52 @@ std::vector<double> shorter_gaps(double gap, double to_wait_end) {
   return out;
 }
 
+// Call i of t with a plainer result or a rounder time, each a candidate of its own.
+std::vector<Call> plainer(const Trace& t, std::size_t i) {
+  const Call c = t.calls[i];
+  std::vector<Call> simpler;
+  auto with = [&c](int status) {
+    Call plain = c;
+    plain.status = status;
+    plain.timed_out = false;
+    return plain;
+  };
+  if (c.phase != Phase::Begin) {  // a beginning has no result
+    if (c.timed_out) simpler.push_back(with(500));
+    if (!c.timed_out && c.status >= 500 && c.status != 500) simpler.push_back(with(500));
+    if (is_4xx(c) && c.status != 400) simpler.push_back(with(400));
+    if (!c.timed_out && c.status < 400 && c.status != 200) simpler.push_back(with(200));
+  }
+  // A rounder time, as long as the calls stay in time order.
+  const double round = std::round(c.t_ms);
+  const bool in_order = (i == 0 || t.calls[i - 1].t_ms <= round) &&
+                        (i + 1 == t.calls.size() || round <= t.calls[i + 1].t_ms);
+  if (round != c.t_ms && in_order) {
+    Call rounder = c;
+    rounder.t_ms = round;
+    simpler.push_back(rounder);
+  }
+  return simpler;
+}
+
+// The settings with one of them set to the lab's, for each that differs.
+std::vector<Settings> nearer_the_lab(const Settings& settings) {
+  const Settings lab = lab_settings();
+  std::vector<Settings> nearer;
+  auto toward_lab = [&](auto member) {
+    if (settings.*member == lab.*member) return;
+    Settings s = settings;
+    s.*member = lab.*member;
+    nearer.push_back(s);
+  };
+  toward_lab(&Settings::window);
+  toward_lab(&Settings::minimum_calls);
+  toward_lab(&Settings::failure_rate_percent);
+  toward_lab(&Settings::permitted_in_half_open);
+  toward_lab(&Settings::wait_in_open_ms);
+  return nearer;
+}
+
 }  // namespace
 
 Shrunk shrink(const Trace& failing, const Program& program, ShrinkBudget budget, const ShrinkGoal& goal) {
@@ -347,29 +393,7 @@ Shrunk shrink(const Trace& failing, const Program& program, ShrinkBudget budget,
     }
     // Plainer results and rounder times.
     for (std::size_t i = 0; i < best.calls.size(); ++i) {
-      const Call c = best.calls[i];
-      std::vector<Call> simpler;
-      auto with = [&c](int status) {
-        Call plain = c;
-        plain.status = status;
-        plain.timed_out = false;
-        return plain;
-      };
-      if (c.phase != Phase::Begin) {  // a beginning has no result
-        if (c.timed_out) simpler.push_back(with(500));
-        if (!c.timed_out && c.status >= 500 && c.status != 500) simpler.push_back(with(500));
-        if (is_4xx(c) && c.status != 400) simpler.push_back(with(400));
-        if (!c.timed_out && c.status < 400 && c.status != 200) simpler.push_back(with(200));
-      }
-      // A rounder time, as long as the calls stay in time order.
-      const double round = std::round(c.t_ms);
-      const bool in_order = (i == 0 || best.calls[i - 1].t_ms <= round) &&
-                            (i + 1 == best.calls.size() || round <= best.calls[i + 1].t_ms);
-      if (round != c.t_ms && in_order) {
-        Call rounder = c;
-        rounder.t_ms = round;
-        simpler.push_back(rounder);
-      }
+      const std::vector<Call> simpler = plainer(best, i);
       for (const Call& s : simpler) {
         Trace candidate = best;
         candidate.calls[i] = s;
@@ -382,20 +406,7 @@ Shrunk shrink(const Trace& failing, const Program& program, ShrinkBudget budget,
     }
     if (goal.keep_settings) continue;
     // Settings nearer the lab's, one at a time.
-    const Settings lab = lab_settings();
-    std::vector<Settings> nearer;
-    auto toward_lab = [&](auto member) {
-      if (best.settings.*member == lab.*member) return;
-      Settings s = best.settings;
-      s.*member = lab.*member;
-      nearer.push_back(s);
-    };
-    toward_lab(&Settings::window);
-    toward_lab(&Settings::minimum_calls);
-    toward_lab(&Settings::failure_rate_percent);
-    toward_lab(&Settings::permitted_in_half_open);
-    toward_lab(&Settings::wait_in_open_ms);
-    for (Settings s : nearer) {
+    for (Settings s : nearer_the_lab(best.settings)) {
       if (s.minimum_calls > s.window) continue;
       Trace candidate = best;
       candidate.settings = s;

@@ -113,6 +113,32 @@ std::optional<Explanation> opens_only_on_failure(const Trace& trace, const Diver
   return std::nullopt;
 }
 
+// Results the rules drop because their call began in a state since left: the same trace without
+// those end lines (their calls simply never end) is answered as the rules do, so it counted one.
+// Run before the 4xx experiments: a late 4xx dropped there would change the same thing.
+std::optional<Explanation> late_counted(const Trace& trace, const Divergence& d,
+                                        const std::function<Replies(const Trace&)>& ask) {
+  Model m(trace.settings);
+  Trace without{trace.settings, {}};
+  std::string late;
+  for (std::size_t i = 0; i <= d.at; ++i) {
+    const Call& c = trace.calls[i];
+    if (m.step(c).rule == Rule::LateResult && c.phase == Phase::End && i < d.at) {
+      late += (late.empty() ? "call " : ", ") + std::to_string(c.id);
+      continue;
+    }
+    without.calls.push_back(c);
+  }
+  if (late.empty() || !decides_last_as(without, d.want)) return std::nullopt;
+  const Replies r = ask(without);
+  if (!r.problem.empty() || r.answers.size() != without.calls.size() || compare(without, r.answers))
+    return std::nullopt;
+  return Explanation{std::string(id(Rule::LateResult)),
+                     "counted a result that came back after the state its call began in had changed (" + late +
+                         "): without those results it answers this call as the rules do; a result counts only in "
+                         "the state its call began in"};
+}
+
 // A window the experiment showed never lets a call go (probe.slides): judged up to this call,
 // where the window's rule decided it. (Without that experiment, explain() asks the whole trace
 // to match a window that keeps every call; a later mistake of another kind spoils that match,
@@ -245,6 +271,7 @@ Explanation diagnose(const Trace& trace, const Replies& replies, const Divergenc
                   how_known + rest};
     return {std::string(id(Rule::NotCounted)), "counted a 4xx, the caller's mistake: " + how_known + rest};
   };
+  if (auto late = late_counted(trace, d, ask)) return *late;
   const Call& at = trace.calls[d.at];
   if (is_4xx(at)) {
     Trace plain = with_4xx(trace, d.at, -1);

@@ -91,6 +91,11 @@ class Model {
   // Permitted (its call was let through when it began); what it is compared on is the state.
   [[nodiscard]] Step step(const Call& c);
   [[nodiscard]] State state() const noexcept { return state_; }
+  // OPEN with its wait over at t_ms: no call has come to find it HALF_OPEN yet, so an end line
+  // here may be answered either way (a breaker whose state follows its clock says HALF_OPEN).
+  [[nodiscard]] bool wait_over(double t_ms) const noexcept {
+    return state_ == State::Open && t_ms >= opened_at_ + s_.wait_in_open_ms;
+  }
 
  private:
   enum class Kind : std::uint8_t { Success, Failure, Ignored };

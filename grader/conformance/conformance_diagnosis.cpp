@@ -5,6 +5,7 @@
 #include <optional>
 #include <iterator>
 #include <limits>
+#include <set>
 #include <sstream>
 
 namespace cb::grade::conformance {
@@ -54,14 +55,31 @@ std::string value_text(const Field& f, double v) {
   return out.str();
 }
 
-// The trace's first `count` calls, each 4xx among them kept (status -1), dropped (0) or made
-// `status`.
+// The trace's first `count` calls, each 4xx among them kept (status -1) or made `status`.
 Trace with_4xx(const Trace& t, std::size_t count, int status) {
   Trace out{t.settings, {}};
   for (std::size_t i = 0; i < count && i < t.calls.size(); ++i) {
     Call c = t.calls[i];
-    if (is_4xx(c) && status == 0) continue;
     if (is_4xx(c) && status > 0) c.status = status;
+    out.calls.push_back(c);
+  }
+  return out;
+}
+
+// The trace's first `count` calls without its 4xx (whole calls) and without the trials the rules
+// refused for want of a permit: with the 4xx gone, a permit it gave back is never taken, and a
+// refused call would then take it.
+Trace without_4xx(const Trace& t, std::size_t count) {
+  count = std::min(count, t.calls.size());
+  std::set<CallId> apart;  // 4xx calls that ended apart from their beginning
+  for (std::size_t i = 0; i < count; ++i)
+    if (t.calls[i].phase == Phase::End && is_4xx(t.calls[i])) apart.insert(t.calls[i].id);
+  Model m(t.settings);
+  Trace out{t.settings, {}};
+  for (std::size_t i = 0; i < count; ++i) {
+    const Call& c = t.calls[i];
+    const bool refused = m.step(c).rule == Rule::TrialCap;
+    if (refused || is_4xx(c) || (c.phase == Phase::Begin && apart.count(c.id))) continue;
     out.calls.push_back(c);
   }
   return out;
@@ -284,7 +302,7 @@ Explanation diagnose(const Trace& trace, const Replies& replies, const Divergenc
     // Wrong as a 200 too: the 4xx is not what it got wrong here.
     return diagnose(plain, r, *still, program, probe, runs);
   }
-  Trace without = with_4xx(trace, d.at, 0);
+  Trace without = without_4xx(trace, d.at);
   if (without.calls.size() < d.at) {
     without.calls.push_back(at);
     if (decides_last_as(without, d.want)) {

@@ -1,5 +1,7 @@
 #include "cb/grade/conformance_diagnosis.h"
 
+#include "cb/grade/wording.h"
+
 #include <algorithm>
 #include <functional>
 #include <optional>
@@ -131,6 +133,78 @@ std::optional<Explanation> opens_only_on_failure(const Trace& trace, const Diver
   return std::nullopt;
 }
 
+// The trace's calls up to and with `last`, under `settings`.
+Trace prefix(const Trace& t, std::size_t last, const Settings& settings) {
+  return {settings, {t.calls.begin(), t.calls.begin() + static_cast<std::ptrdiff_t>(std::min(last + 1, t.calls.size()))}};
+}
+
+// Whether the program answers every call of `t` as the rules do.
+bool agrees(const Trace& t, const std::function<Replies(const Trace&)>& ask) {
+  const Replies r = ask(t);
+  return r.problem.empty() && r.answers.size() >= t.calls.size() && !compare(t, r.answers);
+}
+
+// Stayed CLOSED at the threshold exactly: the same calls with the threshold a point lower (the
+// window now over it, every earlier call decided as before) are answered as the rules do, so it
+// opens over the threshold and not at it.
+std::optional<Explanation> strict_threshold(const Trace& trace, const Divergence& d,
+                                            const std::function<Replies(const Trace&)>& ask) {
+  if (d.want.rule != Rule::Tripped || d.got->state != State::Closed || trace.settings.failure_rate_percent <= 1)
+    return std::nullopt;
+  const auto counted = counted_since_closed(trace, d.at);
+  const auto calls = static_cast<int>(counted.size());
+  const auto failures = static_cast<int>(std::count(counted.begin(), counted.end(), true));
+  if (failures * 100 != trace.settings.failure_rate_percent * calls) return std::nullopt;
+  Settings lower = trace.settings;
+  --lower.failure_rate_percent;
+  const Trace asked = prefix(trace, d.at, lower);
+  const Trace same = prefix(trace, d.at, trace.settings);
+  if (!decides_last_as(asked, d.want)) return std::nullopt;
+  const auto before = model_answers(same.settings, same.calls);
+  const auto now = model_answers(asked.settings, asked.calls);
+  if (!std::equal(before.begin(), before.end() - 1, now.begin())) return std::nullopt;
+  if (!agrees(asked, ask)) return std::nullopt;
+  const std::string rate = std::to_string(trace.settings.failure_rate_percent);
+  return Explanation{std::string(id(Rule::Tripped)),
+                     "did not open when the failure rate reached the threshold exactly (" + std::to_string(failures) +
+                         " of " + std::to_string(calls) + " calls in the window failed, at " + rate +
+                         "%), and opened on the same calls with the threshold at " +
+                         std::to_string(lower.failure_rate_percent) +
+                         "%: it opens over the threshold but not at it (> where the rule is >=); the experiment: this "
+                         "trace again, one point lower"};
+}
+
+// Refused the call at the wait's exact end: the same call a millisecond later is let through as
+// the rules do, so its wait ends after that instant, not at it.
+std::optional<Explanation> strict_wait(const Trace& trace, const Divergence& d,
+                                       const std::function<Replies(const Trace&)>& ask) {
+  if (d.got->decision != Decision::Rejected || d.want.decision != Decision::Permitted) return std::nullopt;
+  const double ends = wait_ends(trace)[d.at];
+  if (ends < 0 || trace.calls[d.at].t_ms != ends) return std::nullopt;
+  Trace later = prefix(trace, d.at, trace.settings);
+  later.calls.back().t_ms += 1;
+  if (!decides_last_as(later, d.want) || !agrees(later, ask)) return std::nullopt;
+  return Explanation{std::string(id(Rule::FirstTrial)),
+                     "refused the call at the wait's exact end (t=" + ms_text(ends) + ", " +
+                         ms_text(trace.settings.wait_in_open_ms) +
+                         " ms after it opened) and let the same call through 1 ms later: its wait ends after that "
+                         "instant, not at it (> where the rule is >=); the experiment: this trace again with that "
+                         "call 1 ms later"};
+}
+
+// Refused a call the rules let through long after the wait, and the probe showed it refuses one
+// 100 s after opening: the trace's clock does not end its wait.
+std::optional<Explanation> never_leaves_open(const Divergence& d, const SettingsProbe& probe) {
+  if (probe.leaves_open || d.got->decision != Decision::Rejected || d.got->state != State::Open ||
+      d.want.decision != Decision::Permitted)
+    return std::nullopt;
+  return Explanation{"wait_by_trace_clock",
+                     "never let a call through after opening by the trace's clock: it refused a call 100 s after "
+                     "it opened with a wait of 1 s (the experiment: a trace of two calls, that far apart); the "
+                     "breaker's clock is each line's t_ms, and a breaker that reads the wall clock, or never "
+                     "leaves OPEN, answers so"};
+}
+
 // Results the rules drop because their call began in a state since left: the same trace without
 // those end lines (their calls simply never end) is answered as the rules do, so it counted one.
 // Run before the 4xx experiments: a late 4xx dropped there would change the same thing.
@@ -209,6 +283,14 @@ SettingsProbe probe_settings(const Program& program, std::uint64_t seed, int fir
   }
   for (std::size_t f = 0; f < std::size(kFields); ++f)
     if (decided[f] && !read[f]) out.unread.emplace_back(kFields[f].name);
+  // Window 10, minimum 1, wait 1 s, one trial: a failure opens it, and a success 100 s later is
+  // the trial that closes it. Any wait a breaker could hard-code is over by then.
+  const Trace far{{10, 1, 50, 1000, 1}, {{0, 500, false}, {100000, 200, false}}};
+  const Replies far_replies = program(far);
+  ++out.runs;
+  out.leaves_open = far_replies.answers.size() < 2 || far_replies.answers[1].decision == Decision::Permitted;
+  if (!out.leaves_open)
+    out.unread.erase(std::remove(out.unread.begin(), out.unread.end(), "wait_in_open_ms"), out.unread.end());
   // Window 4 at 60%: six successes, then three failures. A sliding window holds one success and
   // three failures at the last call (75%: open, by > as by >=); a window that keeps every call
   // holds 3 of 9 (33%: closed).
@@ -230,12 +312,20 @@ std::optional<Explanation> unread_settings(const Trace& trace, const Replies& re
   if (probe.unread.size() > 1)
     for (const std::string& f : probe.unread) guesses.push_back({f});
   for (const auto& unread : probe.unread.empty() ? std::vector<std::vector<std::string>>{} : guesses) {
+    Settings all_unread_as_lab = trace.settings;
+    for (const Field& f : kFields)
+      if (std::find(unread.begin(), unread.end(), f.name) != unread.end()) set(all_unread_as_lab, f, get(lab, f));
     Settings as_lab = trace.settings;
     std::string theirs;
     std::string ours;
     for (const Field& f : kFields) {
       if (std::find(unread.begin(), unread.end(), f.name) == unread.end()) continue;
       if (get(as_lab, f) == get(lab, f)) continue;
+      // Named only where this trace depends on it: with the others at the lab's, its own value
+      // still changes the rules' answers.
+      Settings back = all_unread_as_lab;
+      set(back, f, get(trace.settings, f));
+      if (model_answers(back, trace.calls) == model_answers(all_unread_as_lab, trace.calls)) continue;
       set(as_lab, f, get(lab, f));
       theirs += std::string(theirs.empty() ? "" : ", ") + f.name + " " + value_text(f, get(trace.settings, f));
       ours += std::string(ours.empty() ? "" : ", ") + value_text(f, get(lab, f));
@@ -312,6 +402,9 @@ Explanation diagnose(const Trace& trace, const Replies& replies, const Divergenc
     }
   }
   if (auto judged_late = opens_only_on_failure(trace, d, ask)) return *judged_late;
+  if (auto strict = strict_threshold(trace, d, ask)) return *strict;
+  if (auto strict = strict_wait(trace, d, ask)) return *strict;
+  if (auto stuck = never_leaves_open(d, probe)) return *stuck;
   if (auto kept = window_kept(trace, replies, d, probe)) return *kept;
   return explain(d, trace, replies, /*blame_window=*/!probe.slides);
 }

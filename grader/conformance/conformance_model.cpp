@@ -111,12 +111,12 @@ std::string_view describe(Rule r) noexcept {
   switch (r) {
     case Rule::NotJudgedYet: return "judged before the window held the minimum number of calls";
     case Rule::BelowThreshold:
-      return "opened under the threshold, or counted a call it should not (a 4xx, or one the window had slid past)";
-    case Rule::Tripped: return "did not open when the failure rate reached the threshold (> instead of >=?)";
-    case Rule::NotCounted: return "counted a 4xx, the caller's mistake, as a failure or a trial";
+      return "opened though the calls in the window failed under the threshold";
+    case Rule::Tripped: return "did not open when the failure rate in the window reached the threshold";
+    case Rule::NotCounted: return "answered a 4xx, which the rules do not count, as if it had counted it";
     case Rule::RejectedInWait: return "let a call through before the wait in OPEN was over";
     case Rule::FirstTrial:
-      return "did not let the first call at or after the end of the wait through as a trial (> instead of >=)";
+      return "did not let the first call at or after the end of the wait through as a trial";
     case Rule::TrialCounted: return "judged the trials before all the permitted ones were made";
     case Rule::ClosedAfterTrials: return "did not close after the permitted trials succeeded enough";
     case Rule::ReopenedAfterTrials: return "did not reopen when the trials' failure rate reached the threshold";

@@ -20,6 +20,8 @@ class Rng {
   std::mt19937_64 gen_;
 };
 
+}  // namespace
+
 // When each call of `t` finds the breaker OPEN under the rules, the instant its wait ends; -1
 // for a call that finds it otherwise.
 std::vector<double> wait_ends(const Trace& t) {
@@ -33,8 +35,6 @@ std::vector<double> wait_ends(const Trace& t) {
   }
   return out;
 }
-
-}  // namespace
 
 void drop_orphan_ends(Trace& t) {
   Model m(t.settings);
@@ -227,7 +227,9 @@ Explanation explain(const Divergence& d, const Trace& trace, const Replies& repl
       d.got->decision == Decision::Rejected && d.want.decision == Decision::Permitted ? wait_ends(trace)[d.at] : -1;
   if (ends >= 0) {
     if (trace.calls[d.at].t_ms == ends)
-      return {std::string(id(Rule::FirstTrial)), std::string(describe(Rule::FirstTrial))};
+      return {std::string(id(Rule::FirstTrial)),
+              "refused the call at the wait's exact end (t=" + ms_text(ends) +
+                  "), which the rules let through as the first trial; no experiment established why"};
     return {std::string(id(Rule::FirstTrial)),
             "still refused calls after the wait in OPEN was over (" + ms_text(trace.settings.wait_in_open_ms) +
                 " ms from the call that opened it, here until t=" + ms_text(ends) + ")"};
@@ -251,7 +253,8 @@ Explanation explain(const Divergence& d, const Trace& trace, const Replies& repl
     const bool exactly = failures * 100 == trace.settings.failure_rate_percent * calls;
     return {std::string(id(d.want.rule)),
             exactly ? "did not open when the failure rate reached the threshold exactly (" + these + ", at " +
-                          std::to_string(trace.settings.failure_rate_percent) + "%): the rule is >=, not >"
+                          std::to_string(trace.settings.failure_rate_percent) +
+                          "%), where the rules open; no experiment established why"
                     : "did not open though the failure rate was over the threshold (" + these + ", at " +
                           std::to_string(trace.settings.failure_rate_percent) + "%)"};
   }

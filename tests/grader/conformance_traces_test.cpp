@@ -74,7 +74,7 @@ TEST_CASE("conformance traces: each mistake is found, shrunk, and named by its r
       {"> instead of >= at the wait's end",
        [](Settings& s) { s.wait_in_open_ms += 0.0005; },
        {Rule::FirstTrial, Rule::ClosedAfterTrials, Rule::ReopenedAfterTrials},
-       "> instead of >="},
+       "wait's exact end"},
       {"> instead of >= at the threshold",
        [](Settings& s) { s.failure_rate_percent += 1; },
        {Rule::Tripped, Rule::ReopenedAfterTrials},
@@ -185,6 +185,58 @@ TEST_CASE("conformance diagnosis: a breaker that judges only after a failure is 
     REQUIRE(ds.has_value());
     CHECK(diagnose(t, strict_replies, *ds, strict, SettingsProbe{}, nullptr).id == "trip_at_threshold");
   }
+}
+
+// A mechanism is named only when an experiment on the program shows it. "> instead of >=" was
+// said of every breaker that stayed closed at the threshold exactly, or refused the call at the
+// wait's end, whatever it did: a breaker that uses >= but counts more calls, or waits longer,
+// was told to fix a comparison it did not have.
+TEST_CASE("conformance diagnosis: > for >= is named only when the experiment shows it, else the symptom alone") {
+  const Trace trip{{10, 2, 50, 3000, 3}, {{0, 500, false}, {1, 200, false}}};  // 1 of 2 at 50%: opens
+  const Trace wait{{10, 1, 50, 1000, 3}, {{0, 500, false}, {1000, 200, false}}};  // the wait's exact end
+  struct Case {
+    const char* name;
+    const Trace& trace;
+    std::function<void(Settings&)> bend;
+    bool proven;
+  };
+  const Case cases[] = {
+      {"a point stricter at the threshold: opens one point lower", trip, [](Settings& s) { s.failure_rate_percent += 1; }, true},
+      {"a threshold 20 points higher: no point lower opens it", trip, [](Settings& s) { s.failure_rate_percent += 20; }, false},
+      {"a wait that ends just after its instant: 1 ms later is let through", wait, [](Settings& s) { s.wait_in_open_ms += 0.0005; }, true},
+      {"a wait 500 ms longer: 1 ms later is refused too", wait, [](Settings& s) { s.wait_in_open_ms += 500; }, false},
+  };
+  for (const Case& k : cases) {
+    CAPTURE(k.name);
+    const Program program = bent(k.bend);
+    const Replies replies = program(k.trace);
+    const auto d = compare(k.trace, replies.answers);
+    REQUIRE(d.has_value());
+    const Explanation e = diagnose(k.trace, replies, *d, program, SettingsProbe{}, nullptr);
+    CAPTURE(e.text);
+    CHECK((e.id == "trip_at_threshold" || e.id == "first_trial_at_wait_end"));
+    CHECK((e.text.find("> where the rule is >=") != std::string::npos) == k.proven);
+    CHECK((e.text.find("the experiment:") != std::string::npos) == k.proven);
+    CHECK((e.text.find("no experiment established why") != std::string::npos) == !k.proven);
+  }
+}
+
+// A breaker on the wall clock never sees the trace's wait end. It was told both that it compared
+// the wait's end with > and that it did not read wait_in_open_ms; the probe's call 100 s after
+// opening shows what is true: the trace's clock does not end its wait.
+TEST_CASE("conformance diagnosis: a wait that never ends by the trace's clock is named so, not as unread or >") {
+  const Program stuck = bent([](Settings& s) { s.wait_in_open_ms = 1e12; });
+  const SettingsProbe probe = probe_settings(stuck, 1);
+  CHECK_FALSE(probe.leaves_open);
+  CHECK(std::find(probe.unread.begin(), probe.unread.end(), "wait_in_open_ms") == probe.unread.end());
+  const Trace wait{{10, 1, 50, 1000, 3}, {{0, 500, false}, {1000, 200, false}}};
+  const Replies replies = stuck(wait);
+  const auto d = compare(wait, replies.answers);
+  REQUIRE(d.has_value());
+  const Explanation e = diagnose(wait, replies, *d, stuck, probe, nullptr);
+  CHECK(e.id == "wait_by_trace_clock");
+  CHECK(e.text.find("100 s") != std::string::npos);
+  CHECK(probe_settings(bent([](Settings&) {}), 1).leaves_open);
 }
 
 // The handout's numbers typed into the rules, in a breaker whose window also never lets a call

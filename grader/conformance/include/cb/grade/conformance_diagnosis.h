@@ -19,6 +19,10 @@ struct SettingsProbe {
   // Its window lets old calls go: it opens on a trace made so that only a sliding window opens
   // (with the rate well over the threshold, so that > for >= cannot hide it).
   bool slides = true;
+  // It lets a call through once the wait is long over on the trace's clock: a call 100 s after
+  // it opened, with a wait of 1 s. A breaker that refuses it reads another clock (the wall's) or
+  // never leaves OPEN, and whether it reads wait_in_open_ms cannot be told.
+  bool leaves_open = true;
   int runs = 0;  // of the program, to find out
 };
 
@@ -32,7 +36,13 @@ struct SettingsProbe {
 //   back to the lab's: `settings_ignored`, naming them;
 // - without the trace's 4xx calls it answers as the rules do: `4xx_not_counted`, and whether it
 //   took a 4xx for a success or a failure (it answers the same with the 4xx made one);
-// - else the rule that decided the call (explain()).
+// - a result the rules drop as late, counted: without those results it answers as the rules do;
+// - the threshold or the wait's end compared with > for >=: with the threshold a point lower, or
+//   the call a millisecond later, it answers as the rules do;
+// - a wait that never ends by the trace's clock (probe.leaves_open is false);
+// - else what the rules do at that call, as a symptom, with no cause claimed (explain()).
+// A cause is named only when an experiment on the program showed it, and the text says which;
+// an experiment that gets no whole answer shows nothing.
 // `runs` counts the program's runs it made.
 [[nodiscard]] Explanation diagnose(const Trace& trace, const Replies& replies, const Divergence& d,
                                    const Program& program, const SettingsProbe& probe, int* runs = nullptr);

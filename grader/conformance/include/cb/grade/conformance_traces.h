@@ -98,6 +98,10 @@ struct Divergence {
 [[nodiscard]] bool answered_as(const Trace& t, const Settings& settings, const std::vector<Answer>& answers,
                                std::size_t last);
 
+// When each call of `t` finds the breaker OPEN under the rules, the instant its wait ends; -1
+// for a call that finds it otherwise.
+[[nodiscard]] std::vector<double> wait_ends(const Trace& t);
+
 // The counted calls made in CLOSED since it last closed, up to and including call `last`, true
 // for a failure (the window is the last `window` of them).
 [[nodiscard]] std::vector<bool> counted_since_closed(const Trace& t, std::size_t last);

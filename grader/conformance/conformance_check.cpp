@@ -128,6 +128,7 @@ class Judge {
     // Every run beyond the traces asks the part's time first.
     gated_.run = gate(p_.run);
     if (p_.alone) gated_.alone = gate(p_.alone);
+    gated_.explore = gate(p_.explore ? p_.explore : p_.run);
   }
 
   // Before each round of traces: whether the part's time is up.
@@ -226,8 +227,8 @@ class Judge {
   void shrunk(const Failure& f, ConformanceRule& r) {
     ShrinkGoal goal;
     const std::string wanted = f.why.id;
-    goal.same = [this, wanted](const Trace& t, const Replies& rep, const Divergence& d, const Program& asked) {
-      return diagnose(t, rep, d, asked, probe(), nullptr).id == wanted;
+    goal.same = [this, wanted](const Trace& t, const Replies& rep, const Divergence& d, const Program&) {
+      return diagnose(t, rep, d, gated_.explore, probe(), nullptr).id == wanted;
     };
     goal.keep_settings = wanted == "settings_ignored";
     ShrinkBudget budget{std::max(0, o_.shrink.runs - spent_), std::chrono::hours{24 * 365}, {}};
@@ -264,7 +265,7 @@ class Judge {
   Explanation why(const Trace& trace, const Replies& replies, const Divergence& d) {
     int runs = 0;
     try {
-      Explanation e = diagnose(trace, replies, d, gated_.run, probe(), &runs);
+      Explanation e = diagnose(trace, replies, d, gated_.explore, probe(), &runs);
       spent_ += runs;
       return e;
     } catch (const OutOfTime&) {
@@ -276,7 +277,7 @@ class Judge {
   // What the program reads of its settings, found out the first time it matters.
   const SettingsProbe& probe() {
     if (!probe_) {
-      probe_ = probe_settings(gated_.run, o_.seed);
+      probe_ = probe_settings(gated_.explore, o_.seed);
       spent_ += probe_->runs;
     }
     return *probe_;
@@ -342,7 +343,7 @@ ConformancePart asked(const ConformanceOptions& o) {
 }  // namespace
 
 ConformancePart check_conformance(const ConformanceOptions& o, const Program& program) {
-  return check_conformance(o, Programs{program, {}, {}});
+  return check_conformance(o, Programs{program, {}, {}, {}});
 }
 
 namespace {

@@ -263,6 +263,7 @@ SettingsProbe probe_settings(const Program& program, std::uint64_t seed, int fir
     const Trace base = generate(seed, index);
     const Replies base_replies = program(base);
     ++out.runs;
+    if (base_replies.unkept) continue;  // nothing to compare with
     const std::vector<Answer> base_model = model_answers(base.settings, base.calls);
     for (std::size_t f = 0; f < std::size(kFields); ++f) {
       if (read[f]) continue;
@@ -273,7 +274,7 @@ SettingsProbe probe_settings(const Program& program, std::uint64_t seed, int fir
         decided[f] = true;
         const Replies r = program(probe);
         ++out.runs;
-        if (r.answers != base_replies.answers || r.problem != base_replies.problem) {
+        if (r.unkept || r.answers != base_replies.answers || r.problem != base_replies.problem) {  // unkept: no claim
           read[f] = true;
           break;
         }
@@ -298,7 +299,7 @@ SettingsProbe probe_settings(const Program& program, std::uint64_t seed, int fir
   for (int i = 0; i < 9; ++i) sliding.calls.push_back({static_cast<double>(i), i < 6 ? 200 : 500, false});
   const Replies r = program(sliding);
   ++out.runs;
-  out.slides = r.answers.size() == sliding.calls.size() && r.answers.back().state == State::Open;
+  out.slides = r.unkept || (r.answers.size() == sliding.calls.size() && r.answers.back().state == State::Open);
   return out;
 }
 
@@ -387,6 +388,7 @@ Explanation diagnose(const Trace& trace, const Replies& replies, const Divergenc
     as_200.status = 200;
     plain.calls.push_back(as_200);
     const Replies r = ask(plain);
+    if (!r.problem.empty() || r.answers.size() < plain.calls.size()) return explain(d, trace, replies);  // shows nothing
     const auto still = compare(plain, r.answers);
     if (!still) return four_xx("answers this call as the rules do when it is a 200 instead");
     // Wrong as a 200 too: the 4xx is not what it got wrong here.

@@ -92,11 +92,17 @@ Programs AnswerLog::recording(Programs programs) {
   return out;
 }
 
-Program AnswerLog::replayed(bool alone) {
-  return [this, alone](const Trace& trace) {
+Program AnswerLog::replayed(bool alone, bool explore) {
+  return [this, alone, explore](const Trace& trace) {
     const std::string key = key_of(trace, alone);
     const std::lock_guard lock(mu_);
     const auto found = by_input_.find(key);
+    if (found == by_input_.end() && explore) {
+      Replies unkept;
+      unkept.problem = "no kept answer to this experiment";
+      unkept.unkept = true;
+      return unkept;
+    }
     if (found == by_input_.end()) {
       missed_.insert(key);
       return Replies(model_answers(trace.settings, trace.calls));
@@ -114,7 +120,8 @@ Program AnswerLog::replayed(bool alone) {
 
 Programs AnswerLog::replaying() {
   Programs out;
-  out.run = replayed(false);
+  out.run = replayed(false, false);
+  out.explore = replayed(false, true);
   // Whether the first grade ran traces alone at all: a log of a program that answered every
   // trace in a process of its own holds none.
   bool any_alone = false;
@@ -123,7 +130,7 @@ Programs AnswerLog::replaying() {
     for (const auto& [key, kept] : by_input_)
       any_alone = any_alone || key.rfind("alone ", 0) == 0 || kept.shared || kept.open;
   }
-  if (any_alone) out.alone = replayed(true);
+  if (any_alone) out.alone = replayed(true, false);
   out.processes = [this] {
     const std::lock_guard lock(mu_);
     return processes_;

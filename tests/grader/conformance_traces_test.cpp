@@ -11,6 +11,7 @@
 
 #include "cb/grade/conformance_check.h"
 #include "cb/grade/conformance_diagnosis.h"
+#include "cb/grade/conformance_log.h"
 #include "cb/grade/conformance_process.h"
 #include "cb/grade/conformance_traces.h"
 
@@ -187,6 +188,27 @@ TEST_CASE("conformance diagnosis: a breaker that judges only after a failure is 
   }
 }
 
+// A regrade of a grade kept by an older grader: the experiments this one adds were never asked.
+// Answered as the rules do (as a judged trace it does not hold is, so the shrinker never takes
+// it for a counterexample), every experiment "agreed" and proved its cause; unkept, it shows
+// nothing, and the judged traces alone decide whether the part can be judged.
+TEST_CASE("conformance log: a replay answers an experiment it does not hold as unkept, a judged trace as missed") {
+  const Program right = bent([](Settings&) {});
+  AnswerLog log;
+  const Programs recording = log.recording(Programs{right, {}, {}, {}});
+  const Trace kept = generate(1, 1);
+  const Trace asked_later = generate(1, 2);
+  (void)recording.run(kept);
+  const Programs replay = log.replaying();
+  CHECK(replay.explore(kept).answers == right(kept).answers);
+  const Replies experiment = replay.explore(asked_later);
+  CHECK(experiment.unkept);
+  CHECK(experiment.answers.empty());
+  CHECK(log.missed() == 0);
+  (void)replay.run(asked_later);
+  CHECK(log.missed() == 1);
+}
+
 // A mechanism is named only when an experiment on the program shows it. "> instead of >=" was
 // said of every breaker that stayed closed at the threshold exactly, or refused the call at the
 // wait's end, whatever it did: a breaker that uses >= but counts more calls, or waits longer,
@@ -250,7 +272,7 @@ TEST_CASE("conformance: departures the unread settings explain are grouped under
   ConformanceOptions co;
   co.command = "typed";
   co.seed = 1;
-  const ConformancePart part = check_conformance(co, Programs{typed, {}, {}});
+  const ConformancePart part = check_conformance(co, Programs{typed, {}, {}, {}});
   REQUIRE(part.status == Status::Fail);
   std::string rules;
   int grouped = 0;

@@ -38,7 +38,7 @@ ConformancePart first_run(ConformanceEvidence& c,
   co.seed = c.seed;
   co.shrink = std::move(shrink);
   const Program p = one_trial();
-  ConformancePart live = check_conformance(co, c.answers.recording(Programs{p, p, {}}));
+  ConformancePart live = check_conformance(co, c.answers.recording(Programs{p, p, {}, {}}));
   c.shrink_cut = !live.shrunk_fully;
   c.seconds = live.seconds;
   return live;
@@ -53,7 +53,7 @@ void record_right(ConformanceEvidence& c) {
   ConformanceOptions co;
   co.traces = kTraces;
   co.seed = kSeed;
-  (void)check_conformance(co, c.answers.recording(Programs{right, right, {}}));
+  (void)check_conformance(co, c.answers.recording(Programs{right, right, {}, {}}));
 }
 
 TEST_CASE("judge: a replay of the answers a first run recorded says what that run said") {
@@ -131,7 +131,7 @@ ConformancePart timed_run(ConformanceEvidence& c, Timed& clock, const Program& p
   co.time_limit = limit;
   co.now = [&clock] { return clock.now; };
   const Program timed = clock.of(p);
-  ConformancePart live = check_conformance(co, c.answers.recording(Programs{timed, timed, {}}));
+  ConformancePart live = check_conformance(co, c.answers.recording(Programs{timed, timed, {}, {}}));
   c.shrink_cut = !live.shrunk_fully;
   c.cuts = live.cuts;
   c.time_limit = limit;

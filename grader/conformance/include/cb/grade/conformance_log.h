@@ -27,6 +27,7 @@ class AnswerLog {
   // Answers from the log alone. A trace it does not hold (the grader now asks one the first grade
   // never did) answers as the rules do, so the shrinker never takes it for a counterexample, and
   // is remembered in missed(): the caller decides whether a missing answer changes the verdict.
+  // An experiment it does not hold (Programs::explore) is answered `unkept` and not remembered.
   [[nodiscard]] Programs replaying();
   [[nodiscard]] bool holds(const Trace& trace) const;
   [[nodiscard]] std::size_t size() const;
@@ -47,7 +48,7 @@ class AnswerLog {
     bool in_flight = false;  // it said so in its first answer
   };
   [[nodiscard]] Program recorded(Program program, bool alone);
-  [[nodiscard]] Program replayed(bool alone);
+  [[nodiscard]] Program replayed(bool alone, bool explore);
   mutable std::mutex mu_;
   // By the SHA-256 of the trace's protocol input, "alone " before it for a run alone.
   std::map<std::string, Kept> by_input_;

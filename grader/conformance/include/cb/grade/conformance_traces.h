@@ -46,6 +46,9 @@ struct Replies {
   bool open = false;
   // Its process said, in its first answer, that it takes calls in flight ("in_flight": true).
   bool in_flight = false;
+  // A replay had no kept answer to it (the grade was kept by a grader that asked otherwise):
+  // it shows nothing about the program.
+  bool unkept = false;
   Replies() = default;
   Replies(std::vector<Answer> a) : answers(std::move(a)) {}  // NOLINT: a program that only answers
 };
@@ -60,6 +63,10 @@ struct Programs {
   Program run;
   Program alone;
   std::function<int()> processes;  // how many processes were started so far; empty: not known
+  // Runs that only explain a departure (experiments): empty means `run`. A replay answers one it
+  // has no kept answer to as `unkept`, so an experiment a newer grader adds shows nothing, where
+  // a judged trace answered so would change the verdict.
+  Program explore;
 };
 
 // Every time in a generated trace is a multiple of 1/8 ms: exact in binary floating point and in

@@ -68,9 +68,9 @@ Trace with_4xx(const Trace& t, std::size_t count, int status) {
   return out;
 }
 
-// The trace's first `count` calls without its 4xx (whole calls) and without the trials the rules
-// refused for want of a permit: with the 4xx gone, a permit it gave back is never taken, and a
-// refused call would then take it.
+// The trace's first `count` calls without the 4xx the rules let through (whole calls) and without
+// the trials the rules refused for want of a permit: with the 4xx gone, a permit it gave back is
+// never taken, and a refused call would then take it.
 Trace without_4xx(const Trace& t, std::size_t count) {
   count = std::min(count, t.calls.size());
   std::set<CallId> apart;  // 4xx calls that ended apart from their beginning
@@ -80,8 +80,12 @@ Trace without_4xx(const Trace& t, std::size_t count) {
   Trace out{t.settings, {}};
   for (std::size_t i = 0; i < count; ++i) {
     const Call& c = t.calls[i];
-    const bool refused = m.step(c).rule == Rule::TrialCap;
-    if (refused || is_4xx(c) || (c.phase == Phase::Begin && apart.count(c.id))) continue;
+    const Step step = m.step(c);
+    const bool refused_trial = step.rule == Rule::TrialCap;
+    // A 4xx the rules refused (OPEN) was never counted by them: it stays, or the experiment would
+    // also take away a refusal (and a breaker whose refusals restart its wait would look 4xx-bound).
+    const bool counted_4xx = is_4xx(c) && step.decision == Decision::Permitted;
+    if (refused_trial || counted_4xx || (c.phase == Phase::Begin && apart.count(c.id))) continue;
     out.calls.push_back(c);
   }
   return out;
@@ -199,8 +203,8 @@ std::optional<Explanation> never_leaves_open(const Divergence& d, const Settings
       d.want.decision != Decision::Permitted)
     return std::nullopt;
   return Explanation{"wait_by_trace_clock",
-                     "never let a call through after opening by the trace's clock: it refused a call 100 s after "
-                     "it opened with a wait of 1 s (the experiment: a trace of two calls, that far apart); the "
+                     "never let a call through after opening by the trace's clock: 100 s after it opened with a "
+                     "wait of 1 s, it still refused a call (the experiment: a trace of two calls, that far apart); the "
                      "breaker's clock is each line's t_ms, and a breaker that reads the wall clock, or never "
                      "leaves OPEN, answers so"};
 }
@@ -256,7 +260,7 @@ SettingsProbe probe_settings(const Program& program, std::uint64_t seed, int fir
   // Per setting: decided (it changed the rules' answers on some probe) and read (it changed the
   // program's too). Every probe trace is asked: a breaker wrong in one way can make a setting
   // look unread on one trace (a wait it never gets to the end of says nothing of its trials).
-  bool decided[std::size(kFields)] = {};
+  int decided[std::size(kFields)] = {};  // on how many base traces a probe changed the rules' answers
   bool read[std::size(kFields)] = {};
   for (int k = 0, index = first; k < 4; ++k, ++index) {
     if (index % 5 == 0) ++index;  // every fifth trace has the lab's settings: probe around others
@@ -267,11 +271,13 @@ SettingsProbe probe_settings(const Program& program, std::uint64_t seed, int fir
     const std::vector<Answer> base_model = model_answers(base.settings, base.calls);
     for (std::size_t f = 0; f < std::size(kFields); ++f) {
       if (read[f]) continue;
+      bool decided_here = false;
       for (double v : others(base.settings, kFields[f])) {
         Trace probe = base;
         set(probe.settings, kFields[f], v);
         if (model_answers(probe.settings, probe.calls) == base_model) continue;
-        decided[f] = true;
+        if (!decided_here) ++decided[f];
+        decided_here = true;
         const Replies r = program(probe);
         ++out.runs;
         if (r.unkept || r.answers != base_replies.answers || r.problem != base_replies.problem) {  // unkept: no claim
@@ -283,7 +289,7 @@ SettingsProbe probe_settings(const Program& program, std::uint64_t seed, int fir
     if (std::all_of(std::begin(read), std::end(read), [](bool b) { return b; })) break;
   }
   for (std::size_t f = 0; f < std::size(kFields); ++f)
-    if (decided[f] && !read[f]) out.unread.emplace_back(kFields[f].name);
+    if (decided[f] >= 2 && !read[f]) out.unread.emplace_back(kFields[f].name);  // one trace can miss by chance
   // Window 10, minimum 1, wait 1 s, one trial: a failure opens it, and a success 100 s later is
   // the trial that closes it. Any wait a breaker could hard-code is over by then.
   const Trace far{{10, 1, 50, 1000, 1}, {{0, 500, false}, {100000, 200, false}}};
@@ -292,11 +298,12 @@ SettingsProbe probe_settings(const Program& program, std::uint64_t seed, int fir
   out.leaves_open = far_replies.answers.size() < 2 || far_replies.answers[1].decision == Decision::Permitted;
   if (!out.leaves_open)
     out.unread.erase(std::remove(out.unread.begin(), out.unread.end(), "wait_in_open_ms"), out.unread.end());
-  // Window 4 at 60%: six successes, then three failures. A sliding window holds one success and
-  // three failures at the last call (75%: open, by > as by >=); a window that keeps every call
-  // holds 3 of 9 (33%: closed).
-  Trace sliding{{4, 4, 60, 3000, 3}, {}};
-  for (int i = 0; i < 9; ++i) sliding.calls.push_back({static_cast<double>(i), i < 6 ? 200 : 500, false});
+  // Window 5, minimum 1, 55%: twenty successes, then six failures. A sliding window of 5 opens at
+  // the third failure (60%, by > as by >=), and so does a window of 10 (the lab's, typed in) by the
+  // sixth; a window that keeps every call holds 6 of 26 at the end (23%: closed). Minimum 1 keeps
+  // a minimum compared the wrong way, or the lab's 5 typed in, from keeping it closed.
+  Trace sliding{{5, 1, 55, 3000, 3}, {}};
+  for (int i = 0; i < 26; ++i) sliding.calls.push_back({static_cast<double>(i), i < 20 ? 200 : 500, false});
   const Replies r = program(sliding);
   ++out.runs;
   out.slides = r.unkept || (r.answers.size() == sliding.calls.size() && r.answers.back().state == State::Open);

@@ -136,6 +136,14 @@ Trace generate_in_flight(std::uint64_t seed, int index) {
   Rng r((seed * 1'000'003U + static_cast<std::uint64_t>(static_cast<unsigned>(index))) ^ 0x9e37'79b9'7f4a'7c15U);
   Trace t;
   t.settings = draw_settings(r, index);
+  // Half of them with trials whose failure rate can land on the threshold exactly (2 at 50%, 4 at
+  // 25-75%, 5 at 20-80%): no other draw of the settings makes the trials' >= meet its edge.
+  if (r.chance(50)) {
+    constexpr int kTrials[] = {2, 4, 5};
+    const int trials = kTrials[r.between(0, 2)];
+    t.settings.permitted_in_half_open = trials;
+    t.settings.failure_rate_percent = 100 * r.between(1, trials - 1) / trials;
+  }
   Model m(t.settings);
   double now = 0;
   double opened_at = -1;

@@ -139,7 +139,8 @@ std::optional<Explanation> opens_only_on_failure(const Trace& trace, const Diver
 
 // The trace's calls up to and with `last`, under `settings`.
 Trace prefix(const Trace& t, std::size_t last, const Settings& settings) {
-  return {settings, {t.calls.begin(), t.calls.begin() + static_cast<std::ptrdiff_t>(std::min(last + 1, t.calls.size()))}};
+  return {settings,
+          {t.calls.begin(), t.calls.begin() + static_cast<std::ptrdiff_t>(std::min(last + 1, t.calls.size()))}};
 }
 
 // Whether the program answers every call of `t` as the rules do.
@@ -395,7 +396,8 @@ Explanation diagnose(const Trace& trace, const Replies& replies, const Divergenc
     as_200.status = 200;
     plain.calls.push_back(as_200);
     const Replies r = ask(plain);
-    if (!r.problem.empty() || r.answers.size() < plain.calls.size()) return explain(d, trace, replies);  // shows nothing
+    if (!r.problem.empty() || r.answers.size() < plain.calls.size())
+      return explain(d, trace, replies);  // shows nothing
     const auto still = compare(plain, r.answers);
     if (!still) return four_xx("answers this call as the rules do when it is a 200 instead");
     // Wrong as a 200 too: the 4xx is not what it got wrong here.

@@ -67,8 +67,8 @@ AnswerLog& AnswerLog::operator=(const AnswerLog& other) {
 Program AnswerLog::recorded(Program program, bool alone) {
   return [this, alone, program = std::move(program)](const Trace& trace) {
     Replies replies = program(trace);
-    Kept kept{replies.answers, replies.problem, replies.stderr_tail, replies.shared, replies.open, replies.timed_out,
-              replies.in_flight};
+    Kept kept{replies.answers, replies.problem,   replies.stderr_tail, replies.shared,
+              replies.open,    replies.timed_out, replies.in_flight};
     if (kept.stderr_tail.size() > kMaxStderr) kept.stderr_tail.erase(0, kept.stderr_tail.size() - kMaxStderr);
     const std::lock_guard lock(mu_);
     // The first answer to a trace is the one its verdict was given on; the same trace asked again
@@ -186,7 +186,8 @@ Result<AnswerLog> AnswerLog::from_json(const nlohmann::json& j, const std::strin
       return Error{where + ": expected {\"input_sha256\": ..., \"answers\": ...}"};
     auto answers = decode(r["answers"].get<std::string>(), where + ".answers");
     if (!answers) return answers.error();
-    Kept kept{std::move(*answers), {}, {}, flag(r, "shared"), flag(r, "open"), flag(r, "timed_out"), flag(r, "in_flight")};
+    Kept kept{std::move(*answers), {}, {}, flag(r, "shared"), flag(r, "open"), flag(r, "timed_out"),
+              flag(r, "in_flight")};
     if (const auto p = r.find("problem"); p != r.end() && p->is_string()) kept.problem = p->get<std::string>();
     if (const auto e = r.find("stderr"); e != r.end() && e->is_string()) kept.stderr_tail = e->get<std::string>();
     const std::string key = (flag(r, "alone") ? "alone " : "") + r["input_sha256"].get<std::string>();

@@ -110,20 +110,19 @@ std::string_view to_string(Decision d) noexcept { return d == Decision::Permitte
 std::string_view describe(Rule r) noexcept {
   switch (r) {
     case Rule::NotJudgedYet: return "judged before the window held the minimum number of calls";
-    case Rule::BelowThreshold:
-      return "opened though the calls in the window failed under the threshold";
+    case Rule::BelowThreshold: return "opened though the calls in the window failed under the threshold";
     case Rule::Tripped: return "did not open when the failure rate in the window reached the threshold";
     case Rule::NotCounted: return "answered a 4xx, which the rules do not count, as if it had counted it";
     case Rule::RejectedInWait: return "let a call through before the wait in OPEN was over";
-    case Rule::FirstTrial:
-      return "did not let the first call at or after the end of the wait through as a trial";
+    case Rule::FirstTrial: return "did not let the first call at or after the end of the wait through as a trial";
     case Rule::TrialCounted: return "judged the trials before all the permitted ones were made";
     case Rule::ClosedAfterTrials: return "did not close after the permitted trials succeeded enough";
     case Rule::ReopenedAfterTrials: return "did not reopen when the trials' failure rate reached the threshold";
     case Rule::Admitted: return "refused a call while CLOSED";
     case Rule::TrialAdmitted: return "refused a trial while HALF_OPEN had a permit free";
     case Rule::TrialCap: return "let more trials through in HALF_OPEN than it permits at once";
-    case Rule::LateResult: return "counted a result that came back after the state its call was let through in had changed";
+    case Rule::LateResult:
+      return "counted a result that came back after the state its call was let through in had changed";
   }
   return "";
 }

@@ -81,7 +81,8 @@ std::string settings_line(const Settings& s) {
 
 std::string call_line(const Call& c) {
   const std::string t = "{\"t_ms\":" + ms_text(c.t_ms);
-  const std::string result = ",\"result\":" + (c.timed_out ? std::string("\"timeout\"") : std::to_string(c.status)) + "}";
+  const std::string result =
+      ",\"result\":" + (c.timed_out ? std::string("\"timeout\"") : std::to_string(c.status)) + "}";
   switch (c.phase) {
     case Phase::Begin: return t + ",\"begin\":" + std::to_string(c.id) + "}";
     case Phase::End: return t + ",\"end\":" + std::to_string(c.id) + result;

@@ -161,7 +161,8 @@ Trace generate_in_flight(std::uint64_t seed, int index) {
     const int what = r.between(0, 9);
     // In HALF_OPEN, trials pile up (past the cap) before any ends; elsewhere calls overlap a few
     // at a time, and some are made whole between them.
-    const std::size_t most = m.state() == State::HalfOpen ? static_cast<std::size_t>(t.settings.permitted_in_half_open) + 2 : 4;
+    const std::size_t most =
+        m.state() == State::HalfOpen ? static_cast<std::size_t>(t.settings.permitted_in_half_open) + 2 : 4;
     if (!in_flight.empty() && (in_flight.size() >= most || what < 4)) {
       const auto k = static_cast<std::size_t>(r.between(0, static_cast<int>(in_flight.size()) - 1));
       Call c{now, 200, false, Phase::End, in_flight[k]};
@@ -204,8 +205,8 @@ std::optional<Divergence> compare(const Trace& trace, const std::vector<Answer>&
   for (std::size_t i = 0; i < trace.calls.size(); ++i) {
     const Step want = m.step(trace.calls[i]);
     if (i >= answers.size()) return Divergence{i, want, std::nullopt};
-    const bool clock_ahead = trace.calls[i].phase == Phase::End && answers[i].state == State::HalfOpen &&
-                             m.wait_over(trace.calls[i].t_ms);
+    const bool clock_ahead =
+        trace.calls[i].phase == Phase::End && answers[i].state == State::HalfOpen && m.wait_over(trace.calls[i].t_ms);
     if (answers[i].decision != want.decision || (answers[i].state != want.state && !clock_ahead))
       return Divergence{i, want, answers[i]};
   }
@@ -305,8 +306,8 @@ std::vector<Call> plainer(const Trace& t, std::size_t i) {
   }
   // A rounder time, as long as the calls stay in time order.
   const double round = std::round(c.t_ms);
-  const bool in_order = (i == 0 || t.calls[i - 1].t_ms <= round) &&
-                        (i + 1 == t.calls.size() || round <= t.calls[i + 1].t_ms);
+  const bool in_order =
+      (i == 0 || t.calls[i - 1].t_ms <= round) && (i + 1 == t.calls.size() || round <= t.calls[i + 1].t_ms);
   if (round != c.t_ms && in_order) {
     Call rounder = c;
     rounder.t_ms = round;

@@ -156,7 +156,8 @@ int main(int argc, char** argv) {
   std::string line;
   std::optional<Breaker> b;
   std::map<long long, std::uint64_t> in_flight;  // call number -> the generation it was let through in
-  const std::string says = std::string(one_trace ? "" : ",\"traces\":\"many\"") + (one_at_a_time ? "" : ",\"in_flight\":true");
+  const std::string says =
+      std::string(one_trace ? "" : ",\"traces\":\"many\"") + (one_at_a_time ? "" : ",\"in_flight\":true");
   while (std::getline(std::cin, line)) {
     const auto msg = nlohmann::json::parse(line);
     if (msg.contains("window")) {

@@ -74,7 +74,8 @@ json conformance(const std::string& command, const std::vector<std::string>& mor
 
 // The same run's text report.
 std::string graded_text(const std::string& command, const std::vector<std::string>& more) {
-  std::vector<std::string> argv = graded({kGrade, "--conformance", command, "--submission", programs(), "--traces", kTraces});
+  std::vector<std::string> argv =
+      graded({kGrade, "--conformance", command, "--submission", programs(), "--traces", kTraces});
   argv.insert(argv.end(), more.begin(), more.end());
   const Ran r = run(argv);
   INFO(r.out, r.err);
@@ -333,7 +334,8 @@ TEST_CASE("conformance: a progress line on a terminal, and none in a pipe") {
 namespace cb::testing {
 namespace {
 
-TEST_CASE("conformance: calls in flight reach the cap on trials, and a program that takes none is told what was not probed") {
+TEST_CASE(
+    "conformance: calls in flight reach the cap on trials, and a program that takes none is told what was not probed") {
   // Calls one at a time never have two trials in flight: a breaker with no cap passes those.
   const json blind = conformance(kBentHere + " --mistake no-cap --one-at-a-time", {"--seed", "1"}, 0);
   const json& b = blind["conformance"];

@@ -214,7 +214,7 @@ TEST_CASE("conformance log: a replay answers an experiment it does not hold as u
 // wait's end, whatever it did: a breaker that uses >= but counts more calls, or waits longer,
 // was told to fix a comparison it did not have.
 TEST_CASE("conformance diagnosis: > for >= is named only when the experiment shows it, else the symptom alone") {
-  const Trace trip{{10, 2, 50, 3000, 3}, {{0, 500, false}, {1, 200, false}}};  // 1 of 2 at 50%: opens
+  const Trace trip{{10, 2, 50, 3000, 3}, {{0, 500, false}, {1, 200, false}}};     // 1 of 2 at 50%: opens
   const Trace wait{{10, 1, 50, 1000, 3}, {{0, 500, false}, {1000, 200, false}}};  // the wait's exact end
   struct Case {
     const char* name;
@@ -223,9 +223,12 @@ TEST_CASE("conformance diagnosis: > for >= is named only when the experiment sho
     bool proven;
   };
   const Case cases[] = {
-      {"a point stricter at the threshold: opens one point lower", trip, [](Settings& s) { s.failure_rate_percent += 1; }, true},
-      {"a threshold 20 points higher: no point lower opens it", trip, [](Settings& s) { s.failure_rate_percent += 20; }, false},
-      {"a wait that ends just after its instant: 1 ms later is let through", wait, [](Settings& s) { s.wait_in_open_ms += 0.0005; }, true},
+      {"a point stricter at the threshold: opens one point lower", trip,
+       [](Settings& s) { s.failure_rate_percent += 1; }, true},
+      {"a threshold 20 points higher: no point lower opens it", trip, [](Settings& s) { s.failure_rate_percent += 20; },
+       false},
+      {"a wait that ends just after its instant: 1 ms later is let through", wait,
+       [](Settings& s) { s.wait_in_open_ms += 0.0005; }, true},
       {"a wait 500 ms longer: 1 ms later is refused too", wait, [](Settings& s) { s.wait_in_open_ms += 500; }, false},
   };
   for (const Case& k : cases) {

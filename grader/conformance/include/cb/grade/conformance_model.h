@@ -65,7 +65,7 @@ enum class Rule : std::uint8_t {
   ClosedAfterTrials,    // HALF_OPEN -> CLOSED: the trials' rate under the threshold
   ReopenedAfterTrials,  // HALF_OPEN -> OPEN: the trials' rate reached it
   // Only where calls are in flight:
-  Admitted,      // CLOSED: a call begins, let through
+  Admitted,       // CLOSED: a call begins, let through
   TrialAdmitted,  // HALF_OPEN: a trial begins, a permit free
   TrialCap,       // HALF_OPEN: every permit taken by trials in flight or counted: refused
   LateResult,     // a result of a call let through before the state last changed: not counted

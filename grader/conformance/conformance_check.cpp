@@ -20,7 +20,7 @@ using namespace conformance;
 
 // A line as its row shows it: a whole call's result, or which call in flight begins or ends.
 std::string result_of(const Call& c) {
-  const std::string result = c.timed_out ? "timeout" : std::to_string(c.status);
+  std::string result = c.timed_out ? "timeout" : std::to_string(c.status);
   switch (c.phase) {
     case Phase::Begin: return "call " + std::to_string(c.id) + " begins";
     case Phase::End: return "call " + std::to_string(c.id) + " ends: " + result;

@@ -100,6 +100,12 @@ bool decides_last_as(const Trace& t, const Step& want) {
   return !t.calls.empty() && last.rule == want.rule && last.decision == want.decision && last.state == want.state;
 }
 
+// Whether the program answers every call of `t` as the rules do.
+bool agrees(const Trace& t, const std::function<Replies(const Trace&)>& ask) {
+  const Replies r = ask(t);
+  return r.problem.empty() && !compare(t, r.answers);  // compare() finds a missing answer too
+}
+
 // Did not open on a success that brought the window to its trip (gobreaker judges its rule only
 // after a failure): the same window with that success and the last failure before it swapped,
 // so that a failure is what brings it there, is answered as the rules do. A breaker comparing
@@ -119,8 +125,7 @@ std::optional<Explanation> opens_only_on_failure(const Trace& trace, const Diver
       std::swap(swapped.calls[last_failure].status, swapped.calls[d.at].status);
       std::swap(swapped.calls[last_failure].timed_out, swapped.calls[d.at].timed_out);
       if (decides_last_as(swapped, d.want)) {
-        const Replies r = ask(swapped);
-        if (r.problem.empty() && !compare(swapped, r.answers)) {
+        if (agrees(swapped, ask)) {
           const auto counted = counted_since_closed(trace, d.at);
           const auto failures = std::count(counted.begin(), counted.end(), true);
           return Explanation{
@@ -141,12 +146,6 @@ std::optional<Explanation> opens_only_on_failure(const Trace& trace, const Diver
 Trace prefix(const Trace& t, std::size_t last, const Settings& settings) {
   return {settings,
           {t.calls.begin(), t.calls.begin() + static_cast<std::ptrdiff_t>(std::min(last + 1, t.calls.size()))}};
-}
-
-// Whether the program answers every call of `t` as the rules do.
-bool agrees(const Trace& t, const std::function<Replies(const Trace&)>& ask) {
-  const Replies r = ask(t);
-  return r.problem.empty() && r.answers.size() >= t.calls.size() && !compare(t, r.answers);
 }
 
 // Stayed CLOSED at the threshold exactly: the same calls with the threshold a point lower (the
@@ -227,9 +226,7 @@ std::optional<Explanation> late_counted(const Trace& trace, const Divergence& d,
     without.calls.push_back(c);
   }
   if (late.empty() || !decides_last_as(without, d.want)) return std::nullopt;
-  const Replies r = ask(without);
-  if (!r.problem.empty() || r.answers.size() != without.calls.size() || compare(without, r.answers))
-    return std::nullopt;
+  if (!agrees(without, ask)) return std::nullopt;
   return Explanation{std::string(id(Rule::LateResult)),
                      "counted a result that came back after the state its call began in had changed (" + late +
                          "): without those results it answers this call as the rules do; a result counts only in "
@@ -407,9 +404,7 @@ Explanation diagnose(const Trace& trace, const Replies& replies, const Divergenc
   if (without.calls.size() < d.at) {
     without.calls.push_back(at);
     if (decides_last_as(without, d.want)) {
-      const Replies bare = ask(without);
-      if (bare.problem.empty() && !compare(without, bare.answers))
-        return four_xx("without the 4xx calls before this one it answers as the rules do");
+      if (agrees(without, ask)) return four_xx("without the 4xx calls before this one it answers as the rules do");
     }
   }
   if (auto judged_late = opens_only_on_failure(trace, d, ask)) return *judged_late;

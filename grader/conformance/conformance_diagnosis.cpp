@@ -178,6 +178,41 @@ std::optional<Explanation> strict_threshold(const Trace& trace, const Divergence
                          "trace again, one point lower"};
 }
 
+// Stayed CLOSED with exactly the minimum number of calls counted. The experiment: failures in a
+// row, all at one instant, under this trace's minimum and under one lower. A minimum compared by
+// > stays CLOSED at each minimum and opens on the call after it; a window one call too small or
+// one of seconds opens at the minimum, and a minimum typed in (the lab's 5) opens at its own
+// number under both. (Below the window only: where the minimum is the whole window, a window one
+// call short of it never opens, and the call after it is not in the window.)
+std::optional<Explanation> strict_minimum(const Trace& trace, const Divergence& d,
+                                          const std::function<Replies(const Trace&)>& ask) {
+  const Settings& s = trace.settings;
+  if (d.want.rule != Rule::Tripped || d.got->state != State::Closed || s.minimum_calls <= 1 ||
+      s.minimum_calls >= s.window || static_cast<int>(counted_since_closed(trace, d.at).size()) != s.minimum_calls)
+    return std::nullopt;
+  const auto opens_one_late = [&](int minimum) {
+    Trace failures{s, {}};
+    failures.settings.minimum_calls = minimum;
+    for (int i = 0; i <= minimum; ++i) failures.calls.push_back({0, 500, false});
+    const Replies r = ask(failures);
+    const auto m = static_cast<std::size_t>(minimum);
+    if (!r.problem.empty() || r.answers.size() != m + 1) return false;
+    for (std::size_t i = 0; i < m; ++i)
+      if (r.answers[i] != Answer{Decision::Permitted, State::Closed}) return false;
+    return r.answers[m] == Answer{Decision::Permitted, State::Open};
+  };
+  if (!opens_one_late(s.minimum_calls) || !opens_one_late(s.minimum_calls - 1)) return std::nullopt;
+  const std::string n = std::to_string(s.minimum_calls);
+  return Explanation{std::string(id(Rule::NotJudgedYet)),
+                     "did not open with exactly minimum_calls (" + n +
+                         ") calls counted: given failures in a row, it opened only on the call after the "
+                         "minimum, with minimum_calls " +
+                         n + " and with " + std::to_string(s.minimum_calls - 1) +
+                         ": it judges the window once it holds more than the minimum, not once it holds it (> "
+                         "where the rule is >=); the experiment: " +
+                         std::to_string(s.minimum_calls + 1) + " failures in a row under each minimum"};
+}
+
 // Refused the call at the wait's exact end: the same call a millisecond later is let through as
 // the rules do, so its wait ends after that instant, not at it.
 std::optional<Explanation> strict_wait(const Trace& trace, const Divergence& d,
@@ -409,6 +444,7 @@ Explanation diagnose(const Trace& trace, const Replies& replies, const Divergenc
   }
   if (auto judged_late = opens_only_on_failure(trace, d, ask)) return *judged_late;
   if (auto strict = strict_threshold(trace, d, ask)) return *strict;
+  if (auto strict = strict_minimum(trace, d, ask)) return *strict;
   if (auto strict = strict_wait(trace, d, ask)) return *strict;
   if (auto stuck = never_leaves_open(d, probe)) return *stuck;
   if (auto kept = window_kept(trace, replies, d, probe)) return *kept;

@@ -246,6 +246,36 @@ TEST_CASE("conformance diagnosis: > for >= is named only when the experiment sho
   }
 }
 
+// A minimum compared by > stays CLOSED with exactly the minimum counted: it was put down to the
+// rate. Two experiments prove it; a minimum it does not read, or one two calls off, fails one.
+TEST_CASE("conformance diagnosis: > for >= on the minimum is named only when both experiments show it") {
+  const Trace trip{{10, 3, 50, 3000, 3}, {{0, 500, false}, {1, 500, false}, {2, 500, false}}};  // opens at the 3rd
+  struct Case {
+    const char* name;
+    std::function<void(Settings&)> bend;
+    bool proven;
+  };
+  const Case cases[] = {
+      {"judged once it holds more than the minimum", [](Settings& s) { s.minimum_calls += 1; }, true},
+      {"a minimum two calls higher: one lower still does not open it", [](Settings& s) { s.minimum_calls += 2; },
+       false},
+      {"the lab's minimum of 5 whatever the trace says", [](Settings& s) { s.minimum_calls = 5; }, false},
+  };
+  for (const Case& k : cases) {
+    CAPTURE(k.name);
+    const Program program = bent(k.bend);
+    const Replies replies = program(trip);
+    const auto d = compare(trip, replies.answers);
+    REQUIRE(d.has_value());
+    int runs = 0;
+    const Explanation e = diagnose(trip, replies, *d, program, SettingsProbe{}, &runs);
+    CAPTURE(e.text);
+    CHECK((e.id == "minimum_calls") == k.proven);
+    CHECK((e.text.find("> where the rule is >=") != std::string::npos) == k.proven);
+    CHECK((e.text.find("the experiment:") != std::string::npos) == k.proven);
+  }
+}
+
 // A breaker on the wall clock never sees the trace's wait end. It was told both that it compared
 // the wait's end with > and that it did not read wait_in_open_ms; the probe's call 100 s after
 // opening shows what is true: the trace's clock does not end its wait.

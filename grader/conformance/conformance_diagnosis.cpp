@@ -107,39 +107,38 @@ bool agrees(const Trace& t, const std::function<Replies(const Trace&)>& ask) {
 }
 
 // Did not open on a success that brought the window to its trip (gobreaker judges its rule only
-// after a failure): the same window with that success and the last failure before it swapped,
-// so that a failure is what brings it there, is answered as the rules do. A breaker comparing
-// with > instead would stay closed on both orders, as the rate is the same.
-std::optional<Explanation> opens_only_on_failure(const Trace& trace, const Divergence& d,
-                                                 const std::function<Replies(const Trace&)>& ask) {
+// after a failure): the experiment is the same window with that success and the last failure
+// before it swapped, so that a failure is what brings it there. This is that trace, where it asks
+// the rules the same question at its end. A breaker comparing with > would stay closed on both
+// orders, as the rate is the same.
+std::optional<Trace> failure_last(const Trace& trace, const Divergence& d) {
   const Call& at = trace.calls[d.at];
-  if (d.want.rule == Rule::Tripped && d.got->state == State::Closed && !at.timed_out && at.status < 400) {
-    std::size_t last_failure = d.at;
-    for (std::size_t i = d.at; i-- > 0;)
-      if (!is_4xx(trace.calls[i]) && (trace.calls[i].timed_out || trace.calls[i].status >= 500)) {
-        last_failure = i;
-        break;
-      }
-    if (last_failure < d.at) {
-      Trace swapped{trace.settings, {trace.calls.begin(), trace.calls.begin() + static_cast<std::ptrdiff_t>(d.at + 1)}};
-      std::swap(swapped.calls[last_failure].status, swapped.calls[d.at].status);
-      std::swap(swapped.calls[last_failure].timed_out, swapped.calls[d.at].timed_out);
-      if (decides_last_as(swapped, d.want)) {
-        if (agrees(swapped, ask)) {
-          const auto counted = counted_since_closed(trace, d.at);
-          const auto failures = std::count(counted.begin(), counted.end(), true);
-          return Explanation{
-              "opens_only_on_failure",
-              "did not open on a success that brought the window to the threshold (" + std::to_string(failures) +
-                  " of " + std::to_string(counted.size()) + " calls failed, at " +
-                  std::to_string(trace.settings.failure_rate_percent) +
-                  "%): it judges its rule only after a failure, and opens when a failure brings the same window "
-                  "there; the rule is judged after every counted call"};
-        }
-      }
-    }
+  if (d.want.rule != Rule::Tripped || d.got->state != State::Closed || at.timed_out || at.status >= 400)
+    return std::nullopt;
+  for (std::size_t i = d.at; i-- > 0;) {
+    const Call& c = trace.calls[i];
+    if (is_4xx(c) || !(c.timed_out || c.status >= 500)) continue;
+    Trace swapped{trace.settings, {trace.calls.begin(), trace.calls.begin() + static_cast<std::ptrdiff_t>(d.at + 1)}};
+    std::swap(swapped.calls[i].status, swapped.calls[d.at].status);
+    std::swap(swapped.calls[i].timed_out, swapped.calls[d.at].timed_out);
+    if (!decides_last_as(swapped, d.want)) return std::nullopt;
+    return swapped;
   }
   return std::nullopt;
+}
+
+// "f of n calls failed, at r%": the window the rules judged at the call `at`.
+std::string rate_text(const Trace& trace, std::size_t at) {
+  const auto counted = counted_since_closed(trace, at);
+  const auto failures = std::count(counted.begin(), counted.end(), true);
+  return std::to_string(failures) + " of " + std::to_string(counted.size()) + " calls failed, at " +
+         std::to_string(trace.settings.failure_rate_percent) + "%";
+}
+
+std::string judged_late_text(const Trace& trace, std::size_t at) {
+  return "did not open on a success that brought the window to the threshold (" + rate_text(trace, at) +
+         "): it judges its rule only after a failure, and opens when a failure brings the same window there; the "
+         "rule is judged after every counted call";
 }
 
 // The trace's calls up to and with `last`, under `settings`.
@@ -284,6 +283,29 @@ std::optional<Explanation> window_kept(const Trace& trace, const Replies& replie
                                               " counted calls, and older ones drop out"};
   }
   return std::nullopt;
+}
+
+// Two causes that combine (gobreaker: a 4xx counted as a success, and the rule judged only after
+// a failure): neither experiment alone makes it answer as the rules do. Without the 4xx calls
+// before it, it still departs here, and then the deciding success swapped with the last failure
+// is answered as the rules do, where the same swap with the 4xx kept was not (the caller checked
+// that): the rules answer both swaps alike, so the 4xx changed its answer, and the swap shows it
+// judges only after a failure.
+std::optional<Explanation> four_xx_and_judged_late(const Divergence& d, const Trace& without,
+                                                   const std::function<Replies(const Trace&)>& ask) {
+  const Replies r = ask(without);
+  if (!r.problem.empty() || r.answers.size() != without.calls.size()) return std::nullopt;
+  const auto dw = compare(without, r.answers);
+  if (!dw || dw->at + 1 != without.calls.size() || !dw->got || *dw->got != *d.got) return std::nullopt;
+  const std::optional<Trace> swapped = failure_last(without, *dw);
+  if (!swapped || !agrees(*swapped, ask)) return std::nullopt;
+  return Explanation{"4xx_and_opens_only_on_failure",
+                     "two causes together: it counted a 4xx, the caller's mistake, and it judges its rule only "
+                     "after a failure (did not open on a success that brought the window to the threshold, " +
+                         rate_text(without, dw->at) +
+                         "); the experiments: with the deciding success and the last failure before it swapped, it "
+                         "answers as the rules do only once the 4xx calls before this one are gone, and without "
+                         "them alone it still departs here; a 4xx is not counted at all"};
 }
 
 }  // namespace
@@ -436,13 +458,15 @@ Explanation diagnose(const Trace& trace, const Replies& replies, const Divergenc
     return diagnose(plain, r, *still, program, probe, runs);
   }
   Trace without = without_4xx(trace, d.at);
-  if (without.calls.size() < d.at) {
-    without.calls.push_back(at);
-    if (decides_last_as(without, d.want)) {
-      if (agrees(without, ask)) return four_xx("without the 4xx calls before this one it answers as the rules do");
-    }
-  }
-  if (auto judged_late = opens_only_on_failure(trace, d, ask)) return *judged_late;
+  const bool has_4xx = without.calls.size() < d.at;
+  without.calls.push_back(at);
+  const bool without_asks_same = has_4xx && decides_last_as(without, d.want);
+  if (without_asks_same && agrees(without, ask))
+    return four_xx("without the 4xx calls before this one it answers as the rules do");
+  const std::optional<Trace> swapped = failure_last(trace, d);
+  if (swapped && agrees(*swapped, ask)) return Explanation{"opens_only_on_failure", judged_late_text(trace, d.at)};
+  if (swapped && without_asks_same)
+    if (auto both = four_xx_and_judged_late(d, without, ask)) return *both;
   if (auto strict = strict_threshold(trace, d, ask)) return *strict;
   if (auto strict = strict_minimum(trace, d, ask)) return *strict;
   if (auto strict = strict_wait(trace, d, ask)) return *strict;

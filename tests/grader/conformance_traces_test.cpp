@@ -145,8 +145,9 @@ TEST_CASE("conformance diagnosis: a window that never slides is named even when 
 // is >=, not >"), which gobreaker does use. An adapter with exactly that behaviour (in CLOSED,
 // which is where it departs) is named by the experiment that swaps the deciding success with
 // the last failure.
-TEST_CASE("conformance diagnosis: a breaker that judges only after a failure is named so, not as > for >=") {
-  const Program judges_after_failure = [](const Trace& t) {
+// A breaker that judges its rule only after a failure, taking a 4xx for a success or not.
+Program judging_after_failure(bool counts_4xx) {
+  return [counts_4xx](const Trace& t) {
     Replies r;
     std::vector<bool> window;
     bool open = false;
@@ -156,7 +157,7 @@ TEST_CASE("conformance diagnosis: a breaker that judges only after a failure is 
         continue;
       }
       const bool failed = c.timed_out || c.status >= 500;
-      if (!is_4xx(c)) {
+      if (!is_4xx(c) || counts_4xx) {
         window.push_back(failed);
         if (static_cast<int>(window.size()) > t.settings.window) window.erase(window.begin());
       }
@@ -167,6 +168,10 @@ TEST_CASE("conformance diagnosis: a breaker that judges only after a failure is 
     }
     return r;
   };
+}
+
+TEST_CASE("conformance diagnosis: a breaker that judges only after a failure is named so, not as > for >=") {
+  const Program judges_after_failure = judging_after_failure(false);
   // Minimum 2 at 50%: a failure, then a success, is 1 of 2 at the success: the rules open there.
   const Trace t{{10, 2, 50, 3000, 3}, {{0, 500, false}, {1, 200, false}}};
   const Trace failure_last{t.settings, {{0, 200, false}, {1, 500, false}}};
@@ -185,6 +190,35 @@ TEST_CASE("conformance diagnosis: a breaker that judges only after a failure is 
     const auto ds = compare(t, strict_replies.answers);
     REQUIRE(ds.has_value());
     CHECK(diagnose(t, strict_replies, *ds, strict, SettingsProbe{}, nullptr).id == "trip_at_threshold");
+  }
+}
+
+// gobreaker counts a 4xx as a success and judges only after a failure. Where both decide a trace,
+// neither experiment alone makes it answer as the rules do, and it was told the symptom; the two
+// together do, and both causes are named.
+TEST_CASE(
+    "conformance diagnosis: two causes that combine, a 4xx counted and judging only after a failure, are named together") {
+  const Program gobreaker = judging_after_failure(true);
+  // Minimum 2 at 50%: a failure, a 404 (not counted), a success: 1 of 2 at the success, so the
+  // rules open there. gobreaker holds 1 of 3 and judges nothing on a success.
+  const Trace t{{10, 2, 50, 3000, 3}, {{0, 500, false}, {1, 404, false}, {2, 200, false}}};
+  const Replies replies = gobreaker(t);
+  const auto d = compare(t, replies.answers);
+  REQUIRE(d.has_value());
+  REQUIRE(d->at == 2);
+  int runs = 0;
+  const Explanation e = diagnose(t, replies, *d, gobreaker, SettingsProbe{}, &runs);
+  CAPTURE(e.text);
+  CHECK(e.id == "4xx_and_opens_only_on_failure");
+  CHECK(e.text.find("two causes together") != std::string::npos);
+  CHECK(e.text.find("judges its rule only after a failure") != std::string::npos);
+  SUBCASE("either cause alone is still named alone") {
+    const Program after_failure = judging_after_failure(false);
+    const Trace plain{t.settings, {{0, 500, false}, {2, 200, false}}};
+    const Replies r = after_failure(plain);
+    const auto dp = compare(plain, r.answers);
+    REQUIRE(dp.has_value());
+    CHECK(diagnose(plain, r, *dp, after_failure, SettingsProbe{}, nullptr).id == "opens_only_on_failure");
   }
 }
 

@@ -141,7 +141,7 @@ class Judge {
     // A sample of the traces, and the wrong ones, again in a process of its own: a wrong answer
     // is the breaker's own only if it gives it alone too. Each start costs what a whole shared
     // process's traces do (a few tens of milliseconds in the sandbox), so the sample is small,
-    // and once 20 wrong traces have been answered alone the same, the rest are taken as they are.
+    // and once 3 wrong traces have been answered alone the same, the rest are taken as they are.
     // The first trace is among them when its process was kept open: how a process ends (exit 0
     // at the end of its input) is seen only alone. A trace that got no answer in time would
     // cost its whole limit again: it stands as it is.
@@ -284,7 +284,7 @@ class Judge {
   }
 
   static constexpr int kSampleEvery = 50;
-  static constexpr int kAloneChecks = 20;
+  static constexpr int kAloneChecks = 3;
 
   const ConformanceOptions& o_;
   const Programs& p_;

@@ -100,11 +100,11 @@ bool decides_last_as(const Trace& t, const Step& want) {
   return !t.calls.empty() && last.rule == want.rule && last.decision == want.decision && last.state == want.state;
 }
 
-// Whether the program answers every call of `t` as the rules do.
-bool agrees(const Trace& t, const std::function<Replies(const Trace&)>& ask) {
-  const Replies r = ask(t);
+// Whether `r`, the program's replies to `t`, answer every call as the rules do.
+bool agrees(const Trace& t, const Replies& r) {
   return r.problem.empty() && !compare(t, r.answers);  // compare() finds a missing answer too
 }
+bool agrees(const Trace& t, const std::function<Replies(const Trace&)>& ask) { return agrees(t, ask(t)); }
 
 // Did not open on a success that brought the window to its trip (gobreaker judges its rule only
 // after a failure): the experiment is the same window with that success and the last failure
@@ -291,9 +291,8 @@ std::optional<Explanation> window_kept(const Trace& trace, const Replies& replie
 // is answered as the rules do, where the same swap with the 4xx kept was not (the caller checked
 // that): the rules answer both swaps alike, so the 4xx changed its answer, and the swap shows it
 // judges only after a failure.
-std::optional<Explanation> four_xx_and_judged_late(const Divergence& d, const Trace& without,
+std::optional<Explanation> four_xx_and_judged_late(const Divergence& d, const Trace& without, const Replies& r,
                                                    const std::function<Replies(const Trace&)>& ask) {
-  const Replies r = ask(without);
   if (!r.problem.empty() || r.answers.size() != without.calls.size()) return std::nullopt;
   const auto dw = compare(without, r.answers);
   if (!dw || dw->at + 1 != without.calls.size() || !dw->got || *dw->got != *d.got) return std::nullopt;
@@ -460,13 +459,16 @@ Explanation diagnose(const Trace& trace, const Replies& replies, const Divergenc
   Trace without = without_4xx(trace, d.at);
   const bool has_4xx = without.calls.size() < d.at;
   without.calls.push_back(at);
-  const bool without_asks_same = has_4xx && decides_last_as(without, d.want);
-  if (without_asks_same && agrees(without, ask))
-    return four_xx("without the 4xx calls before this one it answers as the rules do");
+  std::optional<Replies> without_replies;  // asked once: the two-causes experiment reads them again
+  if (has_4xx && decides_last_as(without, d.want)) {
+    without_replies = ask(without);
+    if (agrees(without, *without_replies))
+      return four_xx("without the 4xx calls before this one it answers as the rules do");
+  }
   const std::optional<Trace> swapped = failure_last(trace, d);
   if (swapped && agrees(*swapped, ask)) return Explanation{"opens_only_on_failure", judged_late_text(trace, d.at)};
-  if (swapped && without_asks_same)
-    if (auto both = four_xx_and_judged_late(d, without, ask)) return *both;
+  if (swapped && without_replies)
+    if (auto both = four_xx_and_judged_late(d, without, *without_replies, ask)) return *both;
   if (auto strict = strict_threshold(trace, d, ask)) return *strict;
   if (auto strict = strict_minimum(trace, d, ask)) return *strict;
   if (auto strict = strict_wait(trace, d, ask)) return *strict;

@@ -1,5 +1,7 @@
 #include "cb/bounded_file.h"
 
+#include "cb/owned_fd.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,45 +18,17 @@ std::string bytes_text(std::size_t n) {
   return std::to_string(n) + " bytes";
 }
 
-const char* kind_of(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO (a pipe)";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
-}
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  [[nodiscard]] int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 }  // namespace
 
 Result<std::string> read_bounded_file(const std::string& path, std::size_t limit, const std::string& what) {
-  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer before fstat
-  // could say it is one.
-  const Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
-  if (fd.get() < 0) {
-    const int e = errno;
-    if (e == ENOENT) return Error{path + ": no such file (expected a " + what + " file)"};
-    return Error{path + ": cannot open the " + what + " file: " + std::strerror(e)};
-  }
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0)
-    return Error{path + ": cannot inspect the " + what + " file: " + std::strerror(errno)};
-  if (!S_ISREG(st.st_mode))
-    return Error{path + ": is " + kind_of(st.st_mode) + ", not a " + what + " file; give a regular file"};
+  // Looked at before it is opened: a device named here (as root) would otherwise run its driver.
+  const KnownFile file = open_known(AT_FDCWD, path, FileKind::Regular, Resolve::Follow);
+  if (file.kind == FileKind::Missing) return Error{path + ": no such file (expected a " + what + " file)"};
+  if (file.error != 0) return Error{path + ": cannot open the " + what + " file: " + std::strerror(file.error)};
+  if (!file.opened())
+    return Error{path + ": is " + kind_text(file.kind) + ", not a " + what + " file; give a regular file"};
+  const struct stat& st = file.st;
+  const OwnedFd& fd = file.fd;
   const auto too_large = [&] {
     return Error{path + ": larger than " + bytes_text(limit) + "; not a " + what + " file"};
   };

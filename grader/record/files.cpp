@@ -1,9 +1,7 @@
 #include "cb/grade/files.h"
 
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,24 +9,9 @@
 #include <cstring>
 
 #include "cb/bounded_file.h"
+#include "cb/owned_fd.h"
 
 namespace cb::grade {
-namespace {
-
-// openat2 with RESOLVE_BENEATH: the kernel itself refuses any path, symbolic links included,
-// that would resolve outside the directory. Where the kernel is older than 5.6, fall back to
-// refusing every symbolic link.
-int open_beneath(int dir, const std::string& name) {
-  open_how how{};
-  how.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
-  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
-  const long fd = ::syscall(SYS_openat2, dir, name.c_str(), &how, sizeof how);
-  if (fd >= 0 || errno != ENOSYS) return static_cast<int>(fd);
-  return ::openat(dir, name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
-}
-
-}  // namespace
-
 Result<SubmissionDir> SubmissionDir::open(const std::string& path) { return open(path, path); }
 
 Result<SubmissionDir> SubmissionDir::open(const std::string& path, std::string shown) {
@@ -122,13 +105,15 @@ FileRead SubmissionDir::read(const std::string& name, std::size_t limit) const {
     out.reason = name + " is missing (there is no directory " + path_ + ")";
     return out;
   }
-  const int fd = open_beneath(fd_, name);
-  if (fd < 0) {
-    const int e = errno;
-    if (e == ENOENT) {
-      out.reason = name + " is missing";
-      return out;
-    }
+  // Beneath: the kernel refuses any path, links included, that would resolve outside the
+  // submission. Looked at before it is opened: a device handed in never has its driver run.
+  KnownFile file = open_known(fd_, name, FileKind::Regular, Resolve::Beneath);
+  if (file.kind == FileKind::Missing) {
+    out.reason = name + " is missing";
+    return out;
+  }
+  if (file.error != 0) {
+    const int e = file.error;
     out.found = FileRead::Found::Refused;
     if (e == EXDEV)
       out.reason = name + " is a symbolic link that leads outside the submission; only files inside it are read";
@@ -138,32 +123,27 @@ FileRead SubmissionDir::read(const std::string& name, std::size_t limit) const {
       out.reason = name + " cannot be opened: " + std::strerror(e);
     return out;
   }
-  struct stat st {};
-  ::fstat(fd, &st);
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
+  if (!file.opened()) {
     out.found = FileRead::Found::Refused;
-    out.reason =
-        name + (S_ISDIR(st.st_mode) ? " is a directory" : " is not a regular file") + ", not a file the lab writes";
+    out.reason = name + " is " + kind_text(file.kind) + ", not a file the lab writes";
     return out;
   }
+  const struct stat& st = file.st;
+  const int fd = file.fd.get();
   // A hard link to a file outside the submission reads like one inside it; a file the lab wrote
   // has one name. Refused without reading, and without echoing a byte of it.
   if (st.st_nlink > 1) {
-    ::close(fd);
     out.found = FileRead::Found::Refused;
     out.reason = name + " has other names (hard links); only a file the lab wrote, with one name, is read";
     return out;
   }
   if (static_cast<std::size_t>(st.st_size) > limit) {
-    ::close(fd);
     out.found = FileRead::Found::Refused;
     out.reason = name + " is " + std::to_string(st.st_size) + " bytes, more than the " + std::to_string(limit) +
                  " a lab file can be; it was not read";
     return out;
   }
   auto bytes = read_at_most(fd, limit);
-  ::close(fd);
   if (!bytes) {
     out.found = FileRead::Found::Refused;
     out.reason = name + " cannot be read: " + bytes.error().message;

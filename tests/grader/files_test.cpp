@@ -1,12 +1,14 @@
 // Reading what a submission holds, without trusting it.
 #include <doctest/doctest.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
 #include "cb/grade/files.h"
+#include "skip.h"
 #include "temp_dir.h"
 
 namespace cb::grade {
@@ -35,9 +37,22 @@ TEST_CASE("files: missing - a directory - a FIFO - a name with a slash") {
   CHECK(dir->read("fastfail.txt").reason == "fastfail.txt is a directory, not a file the lab writes");
   REQUIRE(::mkfifo((t / "transitions.log").c_str(), 0600) == 0);
   // A FIFO would block a plain open() until a writer came; this returns at once.
-  CHECK(dir->read("transitions.log").reason == "transitions.log is not a regular file, not a file the lab writes");
+  CHECK(dir->read("transitions.log").reason == "transitions.log is a FIFO (a pipe), not a file the lab writes");
   CHECK(dir->read("../etc/passwd").found == FileRead::Found::Refused);
   CHECK(dir->read("..").found == FileRead::Found::Refused);
+}
+
+// A device with no driver fails its own open with ENXIO: the old reader said "cannot be opened: No
+// such device or address", which proves the device's open ran, as root.
+TEST_CASE("files: a device node handed in is named, never opened") {
+  if (testing::skip_unless(::geteuid() == 0, "making device nodes needs root")) return;
+  TempDir t;
+  REQUIRE(::mknod((t / "state.json").c_str(), S_IFCHR | 0644, makedev(0, 0)) == 0);
+  auto dir = SubmissionDir::open(t.path());
+  REQUIRE(dir.ok());
+  const FileRead f = dir->read("state.json");
+  CHECK(f.found == FileRead::Found::Refused);
+  CHECK(f.reason == "state.json is a character device, not a file the lab writes");
 }
 
 TEST_CASE("files: a symbolic link out of the submission is refused - one that stays inside is followed") {

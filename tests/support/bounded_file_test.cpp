@@ -2,6 +2,7 @@
 // says what the path turned out to be.
 #include <doctest/doctest.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "cb/bounded_file.h"
+#include "skip.h"
 
 namespace cb {
 namespace {
@@ -62,6 +64,14 @@ TEST_CASE("what is not a regular file is refused unread, with the right words") 
     const auto text = read_bounded_file(fifo, 1 << 20, "rubric");
     REQUIRE_FALSE(text);
     CHECK(text.error().message == fifo + ": is a FIFO (a pipe), not a rubric file; give a regular file");
+  }
+  SUBCASE("a device whose own open would fail (it has no driver) is named, not opened") {
+    if (testing::skip_unless(::geteuid() == 0, "making device nodes needs root")) return;
+    const std::string node = dir.path + "/lab-settings.json";
+    REQUIRE(::mknod(node.c_str(), S_IFCHR | 0644, makedev(0, 0)) == 0);
+    const auto text = read_bounded_file(node, 1 << 20, "settings");
+    REQUIRE_FALSE(text);
+    CHECK(text.error().message == node + ": is a character device, not a settings file; give a regular file");
   }
   SUBCASE("a symbolic link to a regular file is followed") {
     const auto target = dir.file("t", "ok");

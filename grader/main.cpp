@@ -8,6 +8,7 @@
 
 #include "cb/cli_usage.h"
 #include "cb/grade/grade.h"
+#include "cb/sandbox/beacon.h"
 #include "cb/sandbox/interrupt.h"
 #include "cb/grade/provenance.h"
 #include "class_command.h"
@@ -129,6 +130,10 @@ int grade_main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (cb::sandbox::inside_a_box()) {
+    std::cerr << "cb-grade: " << cb::sandbox::kRefusedInBox << '\n';
+    return 2;
+  }
   // Not dumpable: no process of the same uid (a graded program in the fallback, where it may
   // share the grader's) can read or write this one's memory through /proc or ptrace.
   ::prctl(PR_SET_DUMPABLE, 0);

@@ -1,5 +1,7 @@
 #include "seccomp_filter.h"
 
+#include "cb/sandbox/beacon.h"
+
 #include <fcntl.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -111,6 +113,10 @@ Built build(unsigned additions) {
     if (rc != 0) b.error = lib_error(name, rc);
     return rc == 0;
   };
+  {
+    const scmp_arg_cmp arg = SCMP_A0_32(SCMP_CMP_EQ, static_cast<std::uint32_t>(kBeaconFd));
+    if (!add(SCMP_ACT_ERRNO(kBeaconErrno), "close", 1, &arg)) return b;
+  }
   for (const char* name : kRefused)
     if (!add(SCMP_ACT_ERRNO(EPERM), name, 0, nullptr)) return b;
   for (const char* name : kAbsent)

@@ -16,6 +16,7 @@
 #include "cb/cli_usage.h"
 #include "cb/process_title.h"
 #include "cb/grade/prebuilt.h"
+#include "cb/sandbox/beacon.h"
 #include "exit_code.h"
 
 // Every build carries the harness's mark, so that a copy of cb-lab handed in as a student's
@@ -24,6 +25,11 @@
 
 int main(int argc, char** argv) {
   using namespace cb::cli;
+  // Wherever in a graded program's view a copy is installed, it does not answer for the program.
+  if (cb::sandbox::inside_a_box()) {
+    std::cerr << "cb-lab: " << cb::sandbox::kRefusedInBox << '\n';
+    return static_cast<int>(ExitCode::Usage);
+  }
   cb::remember_arguments(argc, argv);  // a server cb-lab leaves running is titled as one in ps
   CLI::App app{"cb-lab: a lab harness for the circuit-breaker pattern", "cb-lab"};
   app.require_subcommand(1);

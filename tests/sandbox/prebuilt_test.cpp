@@ -9,6 +9,7 @@
 
 #include "grading.h"
 #include "process.h"
+#include "skip.h"
 #include "temp_dir.h"
 
 namespace cb::testing {
@@ -64,6 +65,34 @@ TEST_CASE("prebuilt: a rubric that refuses executables refuses any, and the defa
   const json refused = conformance_of(s, sub, {"--rubric", rubric / "rubric.json"});
   CHECK(refused["rule"] == "prebuilt");
   CHECK(refused["message"].get<std::string>().rfind("mine is a prebuilt program", 0) == 0);
+}
+
+// Installed in a system folder the box reads (the attack as found: only copies inside the
+// submission were refused), the harness still does not answer: it knows it runs in a box.
+TEST_CASE("prebuilt: a cb-lab installed outside the submission, where the box can run it, does not answer") {
+  if (skip_unless(am_root(), "installing a program in a system folder needs root")) return;
+  char tmpl[] = "/opt/cb-harness-XXXXXX";
+  REQUIRE(::mkdtemp(tmpl) != nullptr);
+  const std::string installed = tmpl;
+  struct Remove {
+    std::string dir;
+    ~Remove() { fs::remove_all(dir); }
+  } remove{installed};
+  ::chmod(installed.c_str(), 0755);
+  fs::copy_file(CB_LAB_BIN, installed + "/cb-lab");
+  ::chmod((installed + "/cb-lab").c_str(), 0755);
+  for (const Setup& s : setups()) {
+    SUBCASE(s.name().c_str()) {
+      Submission sub(s, {});
+      sub.dir.write("replay.sh", "exec " + installed + "/cb-lab conform\n");
+      hand_over(sub.dir.path(), s, false);
+      const json c = conformance_of(s, sub);
+      INFO(c.dump());
+      CHECK(c["status"] == "fail");
+      CHECK(c["score"] == 0);
+      CHECK(c.dump().find("refuses to run inside a grading box") != std::string::npos);
+    }
+  }
 }
 
 }  // namespace

@@ -48,8 +48,8 @@ enum class FileKind : std::uint8_t { Missing, Regular, Directory, Link, Fifo, Ch
 enum class Resolve : std::uint8_t { Follow, NoLinks, Beneath };
 
 struct KnownFile {
-  OwnedFd fd;              // open for reading only when `kind` is what was wanted
-  struct stat st {};       // what was looked at (valid when error == 0)
+  OwnedFd fd;                       // open for reading only when `kind` is what was wanted
+  struct stat st {};                // what was looked at (valid when error == 0)
   FileKind kind = FileKind::Other;  // Missing when nothing has the name
   int error = 0;  // errno when it could not be looked at or opened (ENOENT with Missing; EXDEV, ELOOP, ...)
   [[nodiscard]] bool opened() const noexcept { return fd.valid(); }

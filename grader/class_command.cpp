@@ -10,6 +10,7 @@
 
 #include "cb/atomic_file.h"
 #include "cb/bounded_file.h"
+#include "cb/hmac_sha256.h"
 #include "cb/sandbox/interrupt.h"
 #include "cb/grade/class_page.h"
 #include "cb/grade/merge.h"
@@ -26,7 +27,8 @@ bool gradebook_json_wanted(const Options& o) {
 }  // namespace
 
 int finish(const Options& o, const std::vector<BatchRow>& rows) {
-  if (const int rc = emit(o, gradebook_json_wanted(o) ? gradebook_json(rows) : gradebook_csv(rows)); rc != 0) return rc;
+  const std::string book = gradebook_json_wanted(o) ? gradebook_json(rows) : gradebook_csv(rows);
+  if (const int rc = emit(o, book); rc != 0) return rc;
   // The digest of the rows goes beside the gradebook, not into it: a last row or a trailer would
   // be a student to a spreadsheet or an LMS import, and would make the JSON no longer an array.
   if (!o.output.empty()) {
@@ -35,7 +37,8 @@ int finish(const Options& o, const std::vector<BatchRow>& rows) {
     beside.output = o.output + ".digest";
     const nlohmann::json d{{"rows", rows.size()},
                            {"sha256", digest},
-                           {"of", "each row as the JSON gradebook has it, compact, sorted by submission, a line each"}};
+                           {"of", "each row as the JSON gradebook has it, compact, sorted by submission, a line each"},
+                           {"file_sha256", hex(sha256(book))}};
     if (const int rc = emit(beside, d.dump(1) + "\n"); rc != 0) return rc;
     std::cerr << "cb-grade: the gradebook's digest: " << digest << " (" << rows.size() << " rows; in " << beside.output
               << ")\n";

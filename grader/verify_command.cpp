@@ -1,9 +1,11 @@
 // cb-grade verify REPORTS [--gradebook BOOK]: every kept grade judged again from its evidence,
 // nothing rewritten, and a gradebook held to what the kept grades give.
+#include <algorithm>
 #include <iostream>
 #include <map>
 
 #include "cb/bounded_file.h"
+#include "cb/hmac_sha256.h"
 #include "cb/grade/merge.h"
 #include "cb/grade/regrade.h"
 #include "class_command.h"
@@ -61,10 +63,11 @@ std::vector<std::vector<std::string>> csv_records(const std::string& text) {
   return out;
 }
 
-using Rows = std::map<std::string, nlohmann::json>;
+// A gradebook's rows in the order written, each with its submission: a CSV one's as objects of
+// their columns (every cell a string), a JSON one's as written. A name may come twice: that is for
+// the caller to find, never for a map to hide (a forged row first, the real one after it).
+using Rows = std::vector<std::pair<std::string, nlohmann::json>>;
 
-// A gradebook's rows by submission: a CSV one's as objects of their columns (every cell a string),
-// a JSON one's as written.
 Result<Rows> rows_of(const std::string& text, bool csv, const std::string& path) {
   Rows out;
   if (csv) {
@@ -78,7 +81,7 @@ Result<Rows> rows_of(const std::string& text, bool csv, const std::string& path)
                      " cells, as the header has"};
       nlohmann::json row = nlohmann::json::object();
       for (std::size_t k = 0; k < header.size(); ++k) row[header[k]] = records[i][k];
-      out[records[i].front()] = std::move(row);
+      out.emplace_back(records[i].front(), std::move(row));
     }
     return out;
   }
@@ -87,14 +90,41 @@ Result<Rows> rows_of(const std::string& text, bool csv, const std::string& path)
   for (const nlohmann::json& row : book) {
     if (!row.is_object() || !row.contains("submission") || !row["submission"].is_string())
       return Error{path + ": a row without its submission"};
-    out[row["submission"].get<std::string>()] = row;
+    out.emplace_back(row["submission"].get<std::string>(), row);
   }
   return out;
 }
 
+// The digest beside a gradebook (BOOK.digest) held to the file it sits beside and to the kept
+// grades: a gradebook edited with its digest left alone, or a digest written for other rows.
+void digest_differences(const std::string& path, const std::string& text, const Rows& given, bool csv,
+                        const std::vector<BatchRow>& rows, std::vector<std::string>& out) {
+  auto digest = read_bounded_file(path + ".digest", 1 << 16, "digest");
+  if (!digest) return;  // a gradebook written before digests, or kept without one
+  const nlohmann::json d = nlohmann::json::parse(*digest, nullptr, false);
+  if (!d.is_object()) {
+    out.push_back(path + ".digest: not a digest (expected a JSON object)");
+    return;
+  }
+  if (d.contains("file_sha256") && d.value("file_sha256", "") != hex(sha256(text)))
+    out.push_back(path + ".digest: not the digest of this gradebook's own bytes (it was changed after it was written)");
+  if (!csv) {
+    // The digest's rows as this file has them (a CSV's cells are all text, so only its bytes say).
+    Rows sorted = given;
+    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::string lines;
+    for (const auto& [name, row] : sorted)
+      lines += row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    if (d.value("sha256", "") != hex(sha256(lines)))
+      out.push_back(path + ".digest: not the digest of this gradebook's own rows");
+  }
+  if (d.value("sha256", "") != gradebook_digest(rows))
+    out.push_back(path + ".digest: not the digest of the rows the kept grades give");
+}
+
 // What a gradebook (-o gradebook.csv or .json) says otherwise than the kept grades give, a line a
-// row: a row edited after the batch wrote it (a score raised by hand), one missing, one extra;
-// and a digest beside it (BOOK.digest) that is not the kept rows'.
+// row: a row edited after the batch wrote it (a score raised by hand), one missing, one extra, one
+// there twice; and a digest beside it (BOOK.digest) that is not its own or not the kept rows'.
 Result<std::vector<std::string>> gradebook_differences(const std::string& path, std::vector<BatchRow> rows) {
   for (BatchRow& row : rows) row.regraded = false;  // the rows as the batch wrote them, not as a regrade lists them
   auto text = read_bounded_file(path, std::size_t{256} << 20, "gradebook");
@@ -104,23 +134,25 @@ Result<std::vector<std::string>> gradebook_differences(const std::string& path, 
   if (!given) return given.error();
   auto expected = rows_of(csv ? gradebook_csv(rows) : gradebook_json(rows), csv, "the kept grades' gradebook");
   if (!expected) return expected.error();
+  std::map<std::string, std::vector<const nlohmann::json*>> by_name;
+  for (const auto& [name, row] : *given) by_name[name].push_back(&row);
   std::vector<std::string> out;
+  for (const auto& [name, found] : by_name)
+    if (found.size() > 1)
+      out.push_back(name + ": in the gradebook " + std::to_string(found.size()) + " times; a submission has one row");
   for (const auto& [name, row] : *expected) {
-    const auto it = given->find(name);
-    if (it == given->end()) {
+    const auto it = by_name.find(name);
+    if (it == by_name.end()) {
       out.push_back(name + ": graded and kept, but not in the gradebook");
       continue;
     }
-    if (const std::string fields = differing_keys(row, it->second); !fields.empty())
-      out.push_back(name + ": its gradebook row is not what its kept grade gives (" + fields + ")");
-    given->erase(it);
+    for (const nlohmann::json* seen : it->second)
+      if (const std::string fields = differing_keys(row, *seen); !fields.empty())
+        out.push_back(name + ": its gradebook row is not what its kept grade gives (" + fields + ")");
+    by_name.erase(it);
   }
-  for (const auto& [name, row] : *given) out.push_back(name + ": in the gradebook, but no grade of it is kept");
-  if (auto digest = read_bounded_file(path + ".digest", 1 << 16, "digest")) {
-    const nlohmann::json d = nlohmann::json::parse(*digest, nullptr, false);
-    if (!d.is_object() || d.value("sha256", "") != gradebook_digest(rows))
-      out.push_back(path + ".digest: not the digest of the rows the kept grades give");
-  }
+  for (const auto& [name, found] : by_name) out.push_back(name + ": in the gradebook, but no grade of it is kept");
+  digest_differences(path, *text, *given, csv, rows, out);
   return out;
 }
 

@@ -66,6 +66,24 @@ TEST_CASE("verify: every kept grade follows from its evidence, and an edit of th
   CHECK(by_hand.out.find("cy: its gradebook row is not what its kept grade gives (score)") != std::string::npos);
   CHECK(by_hand.out.find("ann:") == std::string::npos);
 
+  // A forged row before the real one: every name still has its right row somewhere, so a check by
+  // name alone passes it. It is named, and so is the digest, which is no longer the file's own.
+  json forged = json::parse(std::ifstream(out / "book.json"));
+  for (const json& row : json::parse(std::ifstream(out / "book.json")))
+    if (row["submission"] == "cy") {
+      json full = row;
+      full["score"] = 8;
+      forged.insert(forged.begin(), full);
+    }
+  std::ofstream(out / "forged.json") << forged.dump(2) << "\n";
+  fs::copy_file(out / "book.json.digest", out / "forged.json.digest");
+  const Ran twice = run({kGrade, "verify", reports, "--gradebook", out / "forged.json"});
+  INFO(twice.out);
+  CHECK(twice.exit_code == 1);
+  CHECK(twice.out.find("cy: in the gradebook 2 times; a submission has one row") != std::string::npos);
+  CHECK(twice.out.find("forged.json.digest: not the digest of this gradebook's own bytes") != std::string::npos);
+  CHECK(twice.out.find("forged.json.digest: not the digest of this gradebook's own rows") != std::string::npos);
+
   // The CSV gradebook too (a resumed batch writes it from what was kept, running nothing), cell by
   // cell; and the digest beside each, the same for both, over the rows the kept grades give.
   const Ran csv = run({kGrade, "--batch", root.path(), "--run", "sh run.sh", "--conformance", "sh replay.sh", "--seed",
@@ -74,12 +92,26 @@ TEST_CASE("verify: every kept grade follows from its evidence, and an edit of th
   const json digest = json::parse(std::ifstream(out / "book.json.digest"));
   CHECK(digest["rows"] == 3);
   CHECK(std::regex_match(digest["sha256"].get<std::string>(), std::regex("[0-9a-f]{64}")));
-  CHECK(json::parse(std::ifstream(out / "book.csv.digest")) == digest);
+  const json csv_digest = json::parse(std::ifstream(out / "book.csv.digest"));
+  CHECK(csv_digest["sha256"] == digest["sha256"]);
+  CHECK(csv_digest["rows"] == digest["rows"]);
+  CHECK(csv_digest["file_sha256"] != digest["file_sha256"]);  // each file's own bytes
   CHECK(graded.err.find("the gradebook's digest: " + digest["sha256"].get<std::string>()) != std::string::npos);
   CHECK(run({kGrade, "verify", reports, "--gradebook", out / "book.csv"}).exit_code == 0);
   std::string cells = text_of(out / "book.csv");
   const auto cy = cells.find("\ncy,graded,7,");
   REQUIRE(cy != std::string::npos);
+  {
+    // The CSV's forged duplicate: the real row's line, an 8 for its 7, written above it.
+    const auto end = cells.find('\n', cy + 1);
+    std::string line = cells.substr(cy + 1, end - cy);
+    line.replace(0, 12, "cy,graded,8,");
+    std::ofstream(out / "forged.csv") << cells.substr(0, cells.find('\n') + 1) << line
+                                      << cells.substr(cells.find('\n') + 1);
+    const Ran csv_twice = run({kGrade, "verify", reports, "--gradebook", out / "forged.csv"});
+    CHECK(csv_twice.exit_code == 1);
+    CHECK(csv_twice.out.find("cy: in the gradebook 2 times; a submission has one row") != std::string::npos);
+  }
   cells.replace(cy, 13, "\ncy,graded,8,");
   std::ofstream(out / "book.csv") << cells;
   const Ran csv_by_hand = run({kGrade, "verify", reports, "--gradebook", out / "book.csv"});

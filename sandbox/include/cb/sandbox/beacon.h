@@ -15,7 +15,7 @@
 
 namespace cb::sandbox {
 
-inline constexpr int kBeaconFd = -0x5cb1;       // negative: the kernel says EBADF outside a box
+inline constexpr int kBeaconFd = -0x5cb1;         // negative: the kernel says EBADF outside a box
 inline constexpr int kBeaconErrno = EKEYREVOKED;  // what no close() ever fails with
 
 [[nodiscard]] inline bool inside_a_box() noexcept {

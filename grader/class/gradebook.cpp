@@ -4,6 +4,7 @@
 
 #include "cb/grade/batch.h"
 #include "cb/hmac_sha256.h"
+#include "cb/utf8_text.h"
 #include "cb/grade/format_common.h"
 
 namespace cb::grade {
@@ -42,7 +43,13 @@ const char* to_string(RowStatus s) noexcept {
 }
 
 std::string csv_cell(const std::string& text) {
-  std::string s = text;
+  // Bytes that are not UTF-8 (a folder's name, a program's message) are replaced as the JSON
+  // gradebook replaces them, so the two carry the same cells and an import reads valid text.
+  std::string s =
+      invalid_utf8_at(text) == std::string::npos
+          ? text
+          : nlohmann::json::parse(nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+                .get<std::string>();
   // OWASP's advice for CSV injection: a cell a spreadsheet would read as a formula starts with
   // an apostrophe, which it shows as text and does not evaluate.
   if (!s.empty() && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@' || s[0] == '\t' || s[0] == '\r'))

@@ -11,6 +11,7 @@
 #include <regex>
 
 #include "cb/grade/batch.h"
+#include "cb/utf8_text.h"
 #include "process.h"
 #include "python_kit.h"
 #include "temp_dir.h"
@@ -242,6 +243,28 @@ TEST_CASE("gradebook cells: a leading = + - @ is text to a spreadsheet, and quot
   CHECK(grade::csv_cell("a,b") == "\"a,b\"");
   CHECK(grade::csv_cell("line\nbreak") == "\"line\nbreak\"");
   CHECK(grade::csv_cell("alice") == "alice");
+  // A byte that is not UTF-8 becomes U+FFFD, as in the JSON gradebook.
+  CHECK(grade::csv_cell("caf\xe9") == "caf\xef\xbf\xbd");
+}
+
+// The finding: a folder named in Latin-1 ("café") put its raw byte into the CSV, which an LMS import
+// refuses as invalid UTF-8, while the JSON gradebook replaced it. Files only: nothing is run.
+TEST_CASE("gradebook: a folder whose name is not UTF-8 gets a CSV row of valid UTF-8, the JSON's") {
+  TempDir root;
+  TempDir out;
+  fs::create_directory(root / "caf\xe9");
+  root.write("caf\xe9/state.json", "{\"state\": \"CLOSED\"}");
+  const Ran csv = run({kGrade, "--batch", root.path(), "-o", out / "book.csv"});
+  INFO(csv.err);
+  const std::string book = [&] {
+    std::ifstream in(out / "book.csv", std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }();
+  REQUIRE_FALSE(book.empty());
+  CHECK(invalid_utf8_at(book) == std::string::npos);
+  CHECK(book.find("\ncaf\xef\xbf\xbd,") != std::string::npos);
+  const Ran js = run({kGrade, "--batch", root.path(), "--format", "json"});
+  CHECK(json::parse(js.out).at(0)["submission"] == "caf\xef\xbf\xbd");
 }
 
 }  // namespace

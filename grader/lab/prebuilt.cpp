@@ -1,6 +1,7 @@
 #include "cb/grade/prebuilt.h"
 
-#include <dirent.h>
+#include "cb/folder_walk.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -48,38 +49,18 @@ Result<Prebuilt> parse_prebuilt(std::string_view text) {
 
 std::optional<std::string> prebuilt_in(const DirHandle& root, Prebuilt rule) {
   if (rule == Prebuilt::NoneRefused) return std::nullopt;
-  struct Open {
-    int fd;
-    std::string path;
-  };
-  std::vector<Open> todo{{::fcntl(root.fd(), F_DUPFD_CLOEXEC, 0), ""}};
   std::optional<std::string> found;
-  while (!todo.empty()) {
-    const Open at = todo.back();
-    todo.pop_back();
-    DIR* d = at.fd >= 0 ? ::fdopendir(at.fd) : nullptr;
-    if (d == nullptr) {
-      if (at.fd >= 0) ::close(at.fd);
-      continue;
+  // A folder that cannot be walked to its end (past the walk's bounds) is searched as far as it
+  // goes: the box it was copied into holds no more than that.
+  (void)walk_folder(root.fd(), root.path(), WalkLimits{}, [&](const WalkEntry& e) -> Result<WalkStep> {
+    if (e.kind != FileKind::Regular) return WalkStep::Next;
+    const KnownFile file = e.open_file();
+    if (file.opened() && holds(file.fd.get(), rule)) {
+      found = e.path;
+      return WalkStep::Stop;
     }
-    ::rewinddir(d);  // a duplicate shares the offset of the descriptor it came from
-    while (const dirent* e = ::readdir(d)) {
-      if (found) break;
-      if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
-      const std::string path = at.path.empty() ? e->d_name : at.path + "/" + e->d_name;
-      const int fd = ::openat(::dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-      if (fd < 0) continue;  // a link, or not to be read
-      struct stat st {};
-      if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        todo.push_back({fd, path});
-        continue;
-      }
-      if (S_ISREG(st.st_mode) && holds(fd, rule)) found = path;
-      ::close(fd);
-    }
-    ::closedir(d);
-  }
-  for (const Open& o : todo) ::close(o.fd);
+    return WalkStep::Next;
+  });
   return found;
 }
 

@@ -12,20 +12,12 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "cb/folder_walk.h"
 #include "cb/hmac_sha256.h"
+#include "cb/owned_fd.h"
 
 namespace cb::grade {
 namespace {
-
-struct Fd {
-  explicit Fd(int f) : fd(f) {}
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int fd;
-};
 
 std::string why(const std::string& what) { return what + ": " + std::strerror(errno); }
 
@@ -33,80 +25,41 @@ std::string size_text(std::uint64_t bytes) {
   return bytes % (1U << 20) == 0 ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes) + " bytes";
 }
 
-class Reader {
- public:
-  Reader(const FolderLimits& limits, FolderBytes& out) : limits_(limits), out_(out) {}
-
-  // NOLINTNEXTLINE(misc-no-recursion): bounded by max_depth
-  Result<void> tree(int dir, const std::string& rel, const std::string& shown, int depth) {
-    if (depth > limits_.max_depth)
-      return Error{shown + ": more than " + std::to_string(limits_.max_depth) + " folders deep"};
-    const int listing = ::dup(dir);
-    if (listing < 0) return Error{why(shown)};
-    DIR* d = ::fdopendir(listing);
-    if (d == nullptr) {
-      ::close(listing);
-      return Error{why(shown)};
-    }
-    std::vector<std::string> names;
-    while (const dirent* e = ::readdir(d)) {
-      const std::string name = e->d_name;
-      if (name != "." && name != "..") names.push_back(name);
-      if (names.size() > limits_.max_entries) break;
-    }
-    ::closedir(d);
-    for (const std::string& name : names)
-      if (auto r = entry(dir, rel.empty() ? name : rel + "/" + name, name, shown + "/" + name, depth); !r) return r;
-    return {};
+// One entry of the walk into `out`: a folder, a link (its target), a regular file (its bytes);
+// a FIFO, a socket or a device is left out, as the box leaves it out, and never opened.
+Result<WalkStep> take(const WalkEntry& e, const std::string& shown, const FolderLimits& limits, FolderBytes& out) {
+  if (e.kind == FileKind::Directory) {
+    out.entries.push_back({e.path, FolderEntry::Kind::Folder, ""});
+    return WalkStep::Next;
   }
-
- private:
-  // NOLINTNEXTLINE(misc-no-recursion): bounded by max_depth
-  Result<void> entry(int dir, const std::string& rel, const std::string& name, const std::string& shown, int depth) {
-    if (out_.entries.size() >= limits_.max_entries)
-      return Error{"more than " + std::to_string(limits_.max_entries) + " files and folders"};
-    struct stat st {};
-    if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return Error{why(shown)};
-    if (S_ISDIR(st.st_mode)) {
-      out_.entries.push_back({rel, FolderEntry::Kind::Folder, ""});
-      Fd sub(::openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-      if (sub.fd < 0) return Error{why(shown)};
-      return tree(sub.fd, rel, shown, depth + 1);
-    }
-    if (S_ISLNK(st.st_mode)) {
-      char target[PATH_MAX];
-      const ssize_t n = ::readlinkat(dir, name.c_str(), target, sizeof target - 1);
-      if (n < 0) return Error{why(shown)};
-      out_.entries.push_back({rel, FolderEntry::Kind::Link, std::string(target, static_cast<std::size_t>(n))});
-      return {};
-    }
-    if (!S_ISREG(st.st_mode)) return {};  // a FIFO, a socket, a device: the box leaves them out too
-    Fd file(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
-    if (file.fd < 0) return Error{why(shown)};
-    struct stat now {};
-    if (::fstat(file.fd, &now) != 0 || !S_ISREG(now.st_mode)) return Error{shown + ": changed while it was read"};
-    out_.bytes += static_cast<std::uint64_t>(now.st_size);
-    if (out_.bytes > limits_.max_bytes) return Error{"more than " + size_text(limits_.max_bytes) + " of files"};
-    std::string bytes(static_cast<std::size_t>(now.st_size), '\0');
-    std::size_t got = 0;
-    while (got < bytes.size()) {
-      const ssize_t r = ::read(file.fd, bytes.data() + got, bytes.size() - got);
-      if (r < 0 && errno == EINTR) continue;
-      if (r < 0) return Error{why(shown)};
-      if (r == 0) break;
-      got += static_cast<std::size_t>(r);
-    }
-    bytes.resize(got);  // a file that shrank while it was read is carried as read
-    std::string sha = hex(sha256(bytes));
-    const bool exec = (now.st_mode & S_IXUSR) != 0;
-    out_.entries.push_back({rel, exec ? FolderEntry::Kind::Executable : FolderEntry::Kind::File, sha});
-    out_.blobs.emplace(std::move(sha), std::move(bytes));
-    return {};
+  if (e.kind == FileKind::Link) {
+    char target[PATH_MAX];
+    const ssize_t n = ::readlinkat(e.dir_fd, e.name.c_str(), target, sizeof target - 1);
+    if (n < 0) return Error{why(shown)};
+    out.entries.push_back({e.path, FolderEntry::Kind::Link, std::string(target, static_cast<std::size_t>(n))});
+    return WalkStep::Next;
   }
-
-  const FolderLimits& limits_;
-  FolderBytes& out_;
-};
+  if (e.kind != FileKind::Regular) return WalkStep::Next;
+  const KnownFile file = e.open_file();
+  if (!file.opened()) return Error{shown + ": changed while it was read"};
+  out.bytes += static_cast<std::uint64_t>(file.st.st_size);
+  if (out.bytes > limits.max_bytes) return Error{"more than " + size_text(limits.max_bytes) + " of files"};
+  std::string bytes(static_cast<std::size_t>(file.st.st_size), '\0');
+  std::size_t got = 0;
+  while (got < bytes.size()) {
+    const ssize_t r = ::read(file.fd.get(), bytes.data() + got, bytes.size() - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return Error{why(shown)};
+    if (r == 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  bytes.resize(got);  // a file that shrank while it was read is carried as read
+  std::string sha = hex(sha256(bytes));
+  const bool exec = (file.st.st_mode & S_IXUSR) != 0;
+  out.entries.push_back({e.path, exec ? FolderEntry::Kind::Executable : FolderEntry::Kind::File, sha});
+  out.blobs.emplace(std::move(sha), std::move(bytes));
+  return WalkStep::Next;
+}
 
 bool safe_path(const std::string& path) {
   if (path.empty() || path.front() == '/') return false;
@@ -152,9 +105,15 @@ Result<std::vector<FolderEntry>> FolderBytes::parse_listing(const std::string& t
 
 Result<FolderBytes> read_folder(const std::string& dir, const FolderLimits& limits) {
   FolderBytes out;
-  Fd root(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (root.fd < 0) return Error{why(dir)};
-  if (auto r = Reader(limits, out).tree(root.fd, "", dir, 0); !r) return Error{dir + ": " + r.error().message};
+  const KnownFile root = open_known(AT_FDCWD, dir, FileKind::Directory, Resolve::NoLinks);
+  if (!root.opened())
+    return Error{root.error != 0 ? std::string(dir + ": " + std::strerror(root.error))
+                                 : dir + ": is " + kind_text(root.kind) + ", not a folder"};
+  const WalkLimits bounds{limits.max_entries, limits.max_depth};
+  const auto walked = walk_folder(root.fd.get(), dir, bounds, [&](const WalkEntry& e) -> Result<WalkStep> {
+    return take(e, dir + "/" + e.path, limits, out);
+  });
+  if (!walked) return Error{dir + ": " + walked.error().message};
   std::sort(out.entries.begin(), out.entries.end(),
             [](const FolderEntry& a, const FolderEntry& b) { return a.path < b.path; });
   return out;
@@ -188,10 +147,10 @@ Result<void, FolderWriteError> write_folder(const std::string& dir, const std::v
     if (!bytes) return machines(path + ": " + bytes.error().message);
     if (hex(sha256(*bytes)) != e.ref) return machines(path + ": its bytes are not those of SHA-256 " + e.ref);
     const mode_t mode = e.kind == FolderEntry::Kind::Executable ? 0755 : 0644;
-    Fd out(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
-    if (out.fd < 0) return made(path);
+    const OwnedFd out(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+    if (!out.valid()) return made(path);
     for (std::size_t done = 0; done < bytes->size();) {
-      const ssize_t w = ::write(out.fd, bytes->data() + done, bytes->size() - done);
+      const ssize_t w = ::write(out.get(), bytes->data() + done, bytes->size() - done);
       if (w < 0 && errno == EINTR) continue;
       if (w <= 0) return machines(why(path));
       done += static_cast<std::size_t>(w);

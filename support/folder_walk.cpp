@@ -48,8 +48,8 @@ class Walk {
       const KnownFile sub = open_known(dir, name, FileKind::Directory, Resolve::NoLinks);
       if (!sub.opened())
         return sub.error != 0 ? unreadable(at)
-                              : WalkError{Why::Unreadable,
-                                          at + ": was replaced by " + std::string(kind_text(sub.kind)) + " while it was read"};
+                              : WalkError{Why::Unreadable, at + ": was replaced by " +
+                                                               std::string(kind_text(sub.kind)) + " while it was read"};
       if (auto inner = folder(sub.fd.get(), e.path, at, depth + 1); !inner) return inner;
       if (stopped_) return {};
       if (leave_)
@@ -96,8 +96,8 @@ class Walk {
 }  // namespace
 
 Result<void, WalkError> walk_folder(int root, const std::string& shown, const WalkLimits& limits,
-                                  const std::function<Result<WalkStep>(const WalkEntry&)>& visit,
-                                  const std::function<Result<void>(const WalkEntry&, int)>& leave) {
+                                    const std::function<Result<WalkStep>(const WalkEntry&)>& visit,
+                                    const std::function<Result<void>(const WalkEntry&, int)>& leave) {
   return Walk(limits, visit, leave).folder(root, "", shown, 0);
 }
 

@@ -17,65 +17,55 @@ constexpr std::array<std::uint32_t, 64> kRound{
 
 constexpr std::uint32_t rotr(std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
 
-class Sha256 {
- public:
-  void update(std::string_view data) {
-    for (const char c : data) {
-      block_[fill_++] = static_cast<std::uint8_t>(c);
-      if (fill_ == 64) compress();
-    }
-    bits_ += static_cast<std::uint64_t>(data.size()) * 8;
-  }
-
-  Digest finish() {
-    const std::uint64_t bits = bits_;
-    block_[fill_++] = 0x80;
-    if (fill_ > 56) {
-      while (fill_ < 64) block_[fill_++] = 0;
-      compress();
-    }
-    while (fill_ < 56) block_[fill_++] = 0;
-    for (int i = 7; i >= 0; --i) block_[fill_++] = static_cast<std::uint8_t>(bits >> (8 * i));
-    compress();
-    Digest out{};
-    for (std::size_t i = 0; i < 8; ++i)
-      for (std::size_t b = 0; b < 4; ++b) out[i * 4 + b] = static_cast<std::uint8_t>(h_[i] >> (24 - 8 * b));
-    return out;
-  }
-
- private:
-  void compress() {
-    std::array<std::uint32_t, 64> w{};
-    for (std::size_t i = 0; i < 16; ++i)
-      w[i] = static_cast<std::uint32_t>(block_[4 * i]) << 24 | static_cast<std::uint32_t>(block_[4 * i + 1]) << 16 |
-             static_cast<std::uint32_t>(block_[4 * i + 2]) << 8 | block_[4 * i + 3];
-    for (std::size_t i = 16; i < 64; ++i) {
-      const std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-      const std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-      w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-    }
-    std::array<std::uint32_t, 8> v = h_;
-    for (std::size_t i = 0; i < 64; ++i) {
-      const std::uint32_t s1 = rotr(v[4], 6) ^ rotr(v[4], 11) ^ rotr(v[4], 25);
-      const std::uint32_t ch = (v[4] & v[5]) ^ (~v[4] & v[6]);
-      const std::uint32_t t1 = v[7] + s1 + ch + kRound[i] + w[i];
-      const std::uint32_t s0 = rotr(v[0], 2) ^ rotr(v[0], 13) ^ rotr(v[0], 22);
-      const std::uint32_t maj = (v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]);
-      const std::uint32_t t2 = s0 + maj;
-      v = {t1 + t2, v[0], v[1], v[2], v[3] + t1, v[4], v[5], v[6]};
-    }
-    for (std::size_t i = 0; i < 8; ++i) h_[i] += v[i];
-    fill_ = 0;
-  }
-
-  std::array<std::uint32_t, 8> h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                  0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  std::array<std::uint8_t, 64> block_{};
-  std::size_t fill_ = 0;
-  std::uint64_t bits_ = 0;
-};
-
 }  // namespace
+
+void Sha256::update(std::string_view data) {
+  for (const char c : data) {
+    block_[fill_++] = static_cast<std::uint8_t>(c);
+    if (fill_ == 64) compress();
+  }
+  bits_ += static_cast<std::uint64_t>(data.size()) * 8;
+}
+
+Digest Sha256::finish() {
+  const std::uint64_t bits = bits_;
+  block_[fill_++] = 0x80;
+  if (fill_ > 56) {
+    while (fill_ < 64) block_[fill_++] = 0;
+    compress();
+  }
+  while (fill_ < 56) block_[fill_++] = 0;
+  for (int i = 7; i >= 0; --i) block_[fill_++] = static_cast<std::uint8_t>(bits >> (8 * i));
+  compress();
+  Digest out{};
+  for (std::size_t i = 0; i < 8; ++i)
+    for (std::size_t b = 0; b < 4; ++b) out[i * 4 + b] = static_cast<std::uint8_t>(h_[i] >> (24 - 8 * b));
+  return out;
+}
+
+void Sha256::compress() {
+  std::array<std::uint32_t, 64> w{};
+  for (std::size_t i = 0; i < 16; ++i)
+    w[i] = static_cast<std::uint32_t>(block_[4 * i]) << 24 | static_cast<std::uint32_t>(block_[4 * i + 1]) << 16 |
+           static_cast<std::uint32_t>(block_[4 * i + 2]) << 8 | block_[4 * i + 3];
+  for (std::size_t i = 16; i < 64; ++i) {
+    const std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
+    const std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
+    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+  }
+  std::array<std::uint32_t, 8> v = h_;
+  for (std::size_t i = 0; i < 64; ++i) {
+    const std::uint32_t s1 = rotr(v[4], 6) ^ rotr(v[4], 11) ^ rotr(v[4], 25);
+    const std::uint32_t ch = (v[4] & v[5]) ^ (~v[4] & v[6]);
+    const std::uint32_t t1 = v[7] + s1 + ch + kRound[i] + w[i];
+    const std::uint32_t s0 = rotr(v[0], 2) ^ rotr(v[0], 13) ^ rotr(v[0], 22);
+    const std::uint32_t maj = (v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]);
+    const std::uint32_t t2 = s0 + maj;
+    v = {t1 + t2, v[0], v[1], v[2], v[3] + t1, v[4], v[5], v[6]};
+  }
+  for (std::size_t i = 0; i < 8; ++i) h_[i] += v[i];
+  fill_ = 0;
+}
 
 Digest sha256(std::string_view data) {
   Sha256 h;

@@ -19,6 +19,8 @@
 #include "cb/bounded_file.h"
 #include "cb/atomic_file.h"
 #include "cb/dir_handle.h"
+#include "cb/folder_digest.h"
+#include "cb/sandbox/box.h"
 #include "parallel.h"
 
 namespace cb::grade {
@@ -97,6 +99,21 @@ std::string program_folder(const BatchOptions& o, const std::string& name) {
   return others == 0 && folders == 1 ? name + "/" + only : name;
 }
 
+// The SHA-256 of what the submission's folder holds (cb/folder_digest.h), within the bounds its
+// box would copy; nothing when it cannot be read whole.
+std::optional<std::string> handed_in_digest(const std::string& root, const std::string& inside) {
+  auto top = DirHandle::open(root);
+  if (!top) return std::nullopt;
+  auto dir = top->below(inside);
+  if (!dir) return std::nullopt;
+  DigestLimits bounds;
+  bounds.walk.max_entries = sandbox::kMaxCopyEntries;
+  bounds.max_bytes = sandbox::kMaxCopyBytes;
+  auto digest = folder_digest(dir->fd(), dir->path(), bounds);
+  if (!digest) return std::nullopt;
+  return *digest;
+}
+
 ClassNumbers class_numbers(const BatchOptions& o, const std::vector<std::string>& folders) {
   ClassNumbers out;
   if (o.course_key.empty()) return out;
@@ -164,8 +181,13 @@ BatchRow grade_once(const BatchOptions& o, const std::string& name, const ClassC
     options.spec = std::make_shared<const LabSpec>(std::move(keyed));
   }
   const LabSpec& spec = options.spec ? *options.spec : lab_spec();
-  const nlohmann::json stamp = batch_stamp(o, options, spec, the_class.shard);
-  if (o.resume && !o.reports_dir.empty() && kept_whole(o.reports_dir + "/" + name, stamp)) {
+  const std::string inside = program_folder(o, name);
+  const auto handed = handed_in_digest(o.root, inside);
+  nlohmann::json stamp = batch_stamp(o, options, spec, the_class.shard);
+  stamp["submission_sha256"] = handed ? nlohmann::json(*handed) : nlohmann::json(nullptr);
+  // A kept grade is reused only for the very bytes it graded: a folder changed since (or one that
+  // cannot be read whole now) is graded again.
+  if (o.resume && handed && !o.reports_dir.empty() && kept_whole(o.reports_dir + "/" + name, stamp)) {
     BatchRow kept = regrade_submission(o.reports_dir, name, o.grade);
     if (kept.status == RowStatus::Graded && kept.report) {
       // The regrade wrote its reports; they are written again only when the names change them.
@@ -177,7 +199,6 @@ BatchRow grade_once(const BatchOptions& o, const std::string& name, const ClassC
       return kept;
     }
   }
-  const std::string inside = program_folder(o, name);
   const std::string sub = o.root + "/" + inside;
   if (is_empty(sub)) {
     row.status = RowStatus::Empty;

@@ -121,7 +121,9 @@ std::optional<Candidate> candidate(const ShardKept& shard, const std::string& na
   Candidate c;
   c.shard = &shard;
   if (auto stamp = kept_batch_stamp(dir)) {
+    // What is each submission's own (its numbers, its folder's digest) is not the class's.
     stamp->erase("numbers");
+    stamp->erase("submission_sha256");
     if (*stamp != shard.stamp) return std::nullopt;  // left by another batch in the same folder
     auto report = read_bounded_file(dir + "/report.json", 64 << 20, "report");
     if (!report) return std::nullopt;

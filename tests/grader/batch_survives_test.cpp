@@ -100,6 +100,16 @@ TEST_CASE("batch: stopped by SIGTERM, it writes the gradebook of what it finishe
     CHECK_MESSAGE(entry.second["score"] == 8, entry.first);  // clang 14: no binding in a lambda
   CHECK(!fs::exists(c.out / "reports/gradebook.journal"));   // the gradebook is whole
 
+  // a1's run.sh now does nothing: its kept 8/8 was of other bytes, and is not reused (the finding:
+  // the stamp had no digest of the folder, and a resumed batch gave the changed folder 8/8).
+  const std::string kept_run = slurp(c.root / "a1/run.sh");
+  c.root.write("a1/run.sh", "exit 0\n");
+  const Ran changed = run(c.argv({"--resume"}), "", {}, std::chrono::seconds{120});
+  INFO(changed.err);
+  CHECK(changed.err.find("4 of them judged from what an earlier run kept") != std::string::npos);
+  CHECK(c.book()["a1"]["score"] != 8);
+  c.root.write("a1/run.sh", kept_run);
+
   // A batch that grades otherwise (another rubric) grades everything again.
   c.out.write("rubric.json", R"({"points": {"3": 2}})");
   const Ran other = run(c.argv({"--resume", "--rubric", c.out / "rubric.json"}), "", {}, std::chrono::seconds{120});

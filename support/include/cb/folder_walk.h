@@ -50,8 +50,9 @@ struct WalkError {
 // before what it holds, and `leave` (if given) for a folder after what it holds.
 // Errors: more entries or levels than `limits`, a folder that cannot be listed or was replaced by
 // something else while walked, or the first error `visit` or `leave` returns (the walk stops).
-[[nodiscard]] Result<void, WalkError> walk_folder(int root, const std::string& shown, const WalkLimits& limits,
-                                              const std::function<Result<WalkStep>(const WalkEntry&)>& visit,
-                                              const std::function<Result<void>(const WalkEntry&, int folder_fd)>& leave = {});
+[[nodiscard]] Result<void, WalkError> walk_folder(
+    int root, const std::string& shown, const WalkLimits& limits,
+    const std::function<Result<WalkStep>(const WalkEntry&)>& visit,
+    const std::function<Result<void>(const WalkEntry&, int folder_fd)>& leave = {});
 
 }  // namespace cb

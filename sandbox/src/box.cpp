@@ -19,6 +19,7 @@
 #include "cb/sandbox/cgroup.h"
 #include "cb/sandbox/interrupt.h"
 #include "cb/sandbox/limits.h"
+#include "cb/folder_walk.h"
 #include "uid_lease.h"
 
 namespace cb::sandbox {
@@ -318,35 +319,25 @@ void Box::tear_down() noexcept {
 Result<BoxUsage> Box::usage() const {
   BoxUsage u;
   if (!place_ || place_->path.empty()) return u;
-  // Counted from the box's own root, never through a link, and no further than just past the
-  // limit: a box of a million files costs a walk of the limit's length.
-  std::vector<int> open{::fcntl(place_->root.fd(), F_DUPFD_CLOEXEC, 0)};
-  if (open.back() < 0) return Error{why(place_->path)};
-  while (!open.empty() && u.files <= box_files_ && u.bytes <= box_bytes_) {
-    const int fd = open.back();
-    open.pop_back();
-    DIR* d = ::fdopendir(fd);
-    if (d == nullptr) {
-      ::close(fd);
-      continue;
+  // Counted from the box's own root, never through a link, no further than just past the limit,
+  // and holding one descriptor a level (the grader's descriptors are its classmates' too: a box
+  // of 19,000 folders once held one each, and the next student's grading had none left).
+  WalkLimits bounds;
+  bounds.max_entries = static_cast<std::size_t>(std::min<std::uint64_t>(box_files_, 1U << 24)) + 1;
+  bounds.max_depth = kMaxCountedDepth;
+  const auto walked = walk_folder(place_->root.fd(), place_->path, bounds, [&](const WalkEntry& e) -> Result<WalkStep> {
+    ++u.files;
+    u.bytes += static_cast<std::uint64_t>(e.st.st_blocks) * 512;
+    return u.files > box_files_ || u.bytes > box_bytes_ ? WalkStep::Stop : WalkStep::Next;
+  });
+  if (!walked) {
+    switch (walked.error().why) {
+      case WalkError::Why::TooMany: u.files = box_files_ + 1; break;
+      case WalkError::Why::TooDeep: u.deeper_than_counted = true; break;
+      default: return Error{walked.error().message};
     }
-    ::rewinddir(d);  // a duplicate shares its offset with the root's descriptor: the last walk's end
-    while (const dirent* e = ::readdir(d)) {
-      if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
-      struct stat st {};
-      if (::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-      ++u.files;
-      u.bytes += static_cast<std::uint64_t>(st.st_blocks) * 512;
-      if (S_ISDIR(st.st_mode)) {
-        const int sub = ::openat(::dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (sub >= 0) open.push_back(sub);
-      }
-      if (u.files > box_files_ || u.bytes > box_bytes_) break;
-    }
-    ::closedir(d);
   }
-  for (int fd : open) ::close(fd);
-  u.over = u.files > box_files_ || u.bytes > box_bytes_;
+  u.over = u.files > box_files_ || u.bytes > box_bytes_ || u.deeper_than_counted;
   return u;
 }
 

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -149,6 +150,36 @@ TEST_CASE("box: a submission too large to copy is refused, saying what to do") {
     return Box::make(m);
   }();
   CHECK(missing.error().message == sub / "nope" + ": the submission: No such file or directory");
+}
+
+// The finding: a counted box of 19,000 sibling folders held a descriptor each while it was counted,
+// and a classmate's grading in the same grader found none left (socketpair: Too many open files).
+// Counted here under 128 descriptors, every file is still counted: a descriptor a level is held.
+TEST_CASE("box: counting a box holds a descriptor a level, not one a folder") {
+  TempDir sub;
+  BoxOptions o;
+  o.submission = sub.path();
+  auto box = Box::make(o);
+  REQUIRE(box.ok());
+  constexpr int kFolders = 1500;
+  for (int i = 0; i < kFolders; ++i) {
+    const std::string d = (*box)->copy_dir() + "/d" + std::to_string(i);
+    REQUIRE(::mkdir(d.c_str(), 0700) == 0);
+    std::ofstream(d + "/f") << "x";
+  }
+  const auto plenty = (*box)->usage();
+  REQUIRE(plenty.ok());
+  CHECK(plenty->files >= 2 * kFolders);
+  rlimit was{};
+  REQUIRE(::getrlimit(RLIMIT_NOFILE, &was) == 0);
+  const rlimit few{128, was.rlim_max};
+  REQUIRE(::setrlimit(RLIMIT_NOFILE, &few) == 0);
+  const auto counted = (*box)->usage();
+  ::setrlimit(RLIMIT_NOFILE, &was);
+  REQUIRE(counted.ok());
+  CHECK(counted->files == plenty->files);
+  CHECK(counted->bytes == plenty->bytes);
+  CHECK_FALSE(counted->over);
 }
 
 TEST_CASE("box: as root, every box has a uid of its own, owning its copy") {

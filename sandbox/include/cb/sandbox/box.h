@@ -38,8 +38,12 @@ struct BoxPlace;
 struct BoxUsage {
   std::uint64_t bytes = 0;
   std::uint64_t files = 0;
-  bool over = false;  // past --limit-box-size or --limit-box-files
+  bool over = false;                 // past --limit-box-size or --limit-box-files, or deeper than counted
+  bool deeper_than_counted = false;  // folders nested past kMaxCountedDepth: not counted, so over
 };
+
+// How deep a box's folders are counted (a descriptor a level, while classmates' gradings run).
+inline constexpr int kMaxCountedDepth = 256;
 
 struct BoxOptions {
   std::string submission;  // what the programs may see of the file system; copied

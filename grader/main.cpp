@@ -116,6 +116,7 @@ int grade_main(int argc, char** argv) {
 #endif
   auto policy = sandbox_policy(sandbox_flags);
   if (!policy) return could_not_run(policy.error().message);
+  policy->harness_may_answer = asked->grade.rubric.prebuilt == Prebuilt::NoneRefused;
   // Every program this grader starts runs in the sandbox, in a box of the submission's own.
   cb::sandbox::Sandbox sandbox(*policy);
   if (const std::string refused = refused_by_sandbox(o, sandbox, *policy); !refused.empty())

@@ -113,7 +113,7 @@ Built build(unsigned additions) {
     if (rc != 0) b.error = lib_error(name, rc);
     return rc == 0;
   };
-  {
+  if ((additions & kNoBeacon) == 0) {
     const scmp_arg_cmp arg = SCMP_A0_32(SCMP_CMP_EQ, static_cast<std::uint32_t>(kBeaconFd));
     if (!add(SCMP_ACT_ERRNO(kBeaconErrno), "close", 1, &arg)) return b;
   }
@@ -199,8 +199,9 @@ Built build(unsigned additions) {
 }  // namespace
 
 Result<const sock_fprog*> syscall_filter(unsigned additions) {
-  static const std::array<Built, 4> built{build(0), build(1), build(2), build(3)};
-  const Built& b = built.at(additions & 3U);
+  static const std::array<Built, 8> built{build(0), build(1), build(2), build(3),
+                                          build(4), build(5), build(6), build(7)};
+  const Built& b = built.at(additions & 7U);
   if (!b.error.empty()) return Error{b.error};
   return &b.program;
 }

@@ -17,8 +17,10 @@ namespace cb::sandbox {
 // - kTcpOnly: socket() for AF_UNIX and for datagrams, for the fallback, which shares the
 //   machine's network: Landlock bounds TCP only, and a unix socket reaches any listener on the
 //   machine by its path (socketpair stays: runtimes talk to their own children through it).
+// - kNoBeacon: no answer to the harness's question (beacon.h): the harness may answer in the box.
 inline constexpr unsigned kNoSharedMemory = 1;
 inline constexpr unsigned kTcpOnly = 2;
+inline constexpr unsigned kNoBeacon = 4;
 
 // Built once each with libseccomp, then shared by every start (the child only hands it to the
 // kernel).

@@ -6,7 +6,8 @@
 //
 // The harness (cb-lab, cb-grade) asks at start and refuses to run in a box: a program graded there
 // could otherwise hand the grader's questions to the project's own engine, from wherever in its
-// view a copy is installed.
+// view a copy is installed. A grading that lets a student hand in the harness itself
+// (refuse_prebuilt none: Policy::harness_may_answer) builds its boxes without the beacon.
 
 #include <sys/syscall.h>
 #include <unistd.h>

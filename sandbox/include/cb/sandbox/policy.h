@@ -41,6 +41,10 @@ struct Policy {
   // NAME=value set in every graded program's environment, on top of the sandbox's own
   // (--program-env); CB_SERVER and CB_DIR are the grader's and always win.
   std::vector<std::string> env;
+  // The project's own programs (cb-lab, cb-grade) may run in a box and answer for the program
+  // there: only where the grading allows a copy of the harness as the student's breaker
+  // (refuse_prebuilt none). Otherwise the box's filter tells them where they are (beacon.h).
+  bool harness_may_answer = false;
 };
 
 struct Containment {

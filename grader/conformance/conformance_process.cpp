@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstring>
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
@@ -177,11 +178,13 @@ class Session {
   bool start() {
     int sv[2];
     int err[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return fail("cannot make a socket pair");
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+      return graders("cannot make a socket pair: " + std::string(std::strerror(errno)));
     if (::pipe2(err, O_CLOEXEC) != 0) {
+      const int e = errno;
       ::close(sv[0]);
       ::close(sv[1]);
-      return fail("cannot make a pipe");
+      return graders("cannot make a pipe: " + std::string(std::strerror(e)));
     }
     io_ = sv[0];
     err_ = err[0];
@@ -193,7 +196,7 @@ class Session {
     auto child = launcher_.start(*o_.sandbox, *o_.box, program);
     ::close(sv[1]);
     ::close(err[1]);
-    if (!child) return fail(child.error().message);
+    if (!child) return graders(child.error().message);
     child_ = *child;
     // Readable once the program exits, so a wait for output also ends at its exit.
     pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, child_.pid, 0));
@@ -268,6 +271,12 @@ class Session {
   bool fail(const std::string& problem) {
     if (out_->problem.empty()) out_->problem = problem;
     return false;
+  }
+
+  // The grader's own failure to start the program: said as a problem, and told to the grading.
+  bool graders(const std::string& why) {
+    if (o_.grader_failed) o_.grader_failed(why);
+    return fail("the grader could not start it: " + why);
   }
 
   // "5 s, the time limit of one trace"; a first trace's says what its time was for.

@@ -1,6 +1,8 @@
 #include "cb/grade/gather.h"
 
 #include <cstdio>
+#include <memory>
+#include <mutex>
 
 #include "cb/grade/conformance_check.h"
 #include "cb/grade/conformance_process.h"
@@ -76,7 +78,7 @@ Result<void, GradingFailure> run_lab(const Submission& s, const LabSpec& spec, s
 // The conformance traces through the program, every answer recorded; the live verdict is only
 // asked for what a replay cannot know (where the time ran out).
 ConformanceEvidence run_conformance(const ConformanceRun& c, const std::optional<std::string>& prebuilt, Prebuilt rule,
-                                    sandbox::Sandbox& sandbox, const sandbox::Box& box) {
+                                    sandbox::Sandbox& sandbox, const sandbox::Box& box, std::string& grader_failure) {
   ConformanceEvidence out;
   out.command = c.command;
   out.traces = c.traces;
@@ -92,6 +94,11 @@ ConformanceEvidence run_conformance(const ConformanceRun& c, const std::optional
   po.warm_up = c.warm_up;
   po.sandbox = &sandbox;
   po.box = &box;
+  auto failed = std::make_shared<std::mutex>();
+  po.grader_failed = [failed, &grader_failure](const std::string& why) {
+    const std::lock_guard lock(*failed);
+    if (grader_failure.empty()) grader_failure = why;
+  };
   ConformanceOptions co;
   co.command = c.command;
   co.traces = c.traces;
@@ -131,8 +138,12 @@ Result<Evidence, GradingFailure> gather(Submission s, sandbox::Sandbox* sandbox)
   if (s.run) CB_TRY_VOID(run_lab(s, spec, *sandbox, **box, e));
   if (s.conformance) {
     const auto began = StallWatch::mark();
-    e.conformance.emplace(run_conformance(*s.conformance, prebuilt, s.prebuilt, *sandbox, **box));
+    std::string not_started;
+    e.conformance.emplace(run_conformance(*s.conformance, prebuilt, s.prebuilt, *sandbox, **box, not_started));
     CB_TRY_VOID(ran_throughout(began, "the conformance traces"));
+    // A trace the grader could not even start shows nothing of the program: graded again.
+    if (!not_started.empty())
+      return grader_failed("the grader could not start the program for a conformance trace: " + not_started);
   }
   if (!e.sandbox) e.sandbox = sandbox_info(sandbox->containment(**box));
   return e;

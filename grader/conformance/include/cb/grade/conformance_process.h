@@ -11,6 +11,7 @@
 // it ends.
 
 #include <chrono>
+#include <functional>
 #include <string>
 
 #include "cb/grade/conformance_traces.h"
@@ -34,6 +35,10 @@ struct ProcessOptions {
   // A process that takes many traces is ended after this many and a new one started: what it
   // leaks, and the box's CPU limit, are then a matter of one process's share of the traces.
   int traces_per_process = 500;
+  // Told why the grader itself could not start a process (no descriptor left for its pipes, a
+  // sandbox step that failed): that trace shows nothing about the program, and the grading is the
+  // grader's failure, never the student's. Called from the threads that run traces.
+  std::function<void(const std::string&)> grader_failed;
 };
 
 // `run` takes an idle process that answers many traces, or starts one; `alone` always starts

@@ -245,7 +245,8 @@ Result<jail::Plan> make_plan(const Policy& policy, Kind kind, const Box& box, co
     // Without a group, memory the kernel would charge to nobody's process (memfd, System V
     // shared memory) is refused: RLIMIT_DATA cannot see it.
     const bool per_process = group == nullptr && l.memory_bytes != kUnlimited;
-    const unsigned additions = (per_process ? kNoSharedMemory : 0U) | (kind == Kind::Fallback ? kTcpOnly : 0U) |
+    const unsigned additions = (per_process ? kNoSharedMemory : 0U) |
+                               (kind == Kind::Fallback ? kTcpOnly | kMachineIpcNamespace : 0U) |
                                (policy.harness_may_answer ? kNoBeacon : 0U);
     if (auto filter = syscall_filter(additions); filter)
       plan.seccomp = *filter;

@@ -10,7 +10,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <memory>
+#include <string_view>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
@@ -77,8 +80,15 @@ constexpr const char* kRefused[] = {
 // ENOSYS, so that the runtime falls back to what it did before them: clone3 (its flags are in
 // memory, where a filter cannot look, so glibc's pthread_create falls back to clone, whose flags
 // it can), io_uring (libuv falls back to its thread pool).
-// Memory outside any process's data: a box without a control group could hold gigabytes there.
-constexpr const char* kSharedMemory[] = {"memfd_create", "memfd_secret", "shmget"};
+// Memory outside any process's data: a box without a control group could hold gigabytes there
+// (memory files, shared memory, the messages of System V and POSIX queues).
+constexpr const char* kSharedMemory[] = {"memfd_create", "memfd_secret", "shmget", "msgget", "mq_open"};
+// Every IPC object that lives in the IPC namespace rather than in a process: in the machine's own
+// namespace (the fallback) each would outlive the grading, owned by a uid the next student leases.
+constexpr const char* kMachineIpc[] = {"shmget",    "shmat",        "shmctl",    "msgget",       "msgsnd",
+                                       "msgrcv",    "msgctl",       "semget",    "semop",        "semtimedop",
+                                       "semctl",    "mq_open",      "mq_unlink", "mq_timedsend", "mq_timedreceive",
+                                       "mq_notify", "mq_getsetattr"};
 constexpr const char* kAbsent[] = {"clone3", "io_uring_setup", "io_uring_enter", "io_uring_register"};
 
 constexpr unsigned long kNamespaceFlags[] = {CLONE_NEWUSER, CLONE_NEWNS,  CLONE_NEWPID,   CLONE_NEWNET,
@@ -121,9 +131,14 @@ Built build(unsigned additions) {
     if (!add(SCMP_ACT_ERRNO(EPERM), name, 0, nullptr)) return b;
   for (const char* name : kAbsent)
     if (!add(SCMP_ACT_ERRNO(ENOSYS), name, 0, nullptr)) return b;
-  if ((additions & kNoSharedMemory) != 0)
-    for (const char* name : kSharedMemory)
-      if (!add(SCMP_ACT_ERRNO(EPERM), name, 0, nullptr)) return b;
+  // A name in both lists is refused once: libseccomp takes one rule per system call and action.
+  std::vector<std::string_view> ipc;
+  if ((additions & kNoSharedMemory) != 0) ipc.insert(ipc.end(), std::begin(kSharedMemory), std::end(kSharedMemory));
+  if ((additions & kMachineIpcNamespace) != 0) ipc.insert(ipc.end(), std::begin(kMachineIpc), std::end(kMachineIpc));
+  std::sort(ipc.begin(), ipc.end());
+  ipc.erase(std::unique(ipc.begin(), ipc.end()), ipc.end());
+  for (const std::string_view name : ipc)
+    if (!add(SCMP_ACT_ERRNO(EPERM), std::string(name).c_str(), 0, nullptr)) return b;
   // Another process's limits, priority, CPUs, I/O priority or scheduling: where the program shares
   // the grader's uid (an ordinary user's fallback), the grader's and its classmates'. Only its own
   // (0: the caller) may be changed; the argument is a pid (who, for the priorities, is the
@@ -199,11 +214,17 @@ Built build(unsigned additions) {
 }  // namespace
 
 Result<const sock_fprog*> syscall_filter(unsigned additions) {
-  static const std::array<Built, 8> built{build(0), build(1), build(2), build(3),
-                                          build(4), build(5), build(6), build(7)};
-  const Built& b = built.at(additions & 7U);
-  if (!b.error.empty()) return Error{b.error};
-  return &b.program;
+  // Built the first time each combination is asked for, then kept for every later start.
+  static std::mutex mu;
+  static std::array<std::unique_ptr<Built>, 16> built;
+  const std::lock_guard lock(mu);
+  auto& b = built.at(additions & 15U);
+  if (!b) {
+    b = std::make_unique<Built>(build(additions & 15U));
+    b->program.filter = b->code.data();  // where the code now lives
+  }
+  if (!b->error.empty()) return Error{b->error};
+  return &b->program;
 }
 
 }  // namespace cb::sandbox

@@ -21,6 +21,9 @@ namespace cb::sandbox {
 inline constexpr unsigned kNoSharedMemory = 1;
 inline constexpr unsigned kTcpOnly = 2;
 inline constexpr unsigned kNoBeacon = 4;
+// - kMachineIpcNamespace: every System V and POSIX IPC call, for a box that shares the machine's IPC
+//   namespace (the fallback): its objects would outlive the grading.
+inline constexpr unsigned kMachineIpcNamespace = 8;
 
 // Built once each with libseccomp, then shared by every start (the child only hands it to the
 // kernel).

@@ -6,8 +6,12 @@
 // refuses memory files.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
 
 #include "grading.h"
 #include "process.h"
@@ -123,6 +127,71 @@ TEST_CASE("sandbox memory: memory taken for real is stopped and named, however i
       INFO(g.report["run_output"]);
       CHECK(g.report["program"]["limit_hit"] == "memory");
       CHECK(g.report["program"]["limit_text"] == "the memory limit (2 GiB for the whole box, as the kernel counts it)");
+    }
+  }
+}
+
+// The IPC objects on the machine owned by a uid a box or the test's ordinary user has (58000 and
+// up): "kind id" for each, from /proc/sysvipc, and the POSIX queues in /dev/mqueue.
+std::set<std::string> boxes_ipc() {
+  std::set<std::string> out;
+  for (const char* kind : {"msg", "shm", "sem"}) {
+    std::ifstream in(std::string("/proc/sysvipc/") + kind);
+    std::string line;
+    std::getline(in, line);
+    const std::vector<std::string> header = [&] {
+      std::vector<std::string> w;
+      std::istringstream h(line);
+      for (std::string x; h >> x;) w.push_back(x);
+      return w;
+    }();
+    const auto col = std::find(header.begin(), header.end(), "uid") - header.begin();
+    while (std::getline(in, line)) {
+      std::istringstream row(line);
+      std::vector<std::string> w;
+      for (std::string x; row >> x;) w.push_back(x);
+      if (static_cast<std::size_t>(col) < w.size() && std::stoul(w[static_cast<std::size_t>(col)]) >= 58000)
+        out.insert(std::string(kind) + " " + w[1]);
+    }
+  }
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/dev/mqueue", ec))
+    if (e.path().filename().string().rfind("cb-hoard-", 0) == 0) out.insert("mq " + e.path().filename().string());
+  return out;
+}
+
+// The findings: in the root fallback, shared memory segments and message queues owned by the
+// box's uid outlived the grading (the uid is leased to the next student); without a control
+// group, hundreds of MiB sat in message queues nothing counted. Where the box shares the machine's
+// IPC namespace every IPC call is refused; where no group counts the box, the kinds that hold
+// memory are; and nothing outlives the grading anywhere.
+TEST_CASE("sandbox memory: IPC objects are counted or refused, and none outlives the grading") {
+  for (const Setup& s : setups()) {
+    SUBCASE(s.name().c_str()) {
+      const std::set<std::string> before = boxes_ipc();
+      Submission sub(s, {"ipc_hoard.py"});
+      TempDir out;
+      const Graded g = grade(s, sub, out, "python3 ipc_hoard.py");
+      check_containment(s, g);
+      REQUIRE_MESSAGE(g.attack.is_object(), g.report.dump());
+      INFO(g.attack.dump());
+      const json& made = g.attack["made"];
+      const bool own_ipc = containment(g.report) == "namespaces";
+      if (!own_ipc) {
+        for (const char* kind : {"sysv_msg", "sysv_shm", "sysv_sem", "posix_mq"}) {
+          CAPTURE(kind);
+          CHECK(made[kind] == 0);
+          CHECK(g.attack["refused"][kind] == "Operation not permitted");
+        }
+      } else if (!box_wide(s)) {
+        for (const char* kind : {"sysv_msg", "sysv_shm", "posix_mq"}) {
+          CAPTURE(kind);
+          CHECK(made[kind] == 0);
+        }
+      } else {
+        CHECK(made["sysv_msg"] == 64);  // in its own namespace, counted by its group, gone with both
+      }
+      CHECK(boxes_ipc() == before);
     }
   }
 }

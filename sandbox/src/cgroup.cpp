@@ -250,11 +250,17 @@ Result<std::unique_ptr<BoxCgroup>> BoxCgroup::make(const std::string& name, std:
     if (!layout.pids_dir.empty()) parents.push_back(layout.pids_dir + "/cb-grade");
   }
   for (const std::string& parent : parents) {
-    if (::mkdir(parent.c_str(), 0755) != 0 && errno != EEXIST) return Error{parent + ": " + std::strerror(errno)};
     const std::string dir = parent + "/" + name;
-    if (!remove_group(dir, layout.version)) return Error{dir + ": left by another grader, and cannot be emptied"};
-    if (::mkdir(dir.c_str(), 0755) != 0) return Error{dir + ": " + std::strerror(errno)};
+    // The parent may be removed by another grader whose last box just went (see ~BoxCgroup): it is
+    // made again, and the box's group with it.
+    for (int tries = 0;; ++tries) {
+      if (::mkdir(parent.c_str(), 0755) != 0 && errno != EEXIST) return Error{parent + ": " + std::strerror(errno)};
+      if (!remove_group(dir, layout.version)) return Error{dir + ": left by another grader, and cannot be emptied"};
+      if (::mkdir(dir.c_str(), 0755) == 0) break;
+      if (errno != ENOENT || tries == 2) return Error{dir + ": " + std::strerror(errno)};
+    }
     g->dirs_.push_back(dir);
+    if (layout.version == 1 || !layout.delegated) g->parents_.push_back(parent);
   }
   const std::string& mem = g->dirs_.front();
   const std::string bytes = std::to_string(memory_bytes);
@@ -315,6 +321,10 @@ bool BoxCgroup::kill_all() const {
 BoxCgroup::~BoxCgroup() {
   for (int fd : join_fds_) ::close(fd);
   for (const std::string& dir : dirs_) (void)remove_group(dir, version_);
+  // The grader's own `cb-grade` folder goes with its last box: nothing of a grading stays in a
+  // parent that is not the grader's (a Slurm job's group, whose end finds it empty). Another
+  // box in it keeps it (EBUSY), and a grader making one makes it again.
+  for (const std::string& parent : parents_) (void)::rmdir(parent.c_str());
 }
 
 }  // namespace cb::sandbox

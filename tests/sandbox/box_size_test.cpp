@@ -15,6 +15,7 @@
 
 #include "grading.h"
 #include "process.h"
+#include "skip.h"
 #include "temp_dir.h"
 
 namespace cb::testing {
@@ -168,6 +169,69 @@ TEST_CASE("box life: the box of a grader that was killed is removed by the next 
       INFO(next.ran.out, next.ran.err);
       CHECK(tmp.boxes().empty());
     }
+  }
+}
+
+// A control group of another's, as a Slurm job's is: made for the test in the v1 memory and pids
+// hierarchies, and removed with it.
+struct JobGroup {
+  std::vector<std::string> dirs;
+  JobGroup() {
+    for (const char* h : {"/sys/fs/cgroup/memory", "/sys/fs/cgroup/pids"}) {
+      const std::string dir = std::string(h) + "/cb-test-job-" + std::to_string(::getpid());
+      if (::mkdir(dir.c_str(), 0755) == 0) dirs.push_back(dir);
+    }
+  }
+  ~JobGroup() {
+    for (const std::string& d : dirs) ::rmdir(d.c_str());
+  }
+  // `argv` run from inside the job's groups.
+  [[nodiscard]] std::vector<std::string> inside(const std::vector<std::string>& argv) const {
+    std::vector<std::string> out{
+        "/bin/sh", "-c",
+        "echo $$ > " + dirs[0] + "/cgroup.procs && echo $$ > " + dirs[1] + "/cgroup.procs && exec \"$@\"", "sh"};
+    out.insert(out.end(), argv.begin(), argv.end());
+    return out;
+  }
+  // The folders still below the job's groups.
+  [[nodiscard]] std::vector<std::string> left() const {
+    std::vector<std::string> out;
+    for (const std::string& d : dirs)
+      for (const auto& e : fs::recursive_directory_iterator(d))
+        if (e.is_directory()) out.push_back(e.path());
+    return out;
+  }
+};
+
+// The finding: under Slurm, every grading as root left its `cb-grade/` folder (and, after a
+// cancel, `box-*`) inside the job's group, and slurmd logged an error for each job.
+TEST_CASE("box life: a grading inside another's control group (a Slurm job's) leaves no folder in it") {
+  if (skip_unless(am_root() && fs::exists("/sys/fs/cgroup/memory/cgroup.procs") &&
+                      fs::exists("/sys/fs/cgroup/pids/cgroup.procs"),
+                  "needs root and cgroup v1 memory and pids hierarchies"))
+    return;
+  const Setup s{true, "auto"};
+  JobGroup job;
+  REQUIRE(job.dirs.size() == 2);
+  SUBCASE("a grading that finishes") {
+    Submission quiet(s, {});
+    TempDir out;
+    hand_over(out.path(), s, true);
+    const Ran r = run(job.inside(grade_argv(s, quiet, out, "true")));
+    INFO(r.out, r.err);
+    CHECK(containment(json::parse(r.out, nullptr, false)) == "namespaces");
+    CHECK(job.left().empty());
+  }
+  SUBCASE("a grading cancelled (SIGTERM) while its program runs") {
+    Submission sub(s, {"linger.sh"});
+    TempDir out;
+    hand_over(out.path(), s, true);
+    Process grader(job.inside(grade_argv(s, sub, out, "sh linger.sh")));
+    REQUIRE(program_started());
+    CHECK_FALSE(job.left().empty());  // its box's group is in the job's while it runs
+    grader.signal(SIGTERM);
+    CHECK(grader.wait(std::chrono::seconds{30}).value_or(-1) == 128 + SIGTERM);
+    CHECK(job.left().empty());
   }
 }
 

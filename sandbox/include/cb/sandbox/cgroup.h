@@ -73,7 +73,8 @@ class BoxCgroup {
  private:
   BoxCgroup() = default;
   int version_ = 0;
-  std::vector<std::string> dirs_;  // v1: memory's, then pids'; v2: one
+  std::vector<std::string> dirs_;     // v1: memory's, then pids'; v2: one
+  std::vector<std::string> parents_;  // the grader's `cb-grade` folders above them, removed when empty
   std::vector<int> join_fds_;
 };
 

@@ -262,6 +262,10 @@ struct HttpServer::Loop {
       }
       int yes = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+      if (const int bytes = options().socket_buffer_bytes; bytes > 0) {
+        ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
+        ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
+      }
       if (server.open_connections_.fetch_add(1, std::memory_order_relaxed) >= options().max_connections) {
         // Over the limit: a clear refusal rather than a silent stall, and neither counted nor
         // recorded (it reached no endpoint).

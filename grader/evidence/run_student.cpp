@@ -125,6 +125,14 @@ bool reached_own_limit(const sandbox::CgroupCounts& before, const sandbox::Cgrou
   return limit != sandbox::kUnlimited && now.memory_peak >= limit - limit / 16;
 }
 
+// Whether the box's TCP buffers came to its memory limit during the run (v1 counts them apart:
+// their peak, within a sixteenth of the limit, as for memory).
+bool socket_limit_reached(const sandbox::CgroupCounts& before, const sandbox::CgroupCounts& now, std::uint64_t limit) {
+  if (limit == sandbox::kUnlimited) return false;
+  const std::uint64_t near = limit - limit / 16;
+  return now.socket_peak >= near && before.socket_peak < near;
+}
+
 // Which limit ended the run, if one did: the kernel's word beats what the program said (an
 // out-of-memory kill leaves no message). `before`: the box's group's counts before the run.
 sandbox::LimitHit limit_that_ended(const RunOutcome& out, const sandbox::Sandbox& sandbox, const sandbox::Box& box,
@@ -141,6 +149,8 @@ sandbox::LimitHit limit_that_ended(const RunOutcome& out, const sandbox::Sandbox
                                                                                  : sandbox::LimitHit::OutsideMemory;
     else if (now.pids_refused > before.pids_refused && out.exit_code != 0 && hit == sandbox::LimitHit::None)
       hit = sandbox::LimitHit::Processes;
+    else if (hit == sandbox::LimitHit::None && socket_limit_reached(before, now, sandbox.policy().limits.memory_bytes))
+      hit = sandbox::LimitHit::Memory;
   }
   return hit;
 }
@@ -221,9 +231,12 @@ flaky::ServerOptions lab_server_options(const RunOptions& o) {
   server_options.threads = o.server_threads;
   server_options.admin_token = admin_token();
   // A lab program holds a handful of connections and reads its answers: the grader's memory is
-  // bounded however many it opens and never reads (256 x (64 KiB out + 64 KiB in), 32 MiB).
+  // bounded however many it opens and never reads (256 x (64 KiB out + 64 KiB in), 32 MiB), and so
+  // is the kernel's for it: pipelined requests it never reads the answers to wait in buffers of
+  // 128 KiB each way (256 x 256 KiB, 64 MiB), not the megabytes a buffer grows to on its own.
   server_options.max_connections = kMaxProgramConnections;
   server_options.max_pending_output = 64 << 10;
+  server_options.socket_buffer_bytes = 64 << 10;
   return server_options;
 }
 

@@ -274,6 +274,9 @@ Result<std::unique_ptr<BoxCgroup>> BoxCgroup::make(const std::string& name, std:
   } else if (memory_bytes != kUnlimited) {
     if (auto w = write_text(mem + "/memory.limit_in_bytes", bytes); !w) return w.error();
     (void)write_text(mem + "/memory.memsw.limit_in_bytes", bytes);  // absent without swap accounting
+    // v1 counts a group's TCP buffers only once they have a limit of their own (v2 counts them in
+    // memory.current): without it, a box held 512 MiB of loopback buffers under a limit of 128.
+    (void)write_text(mem + "/memory.kmem.tcp.limit_in_bytes", bytes);
   }
   if (layout.version == 2 || g->dirs_.size() > 1)
     if (auto w = write_text(g->dirs_.back() + "/pids.max", std::to_string(processes)); !w) return w.error();
@@ -297,6 +300,7 @@ CgroupCounts BoxCgroup::counts() const {
     c.oom_kills = key_value(read_small(mem + "/memory.oom_control"), "oom_kill");
     c.memory_peak = number_in(mem + "/memory.max_usage_in_bytes");
     c.own_limit_reached = number_in(mem + "/memory.failcnt");  // 0 on kernels that no longer count it
+    c.socket_peak = number_in(mem + "/memory.kmem.tcp.max_usage_in_bytes");
   }
   if (version_ == 2 || dirs_.size() > 1) c.pids_refused = key_value(read_small(dirs_.back() + "/pids.events"), "max");
   return c;

@@ -57,7 +57,8 @@ std::string Containment::describe() const {
   if (cgroup_version > 0)
     s += " of memory for the box (cgroup v" + std::to_string(cgroup_version) + ")";
   else if (limits.memory_bytes != kUnlimited)
-    s += " of data a process (RLIMIT_DATA; no cgroup: " + no_cgroup_why + ")";
+    s += " of data a process (RLIMIT_DATA; no cgroup: " + no_cgroup_why +
+         "; memory files, shared memory and message queues refused; socket buffers not counted)";
   else
     s += " memory";
   s += ", " + std::to_string(limits.processes) + " processes, a box of " + size_text(limits.box_bytes) + " and " +

@@ -131,6 +131,31 @@ TEST_CASE("sandbox memory: memory taken for real is stopped and named, however i
   }
 }
 
+// The findings: under --limit-memory 128M a program held 512 MiB in loopback TCP buffers, its own
+// sockets at both ends (cgroup v1 counts them only under a limit of their own), and no limit was
+// named; in the root fallback, requests sent to the grader's server and never answered held
+// 195-283 MiB of the kernel's memory on the grader's side. Where the box has a group its buffers
+// are its memory, and the grader's server holds at most 256 KiB a connection (64 MiB).
+TEST_CASE("sandbox memory: TCP buffers are the box's memory, and the grader's side of them is bounded") {
+  for (const Setup& s : setups()) {
+    if (!box_wide(s)) continue;
+    SUBCASE(s.name().c_str()) {
+      Submission sub(s, {"tcp_hoard.py"});
+      TempDir out;
+      const Graded g = grade(s, sub, out, "python3 tcp_hoard.py", {"--limit-memory", "128M"});
+      check_containment(s, g);
+      REQUIRE_MESSAGE(g.attack.is_object(), g.report.dump());
+      INFO(g.attack.dump());
+      if (s.mode == "fallback") {
+        CHECK(g.attack["held_mib"].get<int>() <= 128 + 64);
+      } else {
+        CHECK(g.attack["held_mib"].get<int>() <= 128);
+        CHECK(g.report["program"]["limit_hit"] == "memory");
+      }
+    }
+  }
+}
+
 // The IPC objects on the machine owned by a uid a box or the test's ordinary user has (58000 and
 // up): "kind id" for each, from /proc/sysvipc, and the POSIX queues in /dev/mqueue.
 std::set<std::string> boxes_ipc() {

@@ -42,6 +42,10 @@ struct ServerOptions {
   // pipelined requests until the client reads: one that sends without reading cannot grow the
   // server's memory past this, times max_connections.
   std::size_t max_pending_output = 1 << 20;
+  // Each accepted connection's kernel buffers (SO_RCVBUF and SO_SNDBUF; the kernel doubles what
+  // it is given): 0, the kernel's own, which grow to megabytes a connection. A client that sends
+  // and never reads then holds this much of the server's kernel memory, times max_connections.
+  int socket_buffer_bytes = 0;
   bool access_log = false;  // one line per request on stderr
   // Non-empty: /admin/* answers only requests carrying "X-CB-Admin: <token>"; any other is
   // refused with 403 and kept in the record. cb-grade --run sets a secret one, so the program

@@ -47,6 +47,10 @@ struct CgroupCounts {
   // which recent kernels leave at 0: memory_peak near the limit says it there).
   // A kill for memory with this unchanged came from a limit above the box.
   std::uint64_t own_limit_reached = 0;
+  // v1: the most its TCP buffers held at once (bytes; counted apart from memory_peak, under the
+  // same limit). The kernel charges past the limit rather than count a failure: a peak at the
+  // limit is how it shows that the box's sockets were held back.
+  std::uint64_t socket_peak = 0;
 };
 
 class BoxCgroup {

@@ -10,11 +10,13 @@
 #include <climits>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "cb/folder_walk.h"
 #include "cb/hmac_sha256.h"
 #include "cb/owned_fd.h"
+#include "cb/utf8_text.h"
 
 namespace cb::grade {
 namespace {
@@ -61,6 +63,34 @@ Result<WalkStep> take(const WalkEntry& e, const std::string& shown, const Folder
   return WalkStep::Next;
 }
 
+std::string hex_of(const std::string& bytes) {
+  constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (const char c : bytes) {
+    const auto b = static_cast<unsigned char>(c);
+    out += kDigits[b >> 4];
+    out += kDigits[b & 15];
+  }
+  return out;
+}
+
+std::optional<std::string> bytes_of_hex(const std::string& text) {
+  if (text.size() % 2 != 0) return std::nullopt;
+  const auto digit = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); i += 2) {
+    const int hi = digit(text[i]);
+    const int lo = digit(text[i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out += static_cast<char>(hi * 16 + lo);
+  }
+  return out;
+}
+
 bool safe_path(const std::string& path) {
   if (path.empty() || path.front() == '/') return false;
   std::size_t at = 0;
@@ -82,10 +112,20 @@ std::string FolderBytes::sha256() const {
   return hex(cb::sha256(text));
 }
 
+// A listing is JSON, whose strings are UTF-8; a name is bytes. A path or link target that is not
+// UTF-8 travels as hex, said by a fourth cell ("p": the path, "r": the target), so that two names
+// a UTF-8 repair would make one ("caf\xe9", "caf\xe8") stay two.
 std::string FolderBytes::listing() const {
   nlohmann::json j = nlohmann::json::array();
-  for (const FolderEntry& e : entries) j.push_back({std::string(1, static_cast<char>(e.kind)), e.path, e.ref});
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  for (const FolderEntry& e : entries) {
+    const bool path_bytes = invalid_utf8_at(e.path) != std::string::npos;
+    const bool ref_bytes = invalid_utf8_at(e.ref) != std::string::npos;
+    nlohmann::json row{std::string(1, static_cast<char>(e.kind)), path_bytes ? hex_of(e.path) : e.path,
+                       ref_bytes ? hex_of(e.ref) : e.ref};
+    if (path_bytes || ref_bytes) row.push_back(std::string(path_bytes ? "p" : "") + (ref_bytes ? "r" : ""));
+    j.push_back(std::move(row));
+  }
+  return j.dump();
 }
 
 Result<std::vector<FolderEntry>> FolderBytes::parse_listing(const std::string& text) {
@@ -93,12 +133,19 @@ Result<std::vector<FolderEntry>> FolderBytes::parse_listing(const std::string& t
   if (!j.is_array()) return Error{"a folder's listing: expected a JSON array"};
   std::vector<FolderEntry> out;
   for (const nlohmann::json& e : j) {
-    if (!e.is_array() || e.size() != 3 || !e[0].is_string() || !e[1].is_string() || !e[2].is_string())
-      return Error{"a folder's listing: expected [kind, path, ref] entries"};
+    const bool shaped = e.is_array() && (e.size() == 3 || e.size() == 4) &&
+                        std::all_of(e.begin(), e.end(), [](const nlohmann::json& c) { return c.is_string(); });
+    if (!shaped) return Error{"a folder's listing: expected [kind, path, ref] entries (and which are hex)"};
     const std::string kind = e[0].get<std::string>();
     if (kind.size() != 1 || std::string("fxld").find(kind[0]) == std::string::npos)
       return Error{"a folder's listing: unknown kind " + kind};
-    out.push_back({e[1].get<std::string>(), static_cast<FolderEntry::Kind>(kind[0]), e[2].get<std::string>()});
+    const std::string as_hex = e.size() == 4 ? e[3].get<std::string>() : "";
+    auto path = as_hex.find('p') != std::string::npos ? bytes_of_hex(e[1].get<std::string>())
+                                                      : std::optional<std::string>(e[1].get<std::string>());
+    auto ref = as_hex.find('r') != std::string::npos ? bytes_of_hex(e[2].get<std::string>())
+                                                     : std::optional<std::string>(e[2].get<std::string>());
+    if (!path || !ref) return Error{"a folder's listing: a hex cell that is not hex"};
+    out.push_back({std::move(*path), static_cast<FolderEntry::Kind>(kind[0]), std::move(*ref)});
   }
   return out;
 }

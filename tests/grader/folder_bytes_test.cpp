@@ -59,6 +59,28 @@ TEST_CASE("folder bytes: a folder read and written back is the same folder, its 
   CHECK(read_folder(t / "out")->sha256() != f->sha256());
 }
 
+// The finding: two file names that are not UTF-8 became one on the way through the queue (the
+// listing is JSON), and the job failed "File exists" on every delivery. Names travel as bytes.
+TEST_CASE("folder bytes: names that are not UTF-8 travel byte for byte, and stay two") {
+  TempDir t;
+  fs::create_directories(t / "in");
+  t.write("in/caf\xe9", "latin-1 e acute\n");
+  t.write("in/caf\xe8", "latin-1 e grave\n");
+  fs::create_symlink("caf\xe9", t / "in/link\xff");
+  auto f = read_folder(t / "in");
+  REQUIRE(f);
+  auto listing = FolderBytes::parse_listing(f->listing());
+  REQUIRE(listing);
+  const auto blob = [&](const std::string& sha) -> Result<std::string> { return f->blobs.at(sha); };
+  const auto written = write_folder(t / "out", *listing, blob);
+  REQUIRE_MESSAGE(written, (written ? "" : written.error().message));
+  CHECK(read(t / "out/caf\xe9") == "latin-1 e acute\n");
+  CHECK(read(t / "out/caf\xe8") == "latin-1 e grave\n");
+  CHECK(fs::read_symlink(t / "out/link\xff") == "caf\xe9");
+  CHECK(read_folder(t / "out")->sha256() == f->sha256());
+  CHECK_FALSE(FolderBytes::parse_listing(R"([["f", "zz", "0", "p"]])"));
+}
+
 TEST_CASE("folder bytes: a folder over its bounds is refused, naming the bound") {
   TempDir t;
   fs::create_directories(t / "big");

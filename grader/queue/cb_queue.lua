@@ -9,7 +9,8 @@
 --   P:sub           hash: student -> their current job (the newest push of that student)
 --   P:job:ID        hash: name student content files lane entry state owner deliveries last_error
 --                         result verdict by done_ms nondeterministic superseded_by
---   P:n             hash: state -> how many jobs are in it (queued running done dead superseded)
+--   P:n             hash: state -> how many jobs are in it (queued running done dead superseded
+--                         refused)
 --   P:interactive   stream, P:bulk stream: "job ID" entries, read by the group "workers"
 --   P:content:SHA   set: the submissions whose files are these bytes
 --   P:attempts      list: completions that came after the first, as JSON
@@ -73,6 +74,35 @@ local function push(keys, args)
              'owner', '', 'deliveries', 0, 'last_error', '', 'pushed_ms', now_ms(), 'files', files)
   set_state(p, job, state, 'queued')
   return {'new'}
+end
+
+-- refuse(P; name, id, student, why, stamp, class) -> {"refused"} | {"stamp", kept}: a folder the
+-- push could not take as it is (over the push's limits, unreadable, no student on the roster) is
+-- a job that is never delivered, so that the gradebook has its row and says why.
+local function refuse(keys, args)
+  local p = keys[1]
+  local name, id, student, why, stamp, class = args[1], args[2], args[3], args[4], args[5], args[6]
+  local meta = p .. ':meta'
+  local kept = redis.call('HGET', meta, 'stamp')
+  if not kept then
+    redis.call('HSET', meta, 'stamp', stamp, 'class', class)
+  elseif kept ~= stamp then
+    return {'stamp', kept}
+  end
+  local job = p .. ':job:' .. id
+  local current = redis.call('HGET', p .. ':sub', student)
+  if current and current ~= id then
+    local cjob = p .. ':job:' .. current
+    local cstate = redis.call('HGET', cjob, 'state')
+    if cstate == 'queued' or cstate == 'running' then set_state(p, cjob, cstate, 'superseded') end
+    redis.call('HSET', cjob, 'superseded_by', id)
+  end
+  redis.call('HSET', p .. ':sub', student, id)
+  local state = redis.call('HGET', job, 'state')
+  redis.call('HSET', job, 'name', name, 'student', student, 'content', '', 'owner', '', 'deliveries', 0,
+             'last_error', why, 'pushed_ms', now_ms())
+  set_state(p, job, state, 'refused')
+  return {'refused'}
 end
 
 -- repair(P; id) -> "requeued" | "revived" | "ok": a job that is not done but whose entry Redis no
@@ -240,6 +270,7 @@ local function status(keys, args)
 end
 
 redis.register_function('cb_queue_v1_push', push)
+redis.register_function('cb_queue_v1_refuse', refuse)
 redis.register_function('cb_queue_v1_repair', repair)
 redis.register_function('cb_queue_v1_take', take)
 redis.register_function('cb_queue_v1_beat', beat)

@@ -96,6 +96,14 @@ Result<Collected> collect_queue(const CollectOptions& o) {
       if (!job->nondeterministic.empty())
         c.notes.push_back(name + ": graded again with another verdict (nondeterministic): first " + job->verdict +
                           ", then " + job->nondeterministic + "; the first is kept");
+    } else if (job->state == "refused") {
+      // What was handed in could not be taken as it is: the folder's, as a batch says it.
+      BatchRow row = not_graded(name, job->last_error, RowStatus::Error, with_conformance, grade);
+      row.fault = Fault::Program;
+      std::error_code ec;
+      std::filesystem::remove_all(o.reports + "/" + name, ec);
+      if (auto k = keep_ungraded(o.reports + "/" + name, row); !k) row.error += "; keeping it: " + k.error().message;
+      c.rows.push_back(std::move(row));
     } else {
       const bool dead = job->state == "dead";
       BatchRow row =

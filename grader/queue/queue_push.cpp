@@ -34,27 +34,40 @@ Result<Pushed> push_class(const PushOptions& o) {
   auto names = submission_folders(o.batch.root);
   if (!names) return names.error();
   Pushed out;
+  queue::QueueStore store(*address, o.queue.name);
+  const std::string stamp = queue::grading_stamp(o.batch).dump();
+  const std::string stamp_sha = hex(sha256(stamp));
+  // Not queued, and said so twice: on the push's output, and as the folder's row in the gradebook
+  // (a job that is never delivered); keyed by its student where one is known.
+  const auto refuse = [&](const std::string& name, const std::string& student, const std::string& why) -> Result<void> {
+    out.refused.push_back(name + ": " + why);
+    const std::string id = hex(sha256(name + "\nrefused\n" + why + "\n" + stamp_sha)).substr(0, 32);
+    auto said = store.call("refuse", {name, id, student, why, stamp, o.queue.name});
+    if (!said) return said.error();
+    if (!said->elements.empty() && said->elements[0].text == "stamp")
+      return Error{stamp_refusal(said->elements[1].text, stamp)};
+    return {};
+  };
   if (!o.manifest.empty()) {
     std::vector<std::string> listed;
     for (const std::string& name : o.manifest)
       if (std::binary_search(names->begin(), names->end(), name))
         listed.push_back(name);
-      else
-        out.refused.push_back(name + ": in the manifest, but " + o.batch.root + " holds no such folder");
+      else if (auto r =
+                   refuse(name, "folder:" + name, "in the manifest, but " + o.batch.root + " holds no such folder");
+               !r)
+        return r.error();
     *names = std::move(listed);
   }
-  queue::QueueStore store(*address, o.queue.name);
-  const std::string stamp = queue::grading_stamp(o.batch).dump();
-  const std::string stamp_sha = hex(sha256(stamp));
   for (const std::string& name : *names) {
     auto student = student_of(o.batch, name);
     if (!student) {
-      out.refused.push_back(name + ": " + student.error().message);
+      if (auto r = refuse(name, "folder:" + name, student.error().message); !r) return r.error();
       continue;
     }
     auto folder = read_folder(o.batch.root + "/" + name, o.limits);
     if (!folder) {
-      out.refused.push_back(name + ": " + folder.error().message);
+      if (auto r = refuse(name, *student, folder.error().message); !r) return r.error();
       continue;
     }
     const std::string content = folder->sha256();

@@ -353,7 +353,14 @@ TEST_CASE("queue: a folder that cannot be graded as handed in is the student's, 
   fs::create_directories(q.root + "/ann/cb");
   python_kit(q.root + "/bob");
   fs::create_symlink("../ann/cb", q.root + "/bob/cb");  // refused as a link: the folder's own failure
-  REQUIRE(run(q.graded(q.queue("push", {q.root}))).exit_code == 0);
+  // Over the push's limits (16 MiB of files): named by push, and (the finding) given no row by
+  // collect. It is the folder's row now, as a batch gives it.
+  python_kit(q.root + "/cy");
+  std::ofstream(q.root + "/cy/big.bin").close();
+  fs::resize_file(fs::path(q.root) / "cy/big.bin", std::uintmax_t{17} << 20);  // sparse: nothing written
+  const Ran pushed = run(q.graded(q.queue("push", {q.root})));
+  CHECK(pushed.exit_code == 1);
+  CHECK(pushed.err.find("not queued: cy: ") != std::string::npos);
   const Ran worked = run(q.graded(q.queue("work", {"--until-done", "--poll", "50ms", "--heartbeat", "200ms"})));
   INFO(worked.out, worked.err);
   REQUIRE(worked.exit_code == 0);
@@ -367,7 +374,10 @@ TEST_CASE("queue: a folder that cannot be graded as handed in is the student's, 
   INFO(collected.err);
   CHECK(collected.exit_code == 1);  // bob's folder is an error
   const auto queued = book(q.dir / "queued.json");
-  REQUIRE(queued.size() == 2);
+  REQUIRE(queued.size() == 3);
+  CHECK(queued.at("cy")["status"] == "error");
+  CHECK(queued.at("cy")["fault"] == "program");
+  CHECK(queued.at("cy")["error"].get<std::string>().find("more than 16 MiB of files") != std::string::npos);
   CHECK(queued.at("bob")["status"] == "error");
   CHECK(queued.at("bob")["fault"] == "program");
   CHECK(queued.at("bob")["error"].get<std::string>().find("infrastructure") == std::string::npos);
@@ -404,7 +414,10 @@ TEST_CASE("queue: a worker stopped mid-grading with no peer grades its right pro
   INFO(collected.err);
   REQUIRE(collected.exit_code == 0);
   const auto queued = book(q.dir / "queued.json");
-  REQUIRE(queued.size() == 2);
+  REQUIRE(queued.size() == 3);
+  CHECK(queued.at("cy")["status"] == "error");
+  CHECK(queued.at("cy")["fault"] == "program");
+  CHECK(queued.at("cy")["error"].get<std::string>().find("more than 16 MiB of files") != std::string::npos);
   for (const auto& entry : queued) {
     const json& row = entry.second;
     INFO(row.dump());
@@ -436,7 +449,10 @@ TEST_CASE(
   const Ran collected = run(q.queue("collect", {"--reports", q.dir / "queued", "-o", q.dir / "queued.json"}));
   INFO(collected.err);
   const auto queued = book(q.dir / "queued.json");
-  REQUIRE(queued.size() == 2);
+  REQUIRE(queued.size() == 3);
+  CHECK(queued.at("cy")["status"] == "error");
+  CHECK(queued.at("cy")["fault"] == "program");
+  CHECK(queued.at("cy")["error"].get<std::string>().find("more than 16 MiB of files") != std::string::npos);
   CHECK(queued.at("eve")["status"] == "error");
   CHECK(queued.at("eve")["fault"] == "program");
   CHECK(queued.at("eve")["error"].get<std::string>().find("cannot be made as handed in") != std::string::npos);

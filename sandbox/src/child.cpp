@@ -62,33 +62,62 @@ std::vector<pid_t> children_of_self() {
   return out;
 }
 
+// The children of `pid`, from the kernel's lists of each of its threads' children.
+std::vector<pid_t> children_of(pid_t pid) {
+  std::vector<pid_t> out;
+  const std::string task = "/proc/" + std::to_string(pid) + "/task";
+  DIR* tasks = ::opendir(task.c_str());
+  if (tasks == nullptr) return out;
+  while (const dirent* t = ::readdir(tasks)) {
+    if (t->d_name[0] < '1' || t->d_name[0] > '9') continue;
+    std::ifstream children(task + "/" + t->d_name + "/children");
+    for (long child = 0; children >> child;) out.push_back(static_cast<pid_t>(child));
+  }
+  ::closedir(tasks);
+  return out;
+}
+
+// A process's state letter from /proc/PID/stat ('R', 'S', 'T' stopped, 'Z' ...); 0 once it is gone.
+char state_of(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  const auto close = line.rfind(')');
+  if (close == std::string::npos || close + 2 >= line.size()) return 0;
+  return line[close + 2];
+}
+
 // Without a PID namespace: what the command left behind was reparented to us (we are a child
-// subreaper); end it, and what it starts meanwhile, until nothing is left. Each one found is
-// stopped first, and only when a round finds nothing new are they all killed: a killed process
-// frees a slot of the process limit that a walker (fork, exit, fork ...) fills again at once,
-// while a stopped one holds its slot and starts nothing. Bounded: given up on after two seconds,
-// and the caller says so.
+// subreaper), with everything it started since, however deep and in whatever session; end all
+// of it. Every process of those trees is stopped first, round after round, until a round finds
+// every one of them stopped (a stopped process starts nothing), and only then are they all
+// killed at once: killing a parent while its children run only hands them to us, free to fork
+// into the slots the dead leave (a fork bomb of sessions of their own outran a killing by
+// parents alone). The trees of commands still running (another student's) are not touched.
+// Bounded: given up on after five seconds, and the caller says so.
 bool kill_orphans() {
-  const auto until = Clock::now() + std::chrono::seconds{2};
-  std::set<pid_t> stopped;
+  const auto until = Clock::now() + std::chrono::seconds{5};
   while (Clock::now() < until) {
-    std::vector<pid_t> orphans;
+    std::vector<pid_t> roots;
     {
       std::lock_guard lock(g_mu);
       for (pid_t p : children_of_self())
-        if (g_running.count(p) == 0) orphans.push_back(p);
+        if (g_running.count(p) == 0) roots.push_back(p);
     }
-    if (orphans.empty()) return true;
-    bool fresh = false;
-    for (pid_t p : orphans)
-      if (stopped.insert(p).second) {
-        ::kill(p, SIGSTOP);
-        fresh = true;
-      }
-    if (fresh) continue;
-    for (pid_t p : orphans) ::kill(p, SIGKILL);
-    for (pid_t p : orphans) ::waitpid(p, nullptr, 0);
-    stopped.clear();
+    if (roots.empty()) return true;
+    std::vector<pid_t> tree = roots;
+    for (std::size_t i = 0; i < tree.size() && tree.size() < 100'000; ++i)
+      for (pid_t c : children_of(tree[i])) tree.push_back(c);
+    bool all_held = true;
+    for (pid_t p : tree) {
+      const char state = state_of(p);
+      if (state == 0 || state == 'T' || state == 't' || state == 'Z' || state == 'X') continue;
+      ::kill(p, SIGSTOP);
+      all_held = false;
+    }
+    if (!all_held) continue;
+    for (pid_t p : tree) ::kill(p, SIGKILL);
+    for (pid_t p : roots) ::waitpid(p, nullptr, 0);
   }
   return false;
 }

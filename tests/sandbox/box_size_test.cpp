@@ -172,6 +172,37 @@ TEST_CASE("box life: the box of a grader that was killed is removed by the next 
   }
 }
 
+// The processes whose command line holds `mark`.
+std::vector<pid_t> marked(const std::string& mark) {
+  std::vector<pid_t> out;
+  for (const auto& [pid, cmd] : process_command_lines())
+    if (cmd.find(mark) != std::string::npos && cmd.find("fork_tree.py") != std::string::npos) out.push_back(pid);
+  return out;
+}
+
+// The finding: as an ordinary user in the fallback, a fork bomb of sessions left 110-129
+// processes of the grader's uid running for the grader's whole life ("could not be stopped; not
+// graded"). Every process it made is ended, in every mode, and the run is graded.
+TEST_CASE("box life: a fork bomb of sessions is ended whole, and nothing of it outlives the grading") {
+  for (const Setup& s : setups()) {
+    SUBCASE(s.name().c_str()) {
+      const std::string mark = "mark-" + std::to_string(::getpid()) + "-" + std::to_string(s.root) + s.mode;
+      Submission sub(s, {"fork_tree.py"});
+      TempDir out;
+      hand_over(out.path(), s, true);
+      const Graded g =
+          graded(run(grade_argv(s, sub, out, "python3 fork_tree.py " + mark), "", {}, std::chrono::seconds{120}));
+      const std::vector<pid_t> left = marked(mark);
+      for (const pid_t p : left) ::kill(p, SIGKILL);  // not to leave them to the machine if it failed
+      INFO(g.ran.out, g.ran.err);
+      CHECK(left.empty());
+      REQUIRE(g.report.is_object());
+      CHECK(g.ran.err.find("could not be stopped") == std::string::npos);
+      CHECK(g.attack.is_object());
+    }
+  }
+}
+
 // A control group of another's, as a Slurm job's is: made for the test in the v1 memory and pids
 // hierarchies, and removed with it.
 struct JobGroup {

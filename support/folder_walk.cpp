@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 namespace cb {
@@ -16,60 +17,95 @@ using Why = WalkError::Why;
 
 WalkError unreadable(const std::string& what) { return WalkError{Why::Unreadable, what + ": " + std::strerror(errno)}; }
 
+// One folder of the walk: its names, read whole and sorted, and where the walk is among them. Its
+// descriptor is given up once its last name is a folder walked into (a chain of a thousand folders
+// then holds two descriptors, not a thousand).
+struct Level {
+  OwnedFd dir;
+  std::vector<std::string> names;
+  std::size_t next = 0;
+  std::string rel;    // its path below the folder walked ("" for that folder)
+  std::string shown;  // as errors name it
+  WalkEntry entered;  // the entry it was walked into as (for `leave`)
+};
+
 class Walk {
  public:
   Walk(const WalkLimits& limits, const std::function<Result<WalkStep>(const WalkEntry&)>& visit,
        const std::function<Result<void>(const WalkEntry&, int)>& leave)
       : limits_(limits), visit_(visit), leave_(leave) {}
 
-  // NOLINTNEXTLINE(misc-no-recursion): bounded by limits_.max_depth
-  Result<void, WalkError> folder(int dir, const std::string& rel, const std::string& shown, int depth) {
-    auto names = listing(dir, shown);
-    if (!names) return names.error();
-    for (const std::string& name : *names) {
-      WalkEntry e;
-      e.name = name;
-      e.path = rel.empty() ? name : rel + "/" + name;
-      e.dir_fd = dir;
-      e.depth = depth;
-      const std::string at = shown + "/" + name;
-      if (::fstatat(dir, name.c_str(), &e.st, AT_SYMLINK_NOFOLLOW) != 0) {
-        if (errno == ENOENT) continue;  // gone since the listing: it is not there to walk
-        return unreadable(at);
+  Result<void, WalkError> run(int root, const std::string& shown) {
+    Level top;
+    top.dir.reset(::fcntl(root, F_DUPFD_CLOEXEC, 0));
+    if (!top.dir.valid()) return unreadable(shown);
+    top.shown = shown;
+    CB_TRY_VOID(list(top));
+    std::vector<Level> stack;
+    stack.push_back(std::move(top));
+    while (!stack.empty()) {
+      Level& at = stack.back();
+      if (at.next == at.names.size()) {
+        if (leave_ && stack.size() > 1)
+          if (auto left = leave_(at.entered, at.dir.get()); !left) return WalkError{Why::Refused, left.error().message};
+        stack.pop_back();
+        continue;
       }
-      e.kind = kind_of(e.st.st_mode);
-      auto step = visit_(e);
-      if (!step) return WalkError{Why::Refused, step.error().message};
-      if (*step == WalkStep::Stop) stopped_ = true;
+      auto inner = step(at, static_cast<int>(stack.size()) - 1);
+      if (!inner) return inner.error();
       if (stopped_) return {};
-      if (e.kind != FileKind::Directory || *step == WalkStep::SkipFolder) continue;
-      if (depth + 1 > limits_.max_depth)
-        return WalkError{Why::TooDeep, at + ": more than " + std::to_string(limits_.max_depth) + " folders deep"};
-      const KnownFile sub = open_known(dir, name, FileKind::Directory, Resolve::NoLinks);
-      if (!sub.opened())
-        return sub.error != 0 ? unreadable(at)
-                              : WalkError{Why::Unreadable, at + ": was replaced by " +
-                                                               std::string(kind_text(sub.kind)) + " while it was read"};
-      if (auto inner = folder(sub.fd.get(), e.path, at, depth + 1); !inner) return inner;
-      if (stopped_) return {};
-      if (leave_)
-        if (auto left = leave_(e, sub.fd.get()); !left) return WalkError{Why::Refused, left.error().message};
+      if (*inner) stack.push_back(std::move(**inner));
     }
     return {};
   }
 
  private:
-  // The folder's names, sorted, read through a descriptor of its own (closed before walking on,
-  // so a walk holds one descriptor a level).
-  Result<std::vector<std::string>, WalkError> listing(int dir, const std::string& shown) {
-    const int own = ::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (own < 0) return unreadable(shown);
+  // The next name of `at`: visited, and the folder to walk into when it is one.
+  Result<std::optional<Level>, WalkError> step(Level& at, int depth) {
+    const std::string& name = at.names[at.next++];
+    const bool last = at.next == at.names.size();
+    WalkEntry e;
+    e.name = name;
+    e.path = at.rel.empty() ? name : at.rel + "/" + name;
+    e.dir_fd = at.dir.get();
+    e.depth = depth;
+    const std::string shown = at.shown + "/" + name;
+    if (::fstatat(at.dir.get(), name.c_str(), &e.st, AT_SYMLINK_NOFOLLOW) != 0) {
+      if (errno == ENOENT) return std::optional<Level>();  // gone since the listing
+      return unreadable(shown);
+    }
+    e.kind = kind_of(e.st.st_mode);
+    auto visited = visit_(e);
+    if (!visited) return WalkError{Why::Refused, visited.error().message};
+    if (*visited == WalkStep::Stop) stopped_ = true;
+    if (stopped_ || e.kind != FileKind::Directory || *visited == WalkStep::SkipFolder) return std::optional<Level>();
+    if (depth + 1 > limits_.max_depth)
+      return WalkError{Why::TooDeep, shown + ": more than " + std::to_string(limits_.max_depth) + " folders deep"};
+    KnownFile sub = open_known(at.dir.get(), name, FileKind::Directory, Resolve::NoLinks);
+    if (!sub.opened())
+      return sub.error != 0 ? unreadable(shown)
+                            : WalkError{Why::Unreadable, shown + ": was replaced by " +
+                                                             std::string(kind_text(sub.kind)) + " while it was read"};
+    if (last) at.dir.reset();  // nothing more is opened through it
+    Level inner;
+    inner.dir = std::move(sub.fd);
+    inner.rel = e.path;
+    inner.shown = shown;
+    e.dir_fd = -1;  // its folder's descriptor may be closed by the time it is left
+    inner.entered = std::move(e);
+    CB_TRY_VOID(list(inner));
+    return std::optional<Level>(std::move(inner));
+  }
+
+  // The folder's names, sorted, read through a descriptor of its own, closed at once.
+  Result<void, WalkError> list(Level& level) {
+    const int own = ::openat(level.dir.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (own < 0) return unreadable(level.shown);
     DIR* d = ::fdopendir(own);
     if (d == nullptr) {
       ::close(own);
-      return unreadable(shown);
+      return unreadable(level.shown);
     }
-    std::vector<std::string> names;
     errno = 0;
     while (const dirent* e = ::readdir(d)) {
       if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
@@ -77,13 +113,13 @@ class Walk {
         ::closedir(d);
         return WalkError{Why::TooMany, "more than " + std::to_string(limits_.max_entries) + " files and folders"};
       }
-      names.emplace_back(e->d_name);
+      level.names.emplace_back(e->d_name);
     }
     const int e = errno;
     ::closedir(d);
-    if (e != 0) return WalkError{Why::Unreadable, shown + ": " + std::strerror(e)};
-    std::sort(names.begin(), names.end());
-    return names;
+    if (e != 0) return WalkError{Why::Unreadable, level.shown + ": " + std::strerror(e)};
+    std::sort(level.names.begin(), level.names.end());
+    return {};
   }
 
   const WalkLimits& limits_;
@@ -98,7 +134,7 @@ class Walk {
 Result<void, WalkError> walk_folder(int root, const std::string& shown, const WalkLimits& limits,
                                     const std::function<Result<WalkStep>(const WalkEntry&)>& visit,
                                     const std::function<Result<void>(const WalkEntry&, int)>& leave) {
-  return Walk(limits, visit, leave).folder(root, "", shown, 0);
+  return Walk(limits, visit, leave).run(root, shown);
 }
 
 }  // namespace cb

@@ -27,106 +27,95 @@ namespace {
 
 std::string why(const std::string& what) { return what + ": " + std::strerror(errno); }
 
-struct Fd {
-  int fd = -1;
-  explicit Fd(int f) : fd(f) {}
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-};
-
-// Copies the tree under `src` into `dst` (both open directories), never following a link: a
-// symbolic link is copied as a link (the program meets it inside its own view), a FIFO, socket
-// or device is skipped. Files keep their times (a build that compares them, as the C++ kit's
-// does, sees what the student left) and whether they are executable; the copy is the box's uid's
-// alone.
+// Copies the tree under `src` into `dst` (both open directories) on the one walk (folder_walk.h),
+// never following a link: a symbolic link is copied as a link (the program meets it inside its own
+// view), a FIFO, socket or device is skipped unopened. Files keep their times (a build that compares
+// them, as the C++ kit's does, sees what the student left) and whether they are executable; the
+// copy is the box's uid's alone.
 class Copier {
  public:
   Copier(uid_t uid, gid_t gid, bool chown) : uid_(uid), gid_(gid), chown_(chown) {}
 
-  Result<void> tree(int src, int dst, const std::string& shown, int depth) {
-    if (depth > 64) return Error{shown + ": more than 64 directories deep; not copied"};
-    const int listing = ::dup(src);
-    if (listing < 0) return Error{why(shown)};
-    DIR* d = ::fdopendir(listing);
-    if (d == nullptr) {
-      ::close(listing);
-      return Error{why(shown)};
+  Result<void> tree(int src, int dst, const std::string& shown) {
+    to_.clear();
+    to_.emplace_back(::fcntl(dst, F_DUPFD_CLOEXEC, 0));
+    if (!to_.back().valid()) return Error{why("copying " + shown)};
+    WalkLimits bounds;
+    bounds.max_entries = kMaxCopyEntries;
+    bounds.max_depth = kMaxCopyDepth;
+    const auto walked = walk_folder(
+        src, shown, bounds,
+        [&](const WalkEntry& e) -> Result<WalkStep> {
+          to_.resize(static_cast<std::size_t>(e.depth) + 1);  // back at this entry's folder
+          CB_TRY_VOID(entry(e, to_.back().get(), shown + "/" + e.path));
+          return WalkStep::Next;
+        },
+        [&](const WalkEntry& e, int) -> Result<void> {
+          // A folder's times once what it holds is in it (each file made there changed them).
+          own(to_.at(static_cast<std::size_t>(e.depth) + 1).get(), e.st);
+          to_.resize(static_cast<std::size_t>(e.depth) + 1);
+          return {};
+        });
+    if (walked) return {};
+    switch (walked.error().why) {
+      case WalkError::Why::TooMany:
+        return Error{"the submission holds more than " + std::to_string(kMaxCopyEntries) +
+                     " files; name the folder that holds only the submission (--submission DIR)"};
+      case WalkError::Why::TooDeep: return Error{walked.error().message + "; not copied"};
+      default: return Error{walked.error().message};
     }
-    Result<void> out;
-    while (const dirent* e = ::readdir(d)) {
-      const std::string name = e->d_name;
-      if (name == "." || name == "..") continue;
-      if (++entries_ > kMaxCopyEntries) {
-        out = Error{"the submission holds more than " + std::to_string(kMaxCopyEntries) +
-                    " files; name the folder that holds only the submission (--submission DIR)"};
-        break;
-      }
-      out = entry(src, dst, name, shown + "/" + name, depth);
-      if (!out) break;
-    }
-    ::closedir(d);
-    return out;
   }
 
   [[nodiscard]] std::size_t skipped() const noexcept { return skipped_; }
 
  private:
-  Result<void> entry(int src, int dst, const std::string& name, const std::string& shown, int depth) {
-    struct stat st {};
-    if (::fstatat(src, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return Error{why(shown)};
-    if (S_ISDIR(st.st_mode)) {
-      if (::mkdirat(dst, name.c_str(), 0700) != 0) return Error{why("copying " + shown)};
-      Fd from(::openat(src, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-      Fd to(::openat(dst, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-      if (from.fd < 0 || to.fd < 0) return Error{why("copying " + shown)};
-      if (auto t = tree(from.fd, to.fd, shown, depth + 1); !t) return t;
-      own(to.fd, st);
+  Result<void> entry(const WalkEntry& e, int dst, const std::string& shown) {
+    const char* name = e.name.c_str();
+    if (e.kind == FileKind::Directory) {
+      if (::mkdirat(dst, name, 0700) != 0) return Error{why("copying " + shown)};
+      to_.emplace_back(::openat(dst, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (!to_.back().valid()) return Error{why("copying " + shown)};
       return {};
     }
-    if (S_ISLNK(st.st_mode)) {
+    if (e.kind == FileKind::Link) {
       char target[PATH_MAX];
-      const ssize_t n = ::readlinkat(src, name.c_str(), target, sizeof target - 1);
+      const ssize_t n = ::readlinkat(e.dir_fd, name, target, sizeof target - 1);
       if (n < 0) return Error{why(shown)};
       target[n] = '\0';
-      if (::symlinkat(target, dst, name.c_str()) != 0) return Error{why("copying " + shown)};
-      if (chown_) ::fchownat(dst, name.c_str(), uid_, gid_, AT_SYMLINK_NOFOLLOW);
+      if (::symlinkat(target, dst, name) != 0) return Error{why("copying " + shown)};
+      if (chown_) ::fchownat(dst, name, uid_, gid_, AT_SYMLINK_NOFOLLOW);
       return {};
     }
-    if (!S_ISREG(st.st_mode)) {
+    if (e.kind != FileKind::Regular) {
       ++skipped_;
       return {};
     }
-    Fd from(::openat(src, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
-    if (from.fd < 0) return Error{why("copying " + shown)};
-    struct stat now {};
-    if (::fstat(from.fd, &now) != 0 || !S_ISREG(now.st_mode)) return Error{shown + ": changed while it was copied"};
-    bytes_ += static_cast<std::uint64_t>(now.st_size);
+    const KnownFile from = e.open_file();
+    if (!from.opened()) return Error{shown + ": changed while it was copied"};
+    bytes_ += static_cast<std::uint64_t>(from.st.st_size);
     if (bytes_ > kMaxCopyBytes)
       return Error{"the submission is larger than " + std::to_string(kMaxCopyBytes >> 20) +
                    " MiB; name the folder that holds only the submission (--submission DIR)"};
-    const mode_t mode = (now.st_mode & S_IXUSR) != 0 ? 0700 : 0600;
-    Fd to(::openat(dst, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
-    if (to.fd < 0) return Error{why("copying " + shown)};
+    const mode_t mode = (from.st.st_mode & S_IXUSR) != 0 ? 0700 : 0600;
+    const OwnedFd to(::openat(dst, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+    if (!to.valid()) return Error{why("copying " + shown)};
     char buf[64 * 1024];
     // A file that grows while it is copied is copied at the size it had when it was counted.
-    for (std::uint64_t left = static_cast<std::uint64_t>(now.st_size); left > 0;) {
-      const ssize_t n = ::read(from.fd, buf, sizeof buf);
+    for (auto left = static_cast<std::uint64_t>(from.st.st_size); left > 0;) {
+      const ssize_t n = ::read(from.fd.get(), buf, sizeof buf);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) return Error{why("copying " + shown)};
       if (n == 0) break;
       const auto take = static_cast<std::size_t>(std::min<std::uint64_t>(static_cast<std::uint64_t>(n), left));
       for (std::size_t done = 0; done < take;) {
-        const ssize_t w = ::write(to.fd, buf + done, take - done);
+        const ssize_t w = ::write(to.get(), buf + done, take - done);
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) return Error{why("copying " + shown)};
         done += static_cast<std::size_t>(w);
       }
       left -= take;
     }
-    own(to.fd, now);
+    own(to.get(), from.st);
     return {};
   }
 
@@ -139,7 +128,7 @@ class Copier {
   uid_t uid_;
   gid_t gid_;
   bool chown_;
-  std::size_t entries_ = 0;
+  std::vector<OwnedFd> to_;  // the copy's folders down to the entry's, a descriptor a level
   std::size_t skipped_ = 0;
   std::uint64_t bytes_ = 0;
 };
@@ -257,12 +246,12 @@ Result<std::unique_ptr<Box>, BoxError> Box::make(const BoxOptions& o) {
   if (auto made = make_owned_dir(box->copy_, box->uid_, box->gid_, chown); !made) return machines(made.error());
   if (auto made = make_owned_dir(box->tmp_host_, box->uid_, box->gid_, chown); !made) return machines(made.error());
   {
-    Fd src(::open(box->submission_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    Fd dst(::open(box->copy_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (src.fd < 0) return BoxError{why("copying " + box->submission_), true};
-    if (dst.fd < 0) return BoxError{why("copying " + box->submission_)};
+    const OwnedFd src(::open(box->submission_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    OwnedFd dst(::open(box->copy_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!src.valid()) return BoxError{why("copying " + box->submission_), true};
+    if (!dst.valid()) return BoxError{why("copying " + box->submission_)};
     Copier copier(box->uid_, box->gid_, chown);
-    if (auto copied = copier.tree(src.fd, dst.fd, box->submission_, 0); !copied) {
+    if (auto copied = copier.tree(src.get(), dst.get(), box->submission_); !copied) {
       if (errno == ENOSPC)
         return BoxError{"the submission does not fit in its box (" + size_text(o.box_bytes) + " and " +
                             std::to_string(o.box_files) + " files: --limit-box-size, --limit-box-files)",
@@ -274,8 +263,7 @@ Result<std::unique_ptr<Box>, BoxError> Box::make(const BoxOptions& o) {
     box->skipped_ = copier.skipped();
     // Held from before any program runs: what they left is read from here, whatever they did
     // to the names on the way (the fallback's uid may own them).
-    box->copy_root_ = DirHandle::adopt(dst.fd, box->copy_);
-    dst.fd = -1;
+    box->copy_root_ = DirHandle::adopt(dst.release(), box->copy_);
   }
   if (box->out_dir_.empty()) return box;
   if (box->out_inside_) {
@@ -321,10 +309,11 @@ Result<BoxUsage> Box::usage() const {
   if (!place_ || place_->path.empty()) return u;
   // Counted from the box's own root, never through a link, no further than just past the limit,
   // and holding one descriptor a level (the grader's descriptors are its classmates' too: a box
-  // of 19,000 folders once held one each, and the next student's grading had none left).
+  // of 19,000 folders once held one each, and the next student's grading had none left; a chain
+  // of folders holds two).
   WalkLimits bounds;
   bounds.max_entries = static_cast<std::size_t>(std::min<std::uint64_t>(box_files_, 1U << 24)) + 1;
-  bounds.max_depth = kMaxCountedDepth;
+  bounds.max_depth = static_cast<int>(bounds.max_entries);  // a chain as deep as the box may hold files
   const auto walked = walk_folder(place_->root.fd(), place_->path, bounds, [&](const WalkEntry& e) -> Result<WalkStep> {
     ++u.files;
     u.bytes += static_cast<std::uint64_t>(e.st.st_blocks) * 512;
@@ -332,12 +321,12 @@ Result<BoxUsage> Box::usage() const {
   });
   if (!walked) {
     switch (walked.error().why) {
-      case WalkError::Why::TooMany: u.files = box_files_ + 1; break;
-      case WalkError::Why::TooDeep: u.deeper_than_counted = true; break;
+      case WalkError::Why::TooMany:
+      case WalkError::Why::TooDeep: u.files = box_files_ + 1; break;
       default: return Error{walked.error().message};
     }
   }
-  u.over = u.files > box_files_ || u.bytes > box_bytes_ || u.deeper_than_counted;
+  u.over = u.files > box_files_ || u.bytes > box_bytes_;
   return u;
 }
 

@@ -7,7 +7,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <dirent.h>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -121,6 +123,37 @@ TEST_CASE("walk: a visitor's refusal stops the walk and is returned as it said i
   CHECK(r.error().why == WalkError::Why::Refused);
   CHECK(r.error().message == "a: not wanted");
   CHECK(visits == 1);
+}
+
+int open_descriptors() {
+  int n = 0;
+  const OwnedFd fd(::open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  DIR* d = ::fdopendir(::dup(fd.get()));
+  while (d != nullptr && ::readdir(d) != nullptr) ++n;
+  if (d != nullptr) ::closedir(d);
+  return n;
+}
+
+// Descriptors are the grader's, shared by every grading it runs at once: a wide folder holds one
+// a level, a chain of folders (each the last name of the one above) two, however deep.
+TEST_CASE("walk: a chain of 400 folders is walked in a handful of descriptors") {
+  const TempDir d;
+  std::string rel;
+  for (int i = 0; i < 400; ++i) {
+    rel += (rel.empty() ? "" : "/") + std::string("d");
+    d.dir(rel);
+  }
+  const int before = open_descriptors();
+  int most = 0;
+  int deepest = 0;
+  const auto r = walk_folder(d.fd.get(), d.path, WalkLimits{1000, 1000}, [&](const WalkEntry& e) -> Result<WalkStep> {
+    most = std::max(most, open_descriptors() - before);
+    deepest = std::max(deepest, e.depth);
+    return WalkStep::Next;
+  });
+  CHECK(r);
+  CHECK(deepest == 399);
+  CHECK(most <= 3);
 }
 
 TEST_CASE("walk: a visitor that found what it looked for ends the walk as a success") {

@@ -2,8 +2,9 @@
 // The one walk over a folder somebody handed in: by descriptor from a folder already open, one
 // name at a time, never through a link, never opening anything but a folder to walk into (a file
 // is opened by the visitor, through open_known, only if it wants its bytes), in a bounded number of
-// entries, levels and descriptors (one per level), in byte order of names so that every walk of the
-// same folder sees the same sequence.
+// entries and levels, and in descriptors: at most one a level, and none for a level whose last name
+// is the folder being walked (a chain of folders costs two), in byte order of names so that every
+// walk of the same folder sees the same sequence. Iterative: no depth costs stack.
 
 #include <sys/stat.h>
 
@@ -24,7 +25,7 @@ struct WalkLimits {
 struct WalkEntry {
   std::string path;  // below the folder walked, '/'-separated
   std::string name;  // its last part
-  int dir_fd = -1;   // the folder that holds it, open while the visit lasts
+  int dir_fd = -1;   // the folder that holds it, open while the visit lasts (-1 when left)
   int depth = 0;     // 0: in the folder walked
   FileKind kind = FileKind::Other;
   struct stat st {};  // as the folder's listing had it (the link itself, for a link)

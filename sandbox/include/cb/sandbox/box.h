@@ -29,6 +29,7 @@ namespace cb::sandbox {
 // that holds a build tree or a home directory should be told, not copied.
 inline constexpr std::uint64_t kMaxCopyBytes = 256ULL << 20;
 inline constexpr std::size_t kMaxCopyEntries = 20'000;
+inline constexpr int kMaxCopyDepth = 64;  // folders below the submission's own
 
 class UidLease;
 class BoxCgroup;
@@ -38,12 +39,8 @@ struct BoxPlace;
 struct BoxUsage {
   std::uint64_t bytes = 0;
   std::uint64_t files = 0;
-  bool over = false;                 // past --limit-box-size or --limit-box-files, or deeper than counted
-  bool deeper_than_counted = false;  // folders nested past kMaxCountedDepth: not counted, so over
+  bool over = false;  // past --limit-box-size or --limit-box-files
 };
-
-// How deep a box's folders are counted (a descriptor a level, while classmates' gradings run).
-inline constexpr int kMaxCountedDepth = 256;
 
 struct BoxOptions {
   std::string submission;  // what the programs may see of the file system; copied

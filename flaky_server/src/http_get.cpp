@@ -1,5 +1,6 @@
 #include "cb/flaky/http_get.h"
 #include "cb/flaky/endpoints.h"
+#include "cb/owned_fd.h"
 
 #include <netdb.h>
 #include <poll.h>
@@ -15,13 +16,6 @@ namespace cb::flaky {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-struct Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
 
 int millis_left(Clock::time_point until) {
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
@@ -71,30 +65,29 @@ Result<GetAnswer> http_get(const std::string& url, const std::string& target, st
   if (const int rc = ::getaddrinfo(host == "localhost" ? "127.0.0.1" : host.c_str(), port.c_str(), &hints, &found);
       rc != 0)
     return Error{none + " (" + ::gai_strerror(rc) + ")"};
-  Fd sock;
-  sock.fd = ::socket(found->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  int rc = sock.fd < 0 ? -1 : ::connect(sock.fd, found->ai_addr, found->ai_addrlen);
+  const OwnedFd sock(::socket(found->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  int rc = sock.get() < 0 ? -1 : ::connect(sock.get(), found->ai_addr, found->ai_addrlen);
   ::freeaddrinfo(found);
   if (rc != 0 && errno != EINPROGRESS) return Error{none + " (" + std::strerror(errno) + ")"};
   if (rc != 0) {
-    pollfd p{sock.fd, POLLOUT, 0};
+    pollfd p{sock.get(), POLLOUT, 0};
     if (::poll(&p, 1, millis_left(until)) != 1) return Error{none + " (no connection within the time limit)"};
     int error = 0;
     socklen_t len = sizeof error;
-    ::getsockopt(sock.fd, SOL_SOCKET, SO_ERROR, &error, &len);
+    ::getsockopt(sock.get(), SOL_SOCKET, SO_ERROR, &error, &len);
     if (error != 0) return Error{none + " (" + std::strerror(error) + ")"};
   }
   std::string request = "GET " + target + " HTTP/1.1\r\nHost: " + host + ":" + port + "\r\nConnection: close\r\n";
   for (const auto& [k, v] : headers) request += k + ": " + v + "\r\n";
   request += "\r\n";
   for (std::size_t sent = 0; sent < request.size();) {
-    const ssize_t n = ::send(sock.fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+    const ssize_t n = ::send(sock.get(), request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
     if (n > 0) {
       sent += static_cast<std::size_t>(n);
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
-    pollfd p{sock.fd, POLLOUT, 0};
+    pollfd p{sock.get(), POLLOUT, 0};
     if (n < 0 && errno == EAGAIN && ::poll(&p, 1, millis_left(until)) == 1) continue;
     return Error{none + " (the request could not be sent: " + std::strerror(errno) + ")"};
   }
@@ -106,9 +99,9 @@ Result<GetAnswer> http_get(const std::string& url, const std::string& target, st
   char buf[65536];
   for (;;) {
     if (head_end != std::string::npos && want != std::string::npos && raw.size() - head_end >= want) break;
-    pollfd p{sock.fd, POLLIN, 0};
+    pollfd p{sock.get(), POLLIN, 0};
     if (::poll(&p, 1, millis_left(until)) != 1) return Error{none + " (no whole answer within the time limit)"};
-    const ssize_t n = ::recv(sock.fd, buf, sizeof buf, 0);
+    const ssize_t n = ::recv(sock.get(), buf, sizeof buf, 0);
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (n < 0) return Error{none + " (" + std::strerror(errno) + ")"};
     if (n == 0) break;

@@ -1,5 +1,6 @@
 #include "cb/lab/http_call.h"
 #include "cb/flaky/endpoints.h"
+#include "cb/owned_fd.h"
 
 #include <fcntl.h>
 #include <netdb.h>
@@ -26,13 +27,6 @@ int ms_left(Clock::time_point deadline) {
   const auto left = std::chrono::duration_cast<std::chrono::microseconds>(deadline - Clock::now()).count();
   return static_cast<int>(std::max<long long>((left + 999) / 1000, 0));
 }
-
-struct Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
 
 // "HTTP/1.x NNN reason" -> NNN, or -1 if this is not a status line.
 int status_of(const std::string& line) {
@@ -78,33 +72,32 @@ HttpAnswer attempt(const ServerUrl& server, const std::string& method, const std
   addrinfo* found = nullptr;
   if (::getaddrinfo(server.host.c_str(), std::to_string(server.port).c_str(), &hints, &found) != 0 || found == nullptr)
     return failed(Origin::ConnectRefused, "cannot resolve " + server.host);
-  Fd s;
-  s.fd = ::socket(found->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  int rc = ::connect(s.fd, found->ai_addr, found->ai_addrlen);
+  const OwnedFd s(::socket(found->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  int rc = ::connect(s.get(), found->ai_addr, found->ai_addrlen);
   ::freeaddrinfo(found);
   if (rc != 0 && errno != EINPROGRESS) return failed(Origin::ConnectRefused, std::strerror(errno));
   if (rc != 0) {
-    pollfd p{s.fd, POLLOUT, 0};
+    pollfd p{s.get(), POLLOUT, 0};
     if (::poll(&p, 1, ms_left(deadline)) <= 0) return failed(Origin::Timeout, after + " (connecting)");
     int err = 0;
     socklen_t len = sizeof err;
-    ::getsockopt(s.fd, SOL_SOCKET, SO_ERROR, &err, &len);
+    ::getsockopt(s.get(), SOL_SOCKET, SO_ERROR, &err, &len);
     if (err != 0)
       return failed(err == ECONNREFUSED ? Origin::ConnectRefused : Origin::ConnectionReset, std::strerror(err));
   }
   int yes = 1;
-  ::setsockopt(s.fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+  ::setsockopt(s.get(), IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
   const std::string request = method + " " + path + " HTTP/1.1\r\nHost: " + server.host + ":" +
                               std::to_string(server.port) + "\r\nUser-Agent: cb-lab\r\nConnection: close\r\n\r\n";
   std::size_t sent = 0;
   while (sent < request.size()) {
-    const ssize_t n = ::send(s.fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+    const ssize_t n = ::send(s.get(), request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
     if (n > 0) {
       sent += static_cast<std::size_t>(n);
       continue;
     }
     if (n < 0 && errno == EAGAIN) {
-      pollfd p{s.fd, POLLOUT, 0};
+      pollfd p{s.get(), POLLOUT, 0};
       if (::poll(&p, 1, ms_left(deadline)) <= 0) return failed(Origin::Timeout, after + " (sending)");
       continue;
     }
@@ -114,12 +107,12 @@ HttpAnswer attempt(const ServerUrl& server, const std::string& method, const std
   std::string in;
   char buf[8192];
   for (;;) {
-    pollfd p{s.fd, POLLIN, 0};
+    pollfd p{s.get(), POLLIN, 0};
     if (::poll(&p, 1, ms_left(deadline)) <= 0) {
       if (in.find("\r\n\r\n") != std::string::npos && status_of(in.substr(0, in.find("\r\n"))) > 0) break;
       return failed(Origin::Timeout, after);
     }
-    const ssize_t n = ::recv(s.fd, buf, sizeof buf, 0);
+    const ssize_t n = ::recv(s.get(), buf, sizeof buf, 0);
     if (n == 0) break;
     if (n < 0) {
       if (errno == EAGAIN || errno == EINTR) continue;

@@ -330,7 +330,9 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
     }
     if (count_box && !box_over && !out.timed_out && Clock::now() >= next_count) {
       next_count = Clock::now() + kBoxCountEvery;
-      if (const auto used = box.usage(); used && used->over) {
+      const auto used = box.usage();
+      const std::uint64_t held = sandbox::unlinked_bytes_held(*child);  // files whose names are gone
+      if (used && (used->over || used->bytes + held > sandbox.policy().limits.box_bytes)) {
         box_over = true;
         stop();
       }

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -176,6 +177,29 @@ void reap(Child& child, int flags) {
 bool reap_if_exited(Child& child) {
   if (!child.reaped) reap(child, WNOHANG);
   return child.reaped;
+}
+
+std::uint64_t unlinked_bytes_held(const Child& child) {
+  if (child.pid <= 0 || child.reaped) return 0;
+  std::set<std::pair<dev_t, ino_t>> seen;
+  std::uint64_t bytes = 0;
+  std::vector<pid_t> tree{child.pid};
+  for (std::size_t i = 0; i < tree.size() && tree.size() < 100'000; ++i) {
+    for (pid_t c : children_of(tree[i])) tree.push_back(c);
+    const std::string fds = "/proc/" + std::to_string(tree[i]) + "/fd";
+    DIR* d = ::opendir(fds.c_str());
+    if (d == nullptr) continue;
+    while (const dirent* e = ::readdir(d)) {
+      if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+      struct stat st {};
+      // stat through the descriptor's link: the file itself, never opened.
+      if (::fstatat(::dirfd(d), e->d_name, &st, 0) != 0) continue;
+      if (!S_ISREG(st.st_mode) || st.st_nlink != 0 || !seen.insert({st.st_dev, st.st_ino}).second) continue;
+      bytes += static_cast<std::uint64_t>(st.st_blocks) * 512;
+    }
+    ::closedir(d);
+  }
+  return bytes;
 }
 
 bool end_child(Child& child) {

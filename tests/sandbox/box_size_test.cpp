@@ -103,6 +103,20 @@ TEST_CASE("box size: a program cannot fill the disk or its inodes through its bo
       if (g.attack.is_object()) CHECK(g.attack["made"].get<int>() < 200000);
       CHECK(tmp.boxes().empty());
     }
+    // The finding: where the box is counted (no tmpfs of its size: an ordinary user, or root without
+    // CAP_SYS_ADMIN), files opened then unlinked held 1.9 GiB against a box of 256 MiB.
+    SUBCASE((s.name() + ": 1 GiB in files whose names are gone").c_str()) {
+      Scratch tmp(s);
+      Submission sub(s, {"unlinked_hold.py"});
+      TempDir out;
+      hand_over(out.path(), s, true);
+      const Graded g = graded(run(grade_argv(s, sub, out, "python3 unlinked_hold.py"), "", tmp.env()));
+      INFO(g.ran.out, g.ran.err);
+      check_containment(s, g);
+      CHECK(g.report["program"]["limit_hit"] == "box_size");
+      CHECK(g.report["run_output"].get<std::string>().find("held 360 MiB") == std::string::npos);
+      CHECK(tmp.boxes().empty());
+    }
     SUBCASE((s.name() + ": a chain of 1,000 folders").c_str()) {
       Scratch tmp(s);
       Submission sub(s, {"deep_chain.sh"});

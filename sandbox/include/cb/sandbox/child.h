@@ -51,9 +51,14 @@ struct Child {
 // Reaps the child if it has exited, without waiting; true once it is reaped.
 bool reap_if_exited(Child& child);
 
+// Disk held by files the child's processes have open but whose names are gone (opened, then
+// unlinked): bytes no walk of the box sees, counted where the box is counted rather than a
+// tmpfs of its size (which counts them itself). Each file once, however many descriptors.
+[[nodiscard]] std::uint64_t unlinked_bytes_held(const Child& child);
+
 // Ends the child (if it still runs) and everything it started, and reaps it. In the full sandbox
 // the kernel ends the rest with its PID namespace; otherwise the grader, a child subreaper, hunts
-// down what was reparented to it. False when something could not be killed within two seconds
+// down what was reparented to it. False when something could not be killed within five seconds
 // (it forks faster than it dies).
 [[nodiscard]] bool end_child(Child& child);
 

@@ -214,7 +214,7 @@ TEST_CASE("conformance model: every rule is described for a person, by what the 
     for (const std::string& w : words) CHECK(d.find(w) != std::string_view::npos);
     // A symptom, never a mechanism: only an experiment on the program may name one.
     CHECK(d.find("instead of") == std::string_view::npos);
-    CHECK(d.find(">") == std::string_view::npos);
+    CHECK(d.find('>') == std::string_view::npos);
     descriptions.insert(d);
     ids.insert(id(rule));
   }

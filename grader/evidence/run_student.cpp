@@ -133,6 +133,13 @@ bool socket_limit_reached(const sandbox::CgroupCounts& before, const sandbox::Cg
   return now.socket_peak >= near && before.socket_peak < near;
 }
 
+// A counted box (no tmpfs of its size) past its size: what a walk of it finds, and the files its
+// processes hold open whose names are gone, which no walk finds.
+bool past_box_size(const sandbox::Box& box, const sandbox::Child& child, std::uint64_t limit) {
+  const auto used = box.usage();
+  return used && (used->over || used->bytes + sandbox::unlinked_bytes_held(child) > limit);
+}
+
 // Which limit ended the run, if one did: the kernel's word beats what the program said (an
 // out-of-memory kill leaves no message). `before`: the box's group's counts before the run.
 sandbox::LimitHit limit_that_ended(const RunOutcome& out, const sandbox::Sandbox& sandbox, const sandbox::Box& box,
@@ -330,9 +337,7 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
     }
     if (count_box && !box_over && !out.timed_out && Clock::now() >= next_count) {
       next_count = Clock::now() + kBoxCountEvery;
-      const auto used = box.usage();
-      const std::uint64_t held = sandbox::unlinked_bytes_held(*child);  // files whose names are gone
-      if (used && (used->over || used->bytes + held > sandbox.policy().limits.box_bytes)) {
+      if (past_box_size(box, *child, sandbox.policy().limits.box_bytes)) {
         box_over = true;
         stop();
       }

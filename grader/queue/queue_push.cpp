@@ -53,10 +53,8 @@ Result<Pushed> push_class(const PushOptions& o) {
     for (const std::string& name : o.manifest)
       if (std::binary_search(names->begin(), names->end(), name))
         listed.push_back(name);
-      else if (auto r =
-                   refuse(name, "folder:" + name, "in the manifest, but " + o.batch.root + " holds no such folder");
-               !r)
-        return r.error();
+      else  // no folder, no submission: said, and no row (a batch of the same root has none)
+        out.refused.push_back(name + ": in the manifest, but " + o.batch.root + " holds no such folder");
     *names = std::move(listed);
   }
   for (const std::string& name : *names) {

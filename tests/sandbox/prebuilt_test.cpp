@@ -9,6 +9,7 @@
 
 #include "grading.h"
 #include "process.h"
+#include "sanitized.h"
 #include "skip.h"
 #include "temp_dir.h"
 
@@ -86,7 +87,7 @@ TEST_CASE("prebuilt: a cb-lab installed outside the submission, where the box ca
       Submission sub(s, {});
       sub.dir.write("replay.sh", "exec " + installed + "/cb-lab conform\n");
       hand_over(sub.dir.path(), s, false);
-      const json c = conformance_of(s, sub);
+      const json c = conformance_of(s, sub, sanitized_program_flags());  // room for a sanitized cb-lab
       INFO(c.dump());
       CHECK(c["status"] == "fail");
       CHECK(c["score"] == 0);

@@ -456,35 +456,5 @@ TEST_CASE("conformance traces: the project's engine, as a process on the protoco
   }
 }
 
-// The finding: with the grader's descriptors spent (a classmate's box held them), the next
-// program could not be started ("socketpair: Too many open files") and its student was charged
-// with no_answer. A start that fails is the grader's: told to the grading, never a reply.
-TEST_CASE("conformance traces: a program the grader could not start is the grader's failure") {
-  cb::testing::TempDir submission;
-  sandbox::Sandbox sb{sandbox::Policy{}};
-  auto box = sb.box(submission.path(), "");
-  REQUIRE_MESSAGE(box.ok(), (box.ok() ? "" : box.error().message));
-  std::vector<std::string> told;
-  ProcessOptions options;
-  options.command = "cat";
-  options.sandbox = &sb;
-  options.box = box->get();
-  options.grader_failed = [&told](const std::string& why) { told.push_back(why); };
-  const Program program = process_programs(options).run;
-  rlimit was{};
-  REQUIRE(::getrlimit(RLIMIT_NOFILE, &was) == 0);
-  std::vector<int> spent;
-  const rlimit few{256, was.rlim_max};
-  REQUIRE(::setrlimit(RLIMIT_NOFILE, &few) == 0);
-  for (int fd; (fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) spent.push_back(fd);
-  const Replies replies = program(Trace{lab_settings(), {{0, 200, false}}});
-  for (const int fd : spent) ::close(fd);
-  ::setrlimit(RLIMIT_NOFILE, &was);
-  REQUIRE(told.size() == 1);
-  CHECK(told.front() == "cannot make a socket pair: Too many open files");
-  CHECK(replies.answers.empty());
-  CHECK(replies.problem == "the grader could not start it: cannot make a socket pair: Too many open files");
-}
-
 }  // namespace
 }  // namespace cb::grade::conformance

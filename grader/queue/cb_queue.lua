@@ -41,26 +41,21 @@ local function set_state(p, job, from, to)
   redis.call('HSET', job, 'state', to)
 end
 
--- push(P; name, id, student, content, lane, stamp, class, files) -> {"new"} | {"same"} | {"known"}
--- The stamp is the queue's first push's; another is refused ("stamp" and the kept one).
-local function push(keys, args)
-  local p = keys[1]
-  local name, id, student, content, lane, stamp, class, files =
-    args[1], args[2], args[3], args[4], args[5], args[6], args[7], args[8]
+-- The queue's stamp, kept by its first push or refusal: nil when `stamp` is it (or now is), else
+-- the kept one, which another grading may not push to.
+local function keep_stamp(p, stamp, class)
   local meta = p .. ':meta'
   local kept = redis.call('HGET', meta, 'stamp')
   if not kept then
     redis.call('HSET', meta, 'stamp', stamp, 'class', class)
   elseif kept ~= stamp then
-    return {'stamp', kept}
+    return kept
   end
-  ensure_group(p, 'interactive')
-  ensure_group(p, 'bulk')
-  redis.call('SADD', p .. ':content:' .. content, name)
-  local job = p .. ':job:' .. id
-  local current = redis.call('HGET', p .. ':sub', student)
-  local state = redis.call('HGET', job, 'state')
-  if current == id and state then return {'same'} end
+  return nil
+end
+
+-- `id` becomes the student's current job; their `current` one, if another, is superseded.
+local function supersede(p, student, current, id)
   if current and current ~= id then
     local cjob = p .. ':job:' .. current
     local cstate = redis.call('HGET', cjob, 'state')
@@ -68,6 +63,24 @@ local function push(keys, args)
     redis.call('HSET', cjob, 'superseded_by', id)
   end
   redis.call('HSET', p .. ':sub', student, id)
+end
+
+-- push(P; name, id, student, content, lane, stamp, class, files) -> {"new"} | {"same"} | {"known"}
+-- The stamp is the queue's first push's; another is refused ("stamp" and the kept one).
+local function push(keys, args)
+  local p = keys[1]
+  local name, id, student, content, lane, stamp, class, files =
+    args[1], args[2], args[3], args[4], args[5], args[6], args[7], args[8]
+  local kept = keep_stamp(p, stamp, class)
+  if kept then return {'stamp', kept} end
+  ensure_group(p, 'interactive')
+  ensure_group(p, 'bulk')
+  redis.call('SADD', p .. ':content:' .. content, name)
+  local job = p .. ':job:' .. id
+  local current = redis.call('HGET', p .. ':sub', student)
+  local state = redis.call('HGET', job, 'state')
+  if current == id and state then return {'same'} end
+  supersede(p, student, current, id)
   if state and state ~= 'superseded' then return {'known'} end
   local entry = redis.call('XADD', lane_key(p, lane), '*', 'job', id)
   redis.call('HSET', job, 'name', name, 'student', student, 'content', content, 'lane', lane, 'entry', entry,
@@ -82,22 +95,10 @@ end
 local function refuse(keys, args)
   local p = keys[1]
   local name, id, student, why, stamp, class = args[1], args[2], args[3], args[4], args[5], args[6]
-  local meta = p .. ':meta'
-  local kept = redis.call('HGET', meta, 'stamp')
-  if not kept then
-    redis.call('HSET', meta, 'stamp', stamp, 'class', class)
-  elseif kept ~= stamp then
-    return {'stamp', kept}
-  end
+  local kept = keep_stamp(p, stamp, class)
+  if kept then return {'stamp', kept} end
   local job = p .. ':job:' .. id
-  local current = redis.call('HGET', p .. ':sub', student)
-  if current and current ~= id then
-    local cjob = p .. ':job:' .. current
-    local cstate = redis.call('HGET', cjob, 'state')
-    if cstate == 'queued' or cstate == 'running' then set_state(p, cjob, cstate, 'superseded') end
-    redis.call('HSET', cjob, 'superseded_by', id)
-  end
-  redis.call('HSET', p .. ':sub', student, id)
+  supersede(p, student, redis.call('HGET', p .. ':sub', student), id)
   local state = redis.call('HGET', job, 'state')
   redis.call('HSET', job, 'name', name, 'student', student, 'content', '', 'owner', '', 'deliveries', 0,
              'last_error', why, 'pushed_ms', now_ms())

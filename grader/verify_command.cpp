@@ -110,12 +110,9 @@ void digest_differences(const std::string& path, const std::string& text, const 
     out.push_back(path + ".digest: not the digest of this gradebook's own bytes (it was changed after it was written)");
   if (!csv) {
     // The digest's rows as this file has them (a CSV's cells are all text, so only its bytes say).
-    Rows sorted = given;
-    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::string lines;
-    for (const auto& [name, row] : sorted)
-      lines += row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    if (d.value("sha256", "") != hex(sha256(lines)))
+    std::vector<nlohmann::json> own;
+    for (const auto& entry : given) own.push_back(entry.second);
+    if (d.value("sha256", "") != rows_digest(std::move(own)))
       out.push_back(path + ".digest: not the digest of this gradebook's own rows");
   }
   if (d.value("sha256", "") != gradebook_digest(rows))

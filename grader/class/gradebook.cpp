@@ -179,12 +179,21 @@ nlohmann::json gradebook_row_json(const BatchRow& row) {
   return j;
 }
 
-std::string gradebook_digest(std::vector<BatchRow> rows) {
-  std::sort(rows.begin(), rows.end(), [](const BatchRow& a, const BatchRow& b) { return a.submission < b.submission; });
+std::string rows_digest(std::vector<nlohmann::json> rows) {
+  std::stable_sort(rows.begin(), rows.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+    return a.value("submission", "") < b.value("submission", "");
+  });
   std::string lines;
-  for (const BatchRow& row : rows)
-    lines += gradebook_row_json(row).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  for (const nlohmann::json& row : rows)
+    lines += row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   return hex(sha256(lines));
+}
+
+std::string gradebook_digest(const std::vector<BatchRow>& rows) {
+  std::vector<nlohmann::json> json_rows;
+  json_rows.reserve(rows.size());
+  for (const BatchRow& row : rows) json_rows.push_back(gradebook_row_json(row));
+  return rows_digest(std::move(json_rows));
 }
 
 std::string gradebook_json(const std::vector<BatchRow>& rows) {

@@ -136,7 +136,9 @@ struct ClassContext {
 // The gradebook's digest: the SHA-256 of its rows sorted by submission, each as
 // gradebook_row_json gives it (compact JSON, keys sorted), a line each. The CSV and the JSON of one
 // class have the same; `cb-grade verify --gradebook` works it out again from the kept grades.
-[[nodiscard]] std::string gradebook_digest(std::vector<BatchRow> rows);
+[[nodiscard]] std::string gradebook_digest(const std::vector<BatchRow>& rows);
+// The same digest of rows already in the JSON gradebook's form (a JSON gradebook's own rows).
+[[nodiscard]] std::string rows_digest(std::vector<nlohmann::json> rows);
 // A text cell as a spreadsheet must take it: quoted when it holds a comma, a quote or a line
 // break, and a leading = + - @ (or tab, CR) turned into text by a leading apostrophe.
 [[nodiscard]] std::string csv_cell(const std::string& text);

@@ -182,7 +182,8 @@ BatchRow grade_once(const BatchOptions& o, const std::string& name, const ClassC
   }
   const LabSpec& spec = options.spec ? *options.spec : lab_spec();
   const std::string inside = program_folder(o, name);
-  const auto handed = handed_in_digest(o.root, inside);
+  // Kept only with a grade (--reports): a batch that keeps nothing reads no folder twice for it.
+  const auto handed = o.reports_dir.empty() ? std::nullopt : handed_in_digest(o.root, inside);
   nlohmann::json stamp = batch_stamp(o, options, spec, the_class.shard);
   stamp["submission_sha256"] = handed ? nlohmann::json(*handed) : nlohmann::json(nullptr);
   // A kept grade is reused only for the very bytes it graded: a folder changed since (or one that

@@ -129,6 +129,8 @@ TEST_CASE("fallback: an ordinary user's batch is graded in one shared uid only w
     const json book = json::parse(asked.out, nullptr, false);
     REQUIRE(book.is_array());
     CHECK(book[0]["score"] == 8);
+    // The gradebook names the containment the programs ran in, as the kept files do.
+    CHECK(book[0]["sandbox"] == "fallback");
     // A single submission is graded as before, and its report says whose uid it had.
     Submission sub(user, {}, true);
     TempDir out;

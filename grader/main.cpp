@@ -26,8 +26,8 @@ using namespace cb::grade;
 
 // The key makes every student's numbers: a program that could read it could give itself any.
 // And an ordinary user's fallback cannot give each student a uid of their own: every program of
-// a batch would run as the grader's uid, able to reach its classmates' processes and files; only
-// when the instructor says so.
+// a batch, or of a queue's worker, would run as the grader's uid, able to reach its classmates'
+// processes and files; only when the instructor says so.
 std::string refused_by_sandbox(const Options& o, cb::sandbox::Sandbox& sandbox, const cb::sandbox::Policy& policy) {
   const bool runs = !o.run.empty() || !o.conformance.empty();
   if (!runs) return {};
@@ -35,11 +35,14 @@ std::string refused_by_sandbox(const Options& o, cb::sandbox::Sandbox& sandbox, 
     if (const auto why = sandbox.readable_by_programs(o.course_key, o.batch.empty() ? o.submission : o.batch))
       return "--course-key: " + o.course_key + " could be read by the programs it grades: " + *why +
              "; keep it where only the grader's user may read it, outside the folders handed in";
-  if (o.batch.empty()) return {};
+  // A queue's worker grades many students one after another, as a batch does.
+  const char* many = o.queue_action == "work" ? "queue work" : !o.batch.empty() ? "--batch" : nullptr;
+  if (many == nullptr) return {};
   auto kind = sandbox.kind();
   if (!kind) return kind.error().message;
   if (*kind == cb::sandbox::Kind::Fallback && ::geteuid() != 0 && policy.mode != cb::sandbox::Mode::Fallback)
-    return "--batch: no full sandbox here, and the fallback of an ordinary user runs every student's program as the "
+    return std::string(many) +
+           ": no full sandbox here, and the fallback of an ordinary user runs every student's program as the "
            "grader's own uid, where one can reach another's; run the grader as root, or say --sandbox fallback to "
            "grade the class so anyway";
   return {};

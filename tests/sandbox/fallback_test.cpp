@@ -123,6 +123,15 @@ TEST_CASE("fallback: an ordinary user's batch is graded in one shared uid only w
     CHECK(refused.exit_code == 2);
     CHECK(refused.err.find("cb-grade: --batch: no full sandbox here, and the fallback of an ordinary user runs every "
                            "student's program as the grader's own uid") == 0);
+    // A queue's worker grades students one after another as a batch does: refused alike, by its own name,
+    // before it takes a job (no queue is reachable here).
+    if (run({grader_for(user), "queue", "--help"}).exit_code == 0) {
+      const Ran worker = run(as(user, {kNoNamespaces, grader_for(user), "queue", "work", "--queue", "class",
+                                       "--redis", "unix:///nonexistent/redis.sock", "--run", "python3 breaker.py"}));
+      INFO(worker.out, worker.err);
+      CHECK(worker.exit_code == 2);
+      CHECK(worker.err.find("cb-grade: queue work: no full sandbox here") == 0);
+    }
     const Ran asked = run(as(user, {kNoNamespaces, grader_for(user), "--batch", root.path(), "--batch-files", "out",
                                     "--run", "python3 breaker.py", "--sandbox", "fallback", "--format", "json"}));
     INFO(asked.out, asked.err);

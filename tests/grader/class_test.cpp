@@ -3,6 +3,9 @@
 // empty folder, a folder whose name a spreadsheet would run), then --regrade under a new rubric
 // with nothing run. Real programs on real servers, each in its own box.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -14,6 +17,7 @@
 #include "cb/utf8_text.h"
 #include "process.h"
 #include "python_kit.h"
+#include "skip.h"
 #include "temp_dir.h"
 
 namespace cb::testing {
@@ -265,6 +269,21 @@ TEST_CASE("gradebook: a folder whose name is not UTF-8 gets a CSV row of valid U
   CHECK(book.find("\ncaf\xef\xbf\xbd,") != std::string::npos);
   const Ran js = run({kGrade, "--batch", root.path(), "--format", "json"});
   CHECK(json::parse(js.out).at(0)["submission"] == "caf\xef\xbf\xbd");
+}
+
+// A files-only batch reads what a student handed in as root: a device node among the files must be
+// named by its kind, its driver's open never run (which once answered "No such device or address").
+TEST_CASE("cb-grade --batch: a state.json that is a device is named as one in the student's row") {
+  if (skip_unless(::geteuid() == 0, "making device nodes needs root")) return;
+  TempDir root;
+  fs::create_directory(root / "alice");
+  REQUIRE(::mknod((root / "alice/state.json").c_str(), S_IFCHR | 0644, makedev(0, 0)) == 0);
+  const Ran js = run({kGrade, "--batch", root.path(), "--format", "json"});
+  INFO(js.err);
+  const json book = json::parse(js.out, nullptr, false);
+  REQUIRE(book.is_array());
+  CHECK(book.dump().find("state.json is a character device, not a file the lab writes") != std::string::npos);
+  CHECK(book.dump().find("No such device") == std::string::npos);
 }
 
 }  // namespace

@@ -24,10 +24,8 @@ namespace {
 
 using namespace cb::grade;
 
-// The key makes every student's numbers: a program that could read it could give itself any.
-// And an ordinary user's fallback cannot give each student a uid of their own: every program of
-// a batch, or of a queue's worker, would run as the grader's uid, able to reach its classmates'
-// processes and files; only when the instructor says so.
+// A program that could read the key could give itself any numbers; and an ordinary user's fallback
+// runs a whole class (a batch, a queue's worker) as one uid, only when the instructor says so.
 std::string refused_by_sandbox(const Options& o, cb::sandbox::Sandbox& sandbox, const cb::sandbox::Policy& policy) {
   const bool runs = !o.run.empty() || !o.conformance.empty();
   if (!runs) return {};
@@ -35,7 +33,6 @@ std::string refused_by_sandbox(const Options& o, cb::sandbox::Sandbox& sandbox, 
     if (const auto why = sandbox.readable_by_programs(o.course_key, o.batch.empty() ? o.submission : o.batch))
       return "--course-key: " + o.course_key + " could be read by the programs it grades: " + *why +
              "; keep it where only the grader's user may read it, outside the folders handed in";
-  // A queue's worker grades many students one after another, as a batch does.
   const char* many = o.queue_action == "work" ? "queue work" : !o.batch.empty() ? "--batch" : nullptr;
   if (many == nullptr) return {};
   auto kind = sandbox.kind();
@@ -75,6 +72,7 @@ int grade_main(int argc, char** argv) {
       "with one gradebook (-o); what no shard graded is named, and the exit is 1");
   merge->add_option("shards", o.merge, "Each shard's --reports folder")->required();
   merge->fallthrough();  // --reports, --rubric, -o, -j, --format after the shards
+  list_flags_taken(merge, app, {"--reports", "-o", "--rubric", "-j", "--format"});
   CLI::App* verify = app.add_subcommand(
       "verify",
       "Judge every grade a --reports folder keeps again, from its evidence, rewriting nothing, and name each "
@@ -85,6 +83,7 @@ int grade_main(int argc, char** argv) {
       "A gradebook of that class (-o gradebook.csv or .json): each row, and its digest, held to what the kept "
       "grades give");
   verify->fallthrough();  // --rubric, -j
+  list_flags_taken(verify, app, {"--rubric", "-j"});
 #ifdef CB_GRADE_QUEUE
   add_queue_commands(app, o);
 #endif

@@ -48,6 +48,12 @@ int finish(const Options& o, const std::vector<BatchRow>& rows) {
   return static_cast<int>(all_passed ? ExitCode::Ok : ExitCode::Failed);
 }
 
+int finish_joined(const Options& o, const std::vector<BatchRow>& rows, const std::vector<std::string>& missing) {
+  const int rc = finish(o, rows);
+  if (rc == static_cast<int>(ExitCode::CouldNotRun) || missing.empty()) return rc;
+  return static_cast<int>(ExitCode::Incomplete);
+}
+
 std::string flags_not_for_a_class(const CLI::App& app, const Options& o) {
   // Each of these is about one submission (or one run): with a class, each submission's own
   // folder, server, record and report come from the batch itself.
@@ -344,7 +350,7 @@ int run_merge(const Options& o, const GradeOptions& grade) {
     std::cerr << "cb-grade: merge: " << merged->missing.size() << " submissions graded by no shard given: " << names
               << '\n';
   }
-  return finish(o, merged->rows);  // a row no shard graded has not passed: exit 1
+  return finish_joined(o, merged->rows, merged->missing);
 }
 
 }  // namespace cb::grade

@@ -26,6 +26,9 @@ int run_batch(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox);
 [[nodiscard]] std::string summary(const std::vector<BatchRow>& rows, double seconds);
 void write_batch_page(const std::string& reports, const std::string& name, const std::vector<BatchRow>& rows);
 int finish(const Options& o, const std::vector<BatchRow>& rows);
+// finish() for a class joined from parts (merge, queue collect): exit 3 while `missing` names
+// submissions no part graded, whatever the students' verdicts.
+int finish_joined(const Options& o, const std::vector<BatchRow>& rows, const std::vector<std::string>& missing);
 int run_regrade(const Options& o, const GradeOptions& grade);
 // cb-grade merge SHARD... --reports DIR: the shards of a class joined (merge.h).
 int run_merge(const Options& o, const GradeOptions& grade);

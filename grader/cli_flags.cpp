@@ -166,6 +166,25 @@ ConformanceRun read_conformance(const CLI::App& app, const Options& o, const Ask
 
 }  // namespace
 
+void list_flags_taken(CLI::App* sub, const CLI::App& app, std::vector<std::string> flags) {
+  sub->footer([&app, flags = std::move(flags)] {
+    std::string out = "Also takes these flags of cb-grade's:";
+    for (const std::string& f : flags)
+      if (const CLI::Option* opt = app.get_option_no_throw(f); opt != nullptr)
+        out += "\n  " + opt->get_name(false, true) + "  " + opt->get_description();
+    return out;
+  });
+}
+
+std::vector<std::string> class_grading_flags() {
+  return {"--run",          "--conformance",    "--timeout",         "--rubric",          "--course-key",
+          "--roster",       "--id-field",       "--batch-files",     "--traces",          "--seed",
+          "--trace-timeout", "--conformance-timeout", "--refuse-prebuilt", "--warm-up", "--sandbox",
+          "--limit-memory", "--limit-processes", "--limit-files",    "--limit-file-size", "--limit-cpu",
+          "--limit-box-size", "--limit-box-files", "--program-env",  "-j",                "--reports",
+          "-o",             "--format"};
+}
+
 void add_grade_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool& max_score, bool& list) {
   app.add_option("--dir", o.dir, "The lab's output directory")->capture_default_str();
   app.add_option("--step", o.steps,
@@ -202,7 +221,8 @@ void add_grade_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool& max
   app.add_flag("--handout-numbers", o.handout_numbers,
                "Grade on the handout's numbers even when the folder's lab-settings.json holds others (an instructor "
                "grading without a course key)");
-  app.add_option("--roster", o.roster, "--batch with --course-key: a CSV of folder,student");
+  app.add_option("--roster", o.roster, "--batch with --course-key: a roster, a header naming the folder column and the id field's "
+                 "(folder,email,... in any case; comma, semicolon or tab)");
   app.add_option("--id-field", o.id_field,
                  "Which field names a student for their numbers: email (the default, or the rubric's id_field), "
                  "sid, folder (a batch's folder name) or a column of --roster");

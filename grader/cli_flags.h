@@ -19,6 +19,13 @@ namespace cb::grade {
 // `max_score`, `list`: --max-score and --list-checks, which print and exit.
 void add_grade_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool& max_score, bool& list);
 
+// A subcommand that takes some of cb-grade's own flags (CLI11's fallthrough) names them in its
+// --help, in cb-grade's own words: CLI11 lists a subcommand's own options only.
+void list_flags_taken(CLI::App* sub, const CLI::App& app, std::vector<std::string> flags);
+
+// The flags every command that grades a class takes: how each program is run and judged.
+[[nodiscard]] std::vector<std::string> class_grading_flags();
+
 // What the flags ask, read once.
 struct Asked {
   Format format = Format::Text;

@@ -13,7 +13,9 @@ namespace cb::grade {
 
 // 0: every selected step passed; 1: a step failed; 2: the grader could not run, or the evidence
 // failed (a grader fault, never the student's).
-enum class ExitCode : int { Ok = 0, Failed = 1, CouldNotRun = 2 };
+// Incomplete: a class joined (merge, queue collect) with submissions nothing graded yet; a script
+// tells it from a student who failed (1), which is no reason to run anything again.
+enum class ExitCode : int { Ok = 0, Failed = 1, CouldNotRun = 2, Incomplete = 3 };
 
 inline int could_not_run(const std::string& message) {
   std::cerr << "cb-grade: " << message << '\n';

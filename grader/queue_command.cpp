@@ -17,6 +17,7 @@
 #include "cb/grade/queue.h"
 #include "cb/sandbox/interrupt.h"
 #include "class_command.h"
+#include "cli_flags.h"
 
 namespace cb::grade {
 namespace {
@@ -221,7 +222,7 @@ int collect(const Options& o, const GradeOptions& grade) {
     if (got->missing.size() > 20) names += ", ...";
     say("queue collect: " + std::to_string(got->missing.size()) + " not graded yet: " + names);
   }
-  return finish(o, got->rows);
+  return finish_joined(o, got->rows, got->missing);
 }
 
 }  // namespace
@@ -236,6 +237,7 @@ void add_queue_commands(CLI::App& app, Options& o) {
   push->add_option("--lane", o.lane, "interactive (taken first) or bulk")->capture_default_str();
   push->add_option("--manifest", o.manifest, "Only the folders this file names, one a line (# starts a comment)");
   add_queue_flags(push, o, "push");
+  list_flags_taken(push, app, class_grading_flags());
   CLI::App* work = q->add_subcommand("work", "Take jobs from the queue and grade them, -j at a time, until stopped");
   work->add_option("--heartbeat", o.heartbeat, "How often the jobs held are said to be alive; 3 missed: taken back")
       ->capture_default_str();
@@ -244,6 +246,7 @@ void add_queue_commands(CLI::App& app, Options& o) {
   work->add_option("--work-dir", o.work_dir, "Where submissions are unpacked (made; removed after)");
   work->add_flag("--until-done", o.until_done, "Stop once no job is queued or running");
   add_queue_flags(work, o, "work");
+  list_flags_taken(work, app, class_grading_flags());
   // A worker grades as a batch does (its flags are --batch's), in a folder of its own.
   work->parse_complete_callback([&o] {
     o.queue_action = "work";
@@ -256,6 +259,7 @@ void add_queue_commands(CLI::App& app, Options& o) {
   CLI::App* collect = q->add_subcommand("collect", "Write the reports and gradebook of what the workers graded");
   collect->add_flag("--wait", o.wait, "Wait until every job is done or dead first");
   add_queue_flags(collect, o, "collect");
+  list_flags_taken(collect, app, {"--reports", "-o", "--rubric", "-j", "--format"});
 }
 
 const char* queue_mode(const Options& o) {

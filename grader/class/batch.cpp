@@ -6,9 +6,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <set>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <optional>
+#include <set>
 
 #include "cb/grade/class_reports.h"
 #include "cb/grade/gather.h"
@@ -28,17 +30,35 @@ namespace {
 
 // A folder with nothing in it (hidden entries aside: a clone of an empty repository still has
 // .git) was not handed in: its own status, not a program that failed every step.
-bool is_empty(const std::string& dir) {
+// The first `at_most` names a folder shows (no hidden one), read as names only: nothing opened.
+// nullopt: not a folder that can be listed (graded, and named, further on).
+std::optional<std::vector<std::string>> shown_names(const std::string& dir, std::size_t at_most) {
   DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return false;
-  bool empty = true;
+  if (d == nullptr) return std::nullopt;
+  std::vector<std::string> names;
   while (const dirent* e = ::readdir(d))
-    if (e->d_name[0] != '.') {
-      empty = false;
-      break;
-    }
+    if (e->d_name[0] != '.' && names.size() < at_most) names.emplace_back(e->d_name);
   ::closedir(d);
-  return empty;
+  return names;
+}
+
+bool is_archive(const std::string& name) {
+  for (const char* end : {".zip", ".tar", ".tar.gz", ".tgz", ".tar.xz", ".7z", ".rar"})
+    if (name.size() > std::strlen(end) && name.compare(name.size() - std::strlen(end), std::string::npos, end) == 0)
+      return true;
+  return false;
+}
+
+// A student who uploaded their folder zipped: graded as it is, it failed on "cannot open run.sh",
+// which says nothing of why. The grader does not unpack archives (a hostile one is a bomb or a
+// path out of its folder); it names what to do.
+std::string only_archives(const std::vector<std::string>& names) {
+  if (names.empty() || !std::all_of(names.begin(), names.end(), is_archive)) return {};
+  std::string listed;
+  for (const auto& n : names) listed += (listed.empty() ? "" : ", ") + n;
+  return "the folder holds only " + listed +
+         ", an archive; the grader does not unpack archives: unpack each submission into its own folder "
+         "(unzip -d DIR FILE) and grade those folders";
 }
 
 // What a submission's grade depends on besides its folder: kept with it, so --resume grades again
@@ -201,11 +221,14 @@ BatchRow grade_once(const BatchOptions& o, const std::string& name, const ClassC
     }
   }
   const std::string sub = o.root + "/" + inside;
-  if (is_empty(sub)) {
+  const auto shown = shown_names(sub, 4);
+  if (shown && shown->empty()) {
     row.status = RowStatus::Empty;
     row.error = "the folder is empty: nothing was handed in";
     return row;
   }
+  if (shown)
+    if (std::string zipped = only_archives(*shown); !zipped.empty()) return fail(std::move(zipped));
   Submission s;
   s.folder = sub;
   s.files_path = o.files_dir == "." ? sub : sub + "/" + o.files_dir;
@@ -347,29 +370,71 @@ Result<std::vector<BatchRow>> grade_batch(const BatchOptions& o) {
 
 namespace {
 
-std::vector<std::string> cells_of(const std::string& line) {
+std::string lowered(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string trim_cell(const std::string& cell) {
+  const auto b = cell.find_first_not_of(" \t");
+  const auto e = cell.find_last_not_of(" \t");
+  return b == std::string::npos ? std::string() : cell.substr(b, e - b + 1);
+}
+
+// One line's cells, split at `sep`; a cell in double quotes may hold the separator ("" is a quote),
+// as spreadsheets and LMSs write them.
+std::vector<std::string> cells_of(const std::string& line, char sep) {
   std::vector<std::string> out;
-  std::size_t at = 0;
-  for (;;) {
-    const auto comma = line.find(',', at);
-    std::string cell = line.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-    const auto b = cell.find_first_not_of(" \t");
-    const auto e = cell.find_last_not_of(" \t");
-    out.push_back(b == std::string::npos ? std::string() : cell.substr(b, e - b + 1));
-    if (comma == std::string::npos) return out;
-    at = comma + 1;
+  std::string cell;
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '"' && quoted && i + 1 < line.size() && line[i + 1] == '"') {
+      cell += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == sep && !quoted) {
+      out.push_back(trim_cell(cell));
+      cell.clear();
+    } else {
+      cell += c;
+    }
   }
+  out.push_back(trim_cell(cell));
+  return out;
+}
+
+// The separator the first line uses most of: comma, semicolon (spreadsheets where the comma is a
+// decimal point) or tab; a comma when it has none.
+char separator_of(const std::string& first) {
+  char best = ',';
+  std::size_t most = 0;
+  for (const char sep : {',', ';', '\t'})
+    if (const auto n = static_cast<std::size_t>(std::count(first.begin(), first.end(), sep)); n > most) {
+      most = n;
+      best = sep;
+    }
+  return best;
+}
+
+std::string joined(const std::vector<std::string>& cells) {
+  std::string all;
+  for (const std::string& c : cells) all += (all.empty() ? "" : ", ") + c;
+  return all;
 }
 
 }  // namespace
 
 Result<std::map<std::string, std::string>> parse_roster(std::string_view csv, const std::string& name,
                                                         const std::string& id_field) {
+  if (csv.substr(0, 3) == "\xEF\xBB\xBF") csv.remove_prefix(3);  // a spreadsheet's byte-order mark
   std::map<std::string, std::string> out;
+  std::optional<char> sep;
   std::size_t line_no = 0;
   std::size_t folder_at = 0;
   std::size_t id_at = 1;
-  std::size_t columns = 2;
+  bool header = false;
   for (std::size_t at = 0; at < csv.size();) {
     const std::size_t end = std::min(csv.find('\n', at), csv.size());
     std::string line(csv.substr(at, end - at));
@@ -377,32 +442,36 @@ Result<std::map<std::string, std::string>> parse_roster(std::string_view csv, co
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    const std::vector<std::string> cells = cells_of(line);
     const std::string where = name + ": line " + std::to_string(line_no);
-    if (line_no == 1) {
-      // A header names the columns: the folder's ("folder" or "submission") and the id field's.
+    if (!sep) {
+      sep = separator_of(line);
+      // A header names the columns, in any case: the folder's ("folder" or "submission") and the id
+      // field's; other columns (names, sections) are left alone.
+      std::vector<std::string> names = cells_of(line, *sep);
+      for (std::string& n : names) n = lowered(n);
       const auto named = [&](const std::string& column) {
-        return static_cast<std::size_t>(std::find(cells.begin(), cells.end(), column) - cells.begin());
+        return static_cast<std::size_t>(std::find(names.begin(), names.end(), lowered(column)) - names.begin());
       };
       folder_at = std::min(named("folder"), named("submission"));
-      if (folder_at < cells.size()) {
-        columns = cells.size();
+      if (folder_at < names.size()) {
+        header = true;
         id_at = id_field == "folder" ? folder_at : named(id_field);
-        if (id_at == cells.size() && columns == 2) id_at = 1 - folder_at;  // folder,student: the one other
-        if (id_at == cells.size()) {
-          std::string all;
-          for (const std::string& c : cells) all += (all.empty() ? "" : ", ") + c;
+        if (id_at == names.size()) id_at = named("student");  // a column that names no field: the id field's
+        if (id_at == names.size())
           return Error{where + ": no column " + id_field +
-                       " (the id field, --id-field or the rubric's id_field); the "
-                       "columns are " +
-                       all};
-        }
+                       " (the id field: --id-field or the rubric's id_field); the columns are " +
+                       joined(cells_of(line, *sep)) + ". Say --id-field with the column that names each student"};
         continue;
       }
       folder_at = 0;
     }
-    if (cells.size() != columns)
-      return Error{where + ": expected " + std::to_string(columns) + " cells, as the first line has"};
+    const std::vector<std::string> cells = cells_of(line, *sep);
+    if (!header && cells.size() != 2)
+      return Error{where + ": expected 2 cells, the folder and the " + id_field + ", or a first line naming the " +
+                   "columns (folder and " + id_field + ")"};
+    if (cells.size() <= std::max(folder_at, id_at))
+      return Error{where + ": expected a cell in column " + std::to_string(std::max(folder_at, id_at) + 1) +
+                   ", as the header names; found " + std::to_string(cells.size())};
     const std::string& folder = cells[folder_at];
     const std::string& student = cells[id_at];
     if (folder.empty() || student.empty())

@@ -64,10 +64,9 @@ Result<Collected> collect_queue(const CollectOptions& o) {
   auto address = fleet::parse_redis_address(o.queue.redis);
   if (!address) return Error{"--redis: " + address.error().message};
   queue::QueueStore store(*address, o.queue.name);
-  auto kept = store.hget("meta", "stamp");
+  auto kept = store.stamp();
   if (!kept) return kept.error();
-  if (!*kept) return Error{"queue " + o.queue.name + " has had nothing pushed to it"};
-  const nlohmann::json stamp = nlohmann::json::parse(**kept, nullptr, false);
+  const nlohmann::json& stamp = *kept;
   if (stamp.value("rubric_sha256", "") != o.grade.rubric.sha256)
     return Error{"the queue grades with another rubric (SHA-256 " + stamp.value("rubric_sha256", "") +
                  "): give collect the --rubric its push was given"};

@@ -42,6 +42,7 @@ Result<QueueStatus> queue_status(const QueueAddress& queue) {
   auto address = fleet::parse_redis_address(queue.redis);
   if (!address) return Error{"--redis: " + address.error().message};
   queue::QueueStore store(*address, queue.name);
+  if (auto known = store.stamp(); !known) return known.error();
   auto r = store.call("status", {"60000"});
   if (!r) return r.error();
   if (r->elements.size() != 5) return Error{"redis: cb_queue_v1_status: an answer of another shape"};

@@ -15,7 +15,7 @@ nlohmann::json grading_stamp(const BatchOptions& options) {
 }
 
 QueueStore::QueueStore(fleet::RedisAddress address, std::string name)
-    : link_(std::move(address), std::chrono::seconds{10}), prefix_("{cbq:" + std::move(name) + "}") {}
+    : link_(std::move(address), std::chrono::seconds{10}), name_(std::move(name)), prefix_("{cbq:" + name_ + "}") {}
 
 Result<RedisReply> QueueStore::command(const std::vector<std::string>& argv) {
   auto reply = link_.command(argv);
@@ -54,6 +54,14 @@ Result<std::optional<std::string>> QueueStore::hget(const std::string& key, cons
   if (!r) return r.error();
   if (r->kind != RedisReply::Kind::String) return std::optional<std::string>{};
   return std::optional<std::string>{r->text};
+}
+
+Result<nlohmann::json> QueueStore::stamp() {
+  auto kept = hget("meta", "stamp");
+  if (!kept) return kept.error();
+  if (!*kept)
+    return Error{"queue " + name_ + " has had nothing pushed to it on this Redis (is the name right? push first)"};
+  return nlohmann::json::parse(**kept, nullptr, false);
 }
 
 Result<void> QueueStore::put_blob(const std::string& sha, const std::string& bytes) {

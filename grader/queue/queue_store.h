@@ -38,6 +38,9 @@ class QueueStore {
   [[nodiscard]] Result<fleet::RedisReply> call(const std::string& function, const std::vector<std::string>& args);
 
   [[nodiscard]] Result<std::optional<std::string>> hget(const std::string& key, const std::string& field);
+  // How the queue's pushes said to grade (grading_stamp); an Error naming the queue when nothing was
+  // ever pushed to it, which is what a mistyped --queue looks like to every command.
+  [[nodiscard]] Result<nlohmann::json> stamp();
   [[nodiscard]] Result<void> put_blob(const std::string& sha, const std::string& bytes);
   [[nodiscard]] Result<std::string> blob(const std::string& sha);
 
@@ -46,6 +49,7 @@ class QueueStore {
  private:
   [[nodiscard]] Result<void> load_library();
   fleet::RedisLink link_;
+  std::string name_;
   std::string prefix_;
   bool loaded_ = false;
 };

@@ -263,10 +263,9 @@ Result<Worked> work_queue(const WorkOptions& given) {
   if (!address) return Error{"--redis: " + address.error().message};
   WorkOptions o = given;
   QueueStore store(*address, o.queue.name);
-  auto kept = store.hget("meta", "stamp");
+  auto kept = store.stamp();
   if (!kept) return kept.error();
-  if (!*kept) return Error{"queue " + o.queue.name + " has had nothing pushed to it (cb-grade queue push first)"};
-  const nlohmann::json theirs = nlohmann::json::parse(**kept, nullptr, false);
+  const nlohmann::json& theirs = *kept;
   // A class has one seed: a worker told none runs the traces of the seed its push drew.
   if (o.batch.conformance && o.batch.conformance->seed_drawn && theirs.contains("conformance") &&
       theirs["conformance"].is_object() && theirs["conformance"].value("seed", nlohmann::json()).is_number_unsigned())

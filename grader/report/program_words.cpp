@@ -94,13 +94,36 @@ std::string raised(const std::vector<std::string_view>& lines) {
   return {};
 }
 
-}  // namespace
+// A script saved with Windows line endings: sh, bash and node take each line's \r as the end of a
+// name, and say so in words that never name it ("python3\r: not found", "Cannot find module
+// 'replay.js\r'", bash's "$'\r': command not found"). A \r that ends a line is only CRLF output.
+bool carriage_return_in_a_name(std::string_view output) {
+  for (std::size_t at = output.find('\r'); at != std::string_view::npos; at = output.find('\r', at + 1))
+    if (at + 1 < output.size() && output[at + 1] != '\n') return true;
+  return output.find("$'\\r'") != std::string_view::npos;
+}
 
-std::string program_words(std::string_view output) {
-  const std::vector<std::string_view> lines = lines_of(output);
+std::string shown(std::string said) {
+  for (std::size_t at = said.find('\r'); at != std::string::npos; at = said.find('\r', at + 2))
+    said.replace(at, 1, "\\r");
+  return said;
+}
+
+std::string found_words(const std::vector<std::string_view>& lines, std::string_view output) {
   for (const auto& find : {compiler_error, python_exception, raised})
     if (std::string said = find(lines); !said.empty()) return said;
   return last_line(output);
+}
+
+}  // namespace
+
+std::string program_words(std::string_view output) {
+  std::string said = shown(found_words(lines_of(output), output));
+  if (carriage_return_in_a_name(output))
+    said +=
+        " (a script of yours has Windows line endings: each line's \\r became part of a name; save run.sh "
+        "and the files it runs with LF endings)";
+  return said;
 }
 
 }  // namespace cb::grade

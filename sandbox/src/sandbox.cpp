@@ -114,6 +114,9 @@ std::optional<std::string> Sandbox::readable_by_programs(const std::string& path
   if (::realpath(sub.c_str(), buf) != nullptr) sub = buf;
   if (real == sub || real.rfind(sub + "/", 0) == 0)
     return "it is in the folder handed in (" + sub + "), which the programs get a copy of";
+  // Whatever the box shows: a key every user may read is one a student on this machine, or a
+  // program of a later grading in a weaker mode, may read too.
+  if (others_may_read(real)) return "every user may read it, the programs' uid too (" + real + ")";
   const bool root = ::geteuid() == 0;
   const bool whole_machine = decision->kind == Kind::Fallback && landlock_version() == 0;
   const bool shown = whole_machine || in_system_dirs(real);
@@ -123,7 +126,6 @@ std::optional<std::string> Sandbox::readable_by_programs(const std::string& path
                                "the programs run as the grader's own uid, and without Landlock they may read "
                                "all it may")
                          : "it is in a folder the programs see (" + real + "), and they run as the grader's own uid";
-  if (others_may_read(real)) return "every user may read it, the programs' uid too (" + real + ")";
   return std::nullopt;
 }
 

@@ -271,6 +271,26 @@ TEST_CASE("gradebook: a folder whose name is not UTF-8 gets a CSV row of valid U
   CHECK(json::parse(js.out).at(0)["submission"] == "caf\xef\xbf\xbd");
 }
 
+// A folder handed in zipped once got 0 with "cannot open run.sh", which says nothing of why.
+TEST_CASE("cb-grade --batch: a folder that holds only an archive is named as one, and not unpacked") {
+  TempDir root;
+  fs::create_directories(root / "zed");
+  fs::create_directories(root / "ann");
+  root.write("zed/zed.zip", "PK\x03\x04 not graded as it is");
+  root.write("ann/notes.txt", "a folder with more than an archive is graded as it is");
+  const Ran js = run({kGrade, "--batch", root.path(), "--format", "json"});
+  INFO(js.err);
+  const json book = json::parse(js.out, nullptr, false);
+  REQUIRE(book.is_array());
+  const auto rows = by_submission(book);
+  CHECK(rows.at("zed")["status"] == "error");
+  CHECK(rows.at("zed")["fault"] == "program");
+  CHECK(rows.at("zed")["error"].get<std::string>().find("the folder holds only zed.zip, an archive; the grader does "
+                                                        "not unpack archives") == 0);
+  CHECK(rows.at("ann")["status"] == "graded");
+  CHECK_FALSE(fs::exists(root / "zed/zed"));
+}
+
 // A files-only batch reads what a student handed in as root: a device node among the files must be
 // named by its kind, its driver's open never run (which once answered "No such device or address").
 TEST_CASE("cb-grade --batch: a state.json that is a device is named as one in the student's row") {

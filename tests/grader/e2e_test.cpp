@@ -128,6 +128,19 @@ TEST_CASE("cb-grade --run: a crash mid-run is named beside every check it cost")
   CHECK(verdicts(r.out).at(4) == "pass");  // what came before the crash stands
 }
 
+// A run.sh saved on Windows got 0 with "can't open file 'good_breaker.py\r'" and no word of why.
+TEST_CASE("cb-grade --run: a run.sh with Windows line endings is named as the cause") {
+  TempDir sub;
+  std::filesystem::copy_file(kStudents + "/" + kStudent, sub / kStudent);
+  sub.write("run.sh", "python3 " + kStudent + "\r\n");
+  TempDir out;
+  const Ran r = run({kGrade, "--run", "sh run.sh", "--submission", sub.path(), "--dir", out.path(), "--any-port",
+                     "--format", "json"});
+  INFO(r.out, r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("a script of yours has Windows line endings") != std::string::npos);
+}
+
 TEST_CASE("cb-grade --run: claiming before==after while calling through OPEN fails step 4") {
   TempDir out;
   const Ran r = grade_run(out, "python3 " + kStudent + " leak");

@@ -46,5 +46,21 @@ TEST_CASE("program words: anything else is its last line that is not blank") {
   CHECK(program_words("all good\r\n  \n") == "all good");
 }
 
+TEST_CASE("program words: a script with Windows line endings is named as the cause, its \\r shown") {
+  const std::string hint =
+      " (a script of yours has Windows line endings: each line's \\r became part of a name; save run.sh and the "
+      "files it runs with LF endings)";
+  CHECK(program_words("node:internal/modules/cjs/loader:1080\n  throw err;\n\nError: Cannot find module "
+                      "'/box/replay.js\r'\n    at Module._resolveFilename (node:internal:1077:15)\n") ==
+        "Error: Cannot find module '/box/replay.js\\r'" + hint);
+  CHECK(program_words("run.sh: 1: python3\r: not found\n") == "run.sh: 1: python3\\r: not found" + hint);
+  CHECK(program_words("run.sh: line 2: $'\\r': command not found\n") ==
+        "run.sh: line 2: $'\\r': command not found" + hint);
+  // Output that merely ends its lines in CRLF is no script's fault.
+  CHECK(program_words(
+            "Traceback (most recent call last):\r\n  File \"b.py\", line 3, in <module>\r\nKeyError: 'x'\r\n") ==
+        "b.py, line 3: KeyError: 'x'");
+}
+
 }  // namespace
 }  // namespace cb::grade

@@ -450,6 +450,19 @@ TEST_CASE("queue: a folder whose names are not UTF-8 is made again byte for byte
   CHECK(queued.at("ann")["status"] == "graded");
 }
 
+TEST_CASE("queue: status of a queue nothing was pushed to (a mistyped name) is an error naming it, exit 2") {
+  QueueRun q;
+  const Ran unknown = run(q.queue("status"));
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.out.empty());
+  CHECK(unknown.err.find("queue status: queue cls has had nothing pushed to it") != std::string::npos);
+  CHECK(run(q.queue("status", {"--format", "json"})).exit_code == 2);
+  q.grading = {"--batch-files", "cb"};
+  python_kit(q.root + "/ann");
+  REQUIRE(run(q.graded(q.queue("push", {q.root}))).exit_code == 0);
+  CHECK(q.status()["queued"] == 1);
+}
+
 // The queue's rules one call at a time, against a real Redis (no worker, no clock: idleness is
 // set with XCLAIM IDLE, as three missed heartbeats would leave it).
 TEST_CASE(

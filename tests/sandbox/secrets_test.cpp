@@ -34,6 +34,17 @@ TEST_CASE("secrets: a course key the graded programs could read is refused, one 
       CHECK(r.exit_code == 2);
       CHECK(r.err.find("could be read by the programs it grades: it is in the folder handed in") != std::string::npos);
     }
+    SUBCASE((s.name() + ": readable by every user, in a folder the box does not show").c_str()) {
+      Submission sub(s, {}, true);
+      TempDir keys;
+      keys.write("course.key", kKey);
+      ::chmod((keys / "course.key").c_str(), 0644);
+      ::chmod(keys.path().c_str(), 0755);
+      const Ran r = grade_with_key(s, sub, keys / "course.key");
+      INFO(r.out, r.err);
+      CHECK(r.exit_code == 2);
+      CHECK(r.err.find("could be read by the programs it grades: every user may read it") != std::string::npos);
+    }
     SUBCASE((s.name() + ": kept where only the grader's user may read it").c_str()) {
       Submission sub(s, {}, true);
       TempDir keys;

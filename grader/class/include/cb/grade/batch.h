@@ -119,10 +119,11 @@ struct ClassContext {
 // the grader, lab, rubric, run, timeout and conformance run (a shard's and the queue's stamp).
 [[nodiscard]] nlohmann::json class_stamp(const BatchOptions& options);
 
-// A roster: a folder and a student a line. A first line that names a "folder" (or "submission")
-// column is a header, and the student is the column named `id_field` ("email", "sid", ...; a
-// header of two columns: the other one); without a header, "folder,student" a line. Errors name
-// the line.
+// A roster: a folder and a student a line, as an LMS or a spreadsheet exports it: cells split at
+// the comma, semicolon or tab the first line uses most, double quotes as CSV has them. A first line
+// that names a "folder" (or "submission") column, in any case, is a header: the student is the
+// column named `id_field` ("email", "sid", ...) or else one named "student", never a column that
+// names another field, and other columns are ignored. Without a header, "folder,ID" a line. Errors name the line and what was expected.
 [[nodiscard]] Result<std::map<std::string, std::string>> parse_roster(std::string_view csv, const std::string& name,
                                                                       const std::string& id_field = "email");
 

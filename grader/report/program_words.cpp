@@ -94,13 +94,14 @@ std::string raised(const std::vector<std::string_view>& lines) {
   return {};
 }
 
-// A script saved with Windows line endings: sh, bash and node take each line's \r as the end of a
-// name, and say so in words that never name it ("python3\r: not found", "Cannot find module
-// 'replay.js\r'", bash's "$'\r': command not found"). A \r that ends a line is only CRLF output.
+// A script saved with Windows line endings: sh, bash, node and python take each line's \r as the
+// end of a name, and say so in words that never name it: raw ("python3\r: not found", "Cannot find
+// module 'replay.js\r'") or quoted as source ("can't open file 'b.py\\r'", bash's "$'\\r'"). A \r
+// that ends a line is only CRLF output.
 bool carriage_return_in_a_name(std::string_view output) {
   for (std::size_t at = output.find('\r'); at != std::string_view::npos; at = output.find('\r', at + 1))
     if (at + 1 < output.size() && output[at + 1] != '\n') return true;
-  return output.find("$'\\r'") != std::string_view::npos;
+  return output.find("\\r'") != std::string_view::npos;
 }
 
 std::string shown(std::string said) {

@@ -54,6 +54,8 @@ TEST_CASE("program words: a script with Windows line endings is named as the cau
                       "'/box/replay.js\r'\n    at Module._resolveFilename (node:internal:1077:15)\n") ==
         "Error: Cannot find module '/box/replay.js\\r'" + hint);
   CHECK(program_words("run.sh: 1: python3\r: not found\n") == "run.sh: 1: python3\\r: not found" + hint);
+  CHECK(program_words("python3: can't open file '/box/b.py\\r': [Errno 2] No such file or directory\n") ==
+        "python3: can't open file '/box/b.py\\r': [Errno 2] No such file or directory" + hint);
   CHECK(program_words("run.sh: line 2: $'\\r': command not found\n") ==
         "run.sh: line 2: $'\\r': command not found" + hint);
   // Output that merely ends its lines in CRLF is no script's fault.

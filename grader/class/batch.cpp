@@ -30,16 +30,28 @@ namespace {
 
 // A folder with nothing in it (hidden entries aside: a clone of an empty repository still has
 // .git) was not handed in: its own status, not a program that failed every step.
-// The first `at_most` names a folder shows (no hidden one), read as names only: nothing opened.
-// nullopt: not a folder that can be listed (graded, and named, further on).
+// The names a folder shows (no hidden one), read as names only, nothing opened, and no more than
+// `at_most` + 1 of them: one past the bound says there are more, without listing a folder of
+// thousands. nullopt: not a folder that can be listed (graded, and named, further on).
 std::optional<std::vector<std::string>> shown_names(const std::string& dir, std::size_t at_most) {
   DIR* d = ::opendir(dir.c_str());
   if (d == nullptr) return std::nullopt;
   std::vector<std::string> names;
   while (const dirent* e = ::readdir(d))
-    if (e->d_name[0] != '.' && names.size() < at_most) names.emplace_back(e->d_name);
+    if (e->d_name[0] != '.') {
+      names.emplace_back(e->d_name);
+      if (names.size() > at_most) break;
+    }
   ::closedir(d);
   return names;
+}
+
+constexpr std::size_t kArchivesNamed = 4;  // more names than this are a folder, not an upload of archives
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string all;
+  for (const std::string& n : names) all += (all.empty() ? "" : ", ") + n;
+  return all;
 }
 
 bool is_archive(const std::string& name) {
@@ -53,10 +65,8 @@ bool is_archive(const std::string& name) {
 // which says nothing of why. The grader does not unpack archives (a hostile one is a bomb or a
 // path out of its folder); it names what to do.
 std::string only_archives(const std::vector<std::string>& names) {
-  if (names.empty() || !std::all_of(names.begin(), names.end(), is_archive)) return {};
-  std::string listed;
-  for (const auto& n : names) listed += (listed.empty() ? "" : ", ") + n;
-  return "the folder holds only " + listed +
+  if (names.empty() || names.size() > kArchivesNamed || !std::all_of(names.begin(), names.end(), is_archive)) return {};
+  return "the folder holds only " + joined(names) +
          ", an archive; the grader does not unpack archives: unpack each submission into its own folder "
          "(unzip -d DIR FILE) and grade those folders";
 }
@@ -221,7 +231,7 @@ BatchRow grade_once(const BatchOptions& o, const std::string& name, const ClassC
     }
   }
   const std::string sub = o.root + "/" + inside;
-  const auto shown = shown_names(sub, 4);
+  const auto shown = shown_names(sub, kArchivesNamed);
   if (shown && shown->empty()) {
     row.status = RowStatus::Empty;
     row.error = "the folder is empty: nothing was handed in";
@@ -416,12 +426,6 @@ char separator_of(const std::string& first) {
       best = sep;
     }
   return best;
-}
-
-std::string joined(const std::vector<std::string>& cells) {
-  std::string all;
-  for (const std::string& c : cells) all += (all.empty() ? "" : ", ") + c;
-  return all;
 }
 
 }  // namespace

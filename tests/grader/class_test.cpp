@@ -278,6 +278,10 @@ TEST_CASE("cb-grade --batch: a folder that holds only an archive is named as one
   fs::create_directories(root / "ann");
   root.write("zed/zed.zip", "PK\x03\x04 not graded as it is");
   root.write("ann/notes.txt", "a folder with more than an archive is graded as it is");
+  // However many archives come first in the listing, one name that is not one makes it a folder.
+  fs::create_directories(root / "cy");
+  for (const char* zip : {"a.zip", "b.zip", "c.tar.gz", "d.7z"}) root.write(std::string("cy/") + zip, "PK");
+  root.write("cy/run.sh", "exit 3\n");
   const Ran js = run({kGrade, "--batch", root.path(), "--format", "json"});
   INFO(js.err);
   const json book = json::parse(js.out, nullptr, false);
@@ -288,6 +292,7 @@ TEST_CASE("cb-grade --batch: a folder that holds only an archive is named as one
   CHECK(rows.at("zed")["error"].get<std::string>().find("the folder holds only zed.zip, an archive; the grader does "
                                                         "not unpack archives") == 0);
   CHECK(rows.at("ann")["status"] == "graded");
+  CHECK(rows.at("cy")["status"] == "graded");
   CHECK_FALSE(fs::exists(root / "zed/zed"));
 }
 

@@ -123,7 +123,8 @@ struct ClassContext {
 // the comma, semicolon or tab the first line uses most, double quotes as CSV has them. A first line
 // that names a "folder" (or "submission") column, in any case, is a header: the student is the
 // column named `id_field` ("email", "sid", ...) or else one named "student", never a column that
-// names another field, and other columns are ignored. Without a header, "folder,ID" a line. Errors name the line and what was expected.
+// names another field, and other columns are ignored. Without a header, "folder,ID" a line. Errors name the line and
+// what was expected.
 [[nodiscard]] Result<std::map<std::string, std::string>> parse_roster(std::string_view csv, const std::string& name,
                                                                       const std::string& id_field = "email");
 

@@ -177,13 +177,36 @@ void list_flags_taken(CLI::App* sub, const CLI::App& app, std::vector<std::strin
 }
 
 std::vector<std::string> class_grading_flags() {
-  return {"--run",          "--conformance",    "--timeout",         "--rubric",          "--course-key",
-          "--roster",       "--id-field",       "--batch-files",     "--traces",          "--seed",
-          "--trace-timeout", "--conformance-timeout", "--refuse-prebuilt", "--warm-up", "--sandbox",
-          "--limit-memory", "--limit-processes", "--limit-files",    "--limit-file-size", "--limit-cpu",
-          "--limit-box-size", "--limit-box-files", "--program-env",  "-j",                "--reports",
-          "-o",             "--format"};
+  return {"--run",
+          "--conformance",
+          "--timeout",
+          "--rubric",
+          "--course-key",
+          "--roster",
+          "--id-field",
+          "--batch-files",
+          "--traces",
+          "--seed",
+          "--trace-timeout",
+          "--conformance-timeout",
+          "--refuse-prebuilt",
+          "--warm-up",
+          "--sandbox",
+          "--limit-memory",
+          "--limit-processes",
+          "--limit-files",
+          "--limit-file-size",
+          "--limit-cpu",
+          "--limit-box-size",
+          "--limit-box-files",
+          "--program-env",
+          "-j",
+          "--reports",
+          "-o",
+          "--format"};
 }
+
+std::vector<std::string> class_joining_flags() { return {"--reports", "-o", "--rubric", "-j", "--format"}; }
 
 void add_grade_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool& max_score, bool& list) {
   app.add_option("--dir", o.dir, "The lab's output directory")->capture_default_str();
@@ -221,7 +244,8 @@ void add_grade_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool& max
   app.add_flag("--handout-numbers", o.handout_numbers,
                "Grade on the handout's numbers even when the folder's lab-settings.json holds others (an instructor "
                "grading without a course key)");
-  app.add_option("--roster", o.roster, "--batch with --course-key: a roster, a header naming the folder column and the id field's "
+  app.add_option("--roster", o.roster,
+                 "--batch with --course-key: a roster, a header naming the folder column and the id field's "
                  "(folder,email,... in any case; comma, semicolon or tab)");
   app.add_option("--id-field", o.id_field,
                  "Which field names a student for their numbers: email (the default, or the rubric's id_field), "

@@ -25,6 +25,8 @@ void list_flags_taken(CLI::App* sub, const CLI::App& app, std::vector<std::strin
 
 // The flags every command that grades a class takes: how each program is run and judged.
 [[nodiscard]] std::vector<std::string> class_grading_flags();
+// The flags of a command that joins kept grades into a class (merge, queue collect).
+[[nodiscard]] std::vector<std::string> class_joining_flags();
 
 // What the flags ask, read once.
 struct Asked {

@@ -69,10 +69,10 @@ int grade_main(int argc, char** argv) {
   CLI::App* merge = app.add_subcommand(
       "merge",
       "Join the --reports folders of a class graded in shards (--batch --shard I/N) into --reports DIR, "
-      "with one gradebook (-o); what no shard graded is named, and the exit is 1");
+      "with one gradebook (-o); what no shard graded is named, and the exit is 3");
   merge->add_option("shards", o.merge, "Each shard's --reports folder")->required();
   merge->fallthrough();  // --reports, --rubric, -o, -j, --format after the shards
-  list_flags_taken(merge, app, {"--reports", "-o", "--rubric", "-j", "--format"});
+  list_flags_taken(merge, app, class_joining_flags());
   CLI::App* verify = app.add_subcommand(
       "verify",
       "Judge every grade a --reports folder keeps again, from its evidence, rewriting nothing, and name each "

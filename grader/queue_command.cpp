@@ -259,7 +259,7 @@ void add_queue_commands(CLI::App& app, Options& o) {
   CLI::App* collect = q->add_subcommand("collect", "Write the reports and gradebook of what the workers graded");
   collect->add_flag("--wait", o.wait, "Wait until every job is done or dead first");
   add_queue_flags(collect, o, "collect");
-  list_flags_taken(collect, app, {"--reports", "-o", "--rubric", "-j", "--format"});
+  list_flags_taken(collect, app, class_joining_flags());
 }
 
 const char* queue_mode(const Options& o) {

@@ -104,7 +104,7 @@ bool carriage_return_in_a_name(std::string_view output) {
   return output.find("\\r'") != std::string_view::npos;
 }
 
-std::string shown(std::string said) {
+std::string carriage_returns_written(std::string said) {
   for (std::size_t at = said.find('\r'); at != std::string::npos; at = said.find('\r', at + 2))
     said.replace(at, 1, "\\r");
   return said;
@@ -119,7 +119,7 @@ std::string found_words(const std::vector<std::string_view>& lines, std::string_
 }  // namespace
 
 std::string program_words(std::string_view output) {
-  std::string said = shown(found_words(lines_of(output), output));
+  std::string said = carriage_returns_written(found_words(lines_of(output), output));
   if (carriage_return_in_a_name(output))
     said +=
         " (a script of yours has Windows line endings: each line's \\r became part of a name; save run.sh "

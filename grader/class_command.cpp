@@ -13,6 +13,7 @@
 #include "cb/hmac_sha256.h"
 #include "cb/sandbox/interrupt.h"
 #include "cb/grade/class_page.h"
+#include "cb/grade/jobs.h"
 #include "cb/grade/merge.h"
 #include "cb/grade/regrade.h"
 #include "progress_line.h"
@@ -247,6 +248,11 @@ int run_batch(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
   const auto elapsed = [&started] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };
+  if (o.jobs <= 0) {  // said, so a slow class shows what it was given and how to give more
+    const Jobs jobs = grading_jobs(this_process());
+    std::cerr << "cb-grade: " << names->size() << (names->size() == 1 ? " submission, " : " submissions, ")
+              << jobs.count << " at a time (-j " << jobs.count << ": " << jobs.why << ")\n";
+  }
   const Journal journal(o);
   // What has finished, for the gradebook an interrupted batch leaves.
   std::mutex finished_mu;

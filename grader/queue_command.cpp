@@ -14,6 +14,7 @@
 
 #include "cb/bounded_file.h"
 #include "cb/decimal_time.h"
+#include "cb/grade/jobs.h"
 #include "cb/grade/queue.h"
 #include "cb/sandbox/interrupt.h"
 #include "class_command.h"
@@ -123,7 +124,7 @@ int work(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
   w.queue = address(o);
   w.batch = std::move(*b);
   w.batch.sandbox = &sandbox;
-  w.jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  w.jobs = o.jobs > 0 ? o.jobs : grading_jobs(this_process()).count;
   w.heartbeat = *heartbeat;
   w.poll = *poll;
   w.work_dir = o.work_dir;

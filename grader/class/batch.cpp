@@ -14,6 +14,7 @@
 
 #include "cb/grade/class_reports.h"
 #include "cb/grade/gather.h"
+#include "cb/grade/jobs.h"
 #include "cb/grade/judge.h"
 #include "cb/grade/provenance.h"
 #include "cb/grade/regrade.h"
@@ -371,7 +372,8 @@ Result<std::vector<BatchRow>> grade_batch(const BatchOptions& o) {
   const std::vector<std::string> names = share_of(*manifest, o.shard);
   std::vector<BatchRow> rows(names.size());
   for_each_submission(
-      rows.size(), o.jobs, [&](std::size_t i) { rows[i] = grade_and_keep(o, names[i], the_class); },
+      rows.size(), o.jobs > 0 ? o.jobs : grading_jobs(this_process()).count,
+      [&](std::size_t i) { rows[i] = grade_and_keep(o, names[i], the_class); },
       [&](std::size_t i, std::size_t done, std::size_t total) {
         if (o.finished) o.finished(rows[i], done, total);
       });

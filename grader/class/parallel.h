@@ -1,5 +1,5 @@
 #pragma once
-// The class's submissions, `jobs` at a time (0: one per core): each worker takes the next
+// The class's submissions, `jobs` at a time (0: one per CPU this process may use, jobs.h): each worker takes the next
 // index until none is left, so a slow submission holds one worker, not a round. `finished` is
 // called after each one with its index, never two at once.
 
@@ -10,13 +10,14 @@
 #include <thread>
 #include <vector>
 
+#include "cb/grade/jobs.h"
+
 namespace cb::grade {
 
 inline void for_each_submission(
     std::size_t count, int jobs, const std::function<void(std::size_t)>& work,
     const std::function<void(std::size_t index, std::size_t done, std::size_t total)>& finished) {
-  const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
-  const auto workers_wanted = static_cast<std::size_t>(jobs > 0 ? jobs : static_cast<int>(cores));
+  const auto workers_wanted = static_cast<std::size_t>(jobs > 0 ? jobs : computing_jobs(this_process()));
   std::atomic<std::size_t> next{0};
   std::size_t done = 0;
   std::mutex done_mu;

@@ -311,5 +311,23 @@ TEST_CASE("cb-grade --batch: a state.json that is a device is named as one in th
   CHECK(book.dump().find("No such device") == std::string::npos);
 }
 
+// Issue found: on this 2-core machine the default was 2 at once (30 minutes for a class of 300
+// that -j 8 grades in 4), and in a Slurm task of one CPU it still followed the machine's cores.
+TEST_CASE("cb-grade --batch: with no -j, 4 a CPU this process may use, bounded by its memory, and said") {
+  if (skip_unless(fs::exists("/usr/bin/taskset"), "taskset (util-linux) is not installed")) return;
+  TempDir root;
+  fs::create_directory(root / "dora");  // empty: nothing runs, only the count is said
+  const Ran one_cpu = run({"/usr/bin/taskset", "-c", "0", kGrade, "--batch", root.path()});
+  CHECK(one_cpu.err.rfind("cb-grade: 1 submission, 4 at a time (-j 4: 4 per CPU of the 1 this process may use "
+                          "(affinity))\n",
+                          0) == 0);
+  const Ran slurm = run({kGrade, "--batch", root.path()}, "", {"SLURM_CPUS_PER_TASK=1", "SLURM_MEM_PER_NODE=100"});
+  CHECK(slurm.err.rfind("cb-grade: 1 submission, 1 at a time (-j 1: one per 512 MiB of the 100 MiB this process "
+                        "may use (Slurm --mem))\n",
+                        0) == 0);
+  const Ran given = run({kGrade, "--batch", root.path(), "-j", "3"});
+  CHECK(given.err.find("at a time") == std::string::npos);
+}
+
 }  // namespace
 }  // namespace cb::testing

@@ -29,7 +29,7 @@ struct BatchOptions {
   sandbox::Sandbox* sandbox = nullptr;     // with run_command or conformance: every program runs in a box of it
   std::chrono::milliseconds timeout = std::chrono::seconds{60};
   GradeOptions grade;
-  int jobs = 0;  // 0: one per core
+  int jobs = 0;  // 0: grading_jobs (jobs.h)
   // Each student graded on their own numbers (variant.h): the course key, and the students'
   // ids by submission folder (a folder not named here is its own id). Empty key: the same
   // numbers for all (grade.spec's, or the handout's).

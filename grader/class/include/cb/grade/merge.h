@@ -20,7 +20,7 @@ struct MergeOptions {
   std::vector<std::string> shards;  // each shard's --reports folder
   std::string out;                  // the merged reports: made if need be, holding no submission yet
   GradeOptions grade;               // the rubric the shards graded with (its SHA-256 is checked)
-  int jobs = 0;                     // 0: one per core
+  int jobs = 0;                     // 0: one per CPU this process may use
 };
 
 struct Merged {

@@ -16,7 +16,7 @@ namespace cb::grade {
 struct RegradeOptions {
   std::string dir;      // what --batch --reports kept
   GradeOptions grade;   // the rubric and the lab to grade on now (a variant keeps its numbers)
-  int jobs = 0;         // 0: one per core
+  int jobs = 0;         // 0: one per CPU this process may use
   bool rewrite = true;  // false: `verify`, the reports are left as they are
   std::function<void(std::size_t done, std::size_t total)> progress;
 };

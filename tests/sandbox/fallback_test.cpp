@@ -126,8 +126,8 @@ TEST_CASE("fallback: an ordinary user's batch is graded in one shared uid only w
     // A queue's worker grades students one after another as a batch does: refused alike, by its own name,
     // before it takes a job (no queue is reachable here).
     if (run({grader_for(user), "queue", "--help"}).exit_code == 0) {
-      const Ran worker = run(as(user, {kNoNamespaces, grader_for(user), "queue", "work", "--queue", "class",
-                                       "--redis", "unix:///nonexistent/redis.sock", "--run", "python3 breaker.py"}));
+      const Ran worker = run(as(user, {kNoNamespaces, grader_for(user), "queue", "work", "--queue", "class", "--redis",
+                                       "unix:///nonexistent/redis.sock", "--run", "python3 breaker.py"}));
       INFO(worker.out, worker.err);
       CHECK(worker.exit_code == 2);
       CHECK(worker.err.find("cb-grade: queue work: no full sandbox here") == 0);

@@ -123,14 +123,23 @@ void digest_differences(const std::string& path, const std::string& text, const 
 // row: a row edited after the batch wrote it (a score raised by hand), one missing, one extra, one
 // there twice; and a digest beside it (BOOK.digest) that is not its own or not the kept rows'.
 Result<std::vector<std::string>> gradebook_differences(const std::string& path, std::vector<BatchRow> rows) {
-  for (BatchRow& row : rows) row.regraded = false;  // the rows as the batch wrote them, not as a regrade lists them
   auto text = read_bounded_file(path, std::size_t{256} << 20, "gradebook");
   if (!text) return text.error();
   const bool csv = path.size() > 4 && path.substr(path.size() - 4) == ".csv";
   auto given = rows_of(*text, csv, path);
   if (!given) return given.error();
+  // A regrade's gradebook says what the regrade changed (change, changes): history, which the
+  // kept grades no longer hold once rewritten; its grades are held to them like a batch's.
+  const bool from_regrade =
+      std::any_of(given->begin(), given->end(), [](const auto& entry) { return entry.second.contains("changes"); });
+  for (BatchRow& row : rows) row.regraded = from_regrade;
   auto expected = rows_of(csv ? gradebook_csv(rows) : gradebook_json(rows), csv, "the kept grades' gradebook");
   if (!expected) return expected.error();
+  for (Rows* book : {&*given, &*expected})
+    for (auto& entry : *book) {
+      entry.second.erase("change");
+      entry.second.erase("changes");
+    }
   std::map<std::string, std::vector<const nlohmann::json*>> by_name;
   for (const auto& [name, row] : *given) by_name[name].push_back(&row);
   std::vector<std::string> out;
@@ -195,7 +204,9 @@ int run_verify(const Options& o, const GradeOptions& grade) {
     for (const std::string& d : *differences) std::cout << d << '\n';
     std::cerr << "cb-grade: " << o.verify_gradebook << ": "
               << (differences->empty() ? std::string("every row is what its kept grade gives")
-                                       : std::to_string(differences->size()) + " rows are not")
+                                       : std::to_string(differences->size()) +
+                                             (differences->size() == 1 ? " difference" : " differences") +
+                                             " from what the kept grades give (above)")
               << '\n';
     not_following += differences->size();
   }

@@ -212,6 +212,7 @@ Result<void> keep_ungraded(const std::string& dir, const BatchRow& row) {
                    {"status", to_string(row.status)},
                    {"error", row.error},
                    {"with_conformance", row.with_conformance}};
+  if (!row.student.empty()) j["student"] = row.student;  // a roster's student with an empty folder: the row says who
   if (row.fault != Fault::None) j["fault"] = to_string(row.fault);
   return write_file_atomically(dir + "/grading.json", j.dump(2) + "\n");
 }
@@ -245,6 +246,7 @@ Result<KeptGrade> read_kept_grade(const std::string& dir) {
       return Error{dir + "/grading.json: status: expected graded, empty, error or not_graded"};
     kept.status = status == "empty" ? RowStatus::Empty : status == "error" ? RowStatus::Error : RowStatus::NotGraded;
     kept.error = string_at(*grading, "error");
+    kept.evidence.student = string_at(*grading, "student");
     kept.fault = fault_from(string_at(*grading, "fault"));
     kept.with_conformance = grading->value("with_conformance", false);
     return kept;

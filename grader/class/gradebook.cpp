@@ -180,6 +180,13 @@ nlohmann::json gradebook_row_json(const BatchRow& row) {
 }
 
 std::string rows_digest(std::vector<nlohmann::json> rows) {
+  // What a regrade changed is the history of a grade, not the grade: the digest is of the grades
+  // alone, so a regrade's gradebook and the batch's of the same grades have one digest.
+  for (nlohmann::json& row : rows)
+    if (row.is_object()) {
+      row.erase("change");
+      row.erase("changes");
+    }
   std::stable_sort(rows.begin(), rows.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
     return a.value("submission", "") < b.value("submission", "");
   });

@@ -74,7 +74,7 @@ TEST_CASE("jobs: a cgroup v2 quota, on the group or an ancestor, and its memory.
   CHECK(grading_jobs(a).count == 2);
 }
 
-TEST_CASE("jobs: a cgroup v1 CFS quota and memory limit; an unlimited one leaves MemAvailable") {
+TEST_CASE("jobs: a cgroup v1 CFS quota and memory limit, and an unlimited one leaves MemAvailable") {
   Machine m;
   m.put("self_cgroup", "7:memory:/job\n4:cpu,cpuacct:/job\n1:name=systemd:/job\n");
   m.put("cgroup/cpu,cpuacct/job/cpu.cfs_quota_us", "100000\n");

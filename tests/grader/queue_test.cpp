@@ -463,6 +463,31 @@ TEST_CASE("queue: status of a queue nothing was pushed to (a mistyped name) is a
   CHECK(q.status()["queued"] == 1);
 }
 
+// A batch with a roster and an empty folder wrote a gradebook verify refused; collect is held to
+// the same: its gradebook of a roster's class (an LMS's semicolons and capitals) verifies, and has
+// the batch's cells.
+TEST_CASE("queue: a collected gradebook with a roster, a course key and an empty folder verifies, as --batch's does") {
+  QueueRun q;
+  q.dir.write("roster.csv", "Folder;SID;Email\nann;s1;Ann@Uni.edu\nzed;s2;Zed@Uni.edu\n");
+  q.dir.write("course.key", "the course key of the test\n");
+  ::chmod((q.dir / "course.key").c_str(), 0600);
+  q.grading = {"--course-key", q.dir / "course.key", "--roster", q.dir / "roster.csv", "--id-field", "email"};
+  python_kit(q.root + "/ann");
+  fs::create_directories(q.root + "/zed");
+  REQUIRE(run(q.graded(q.queue("push", {q.root}))).exit_code == 0);
+  REQUIRE(run(q.graded(q.queue("work", {"--until-done", "--poll", "50ms"}))).exit_code == 0);
+  const Ran collected = run(q.queue("collect", {"--reports", q.dir / "queued", "-o", q.dir / "queued.csv"}));
+  INFO(collected.err);
+  CHECK(collected.exit_code == 1);  // from the files alone a kit has none of the lab's: no one passed
+  const Ran v = run({kGrade, "verify", q.dir / "queued", "--gradebook", q.dir / "queued.csv"});
+  INFO(v.out, v.err);
+  CHECK(v.exit_code == 0);
+  std::ifstream in(q.dir / "queued.csv");
+  const std::string book{std::istreambuf_iterator<char>(in), {}};
+  CHECK(book.find("zed,Zed@Uni.edu,,empty") != std::string::npos);
+  CHECK(book.find("ann,Ann@Uni.edu,\"student ann@uni.edu's numbers") != std::string::npos);
+}
+
 // The queue's rules one call at a time, against a real Redis (no worker, no clock: idleness is
 // set with XCLAIM IDLE, as three missed heartbeats would leave it).
 TEST_CASE(

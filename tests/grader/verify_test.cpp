@@ -160,5 +160,69 @@ TEST_CASE("verify: every kept grade follows from its evidence, and an edit of th
   CHECK(other.err.find("graded with another rubric") != std::string::npos);
 }
 
+// Issue found: a batch with a roster whose email has capitals, and an empty folder, wrote a
+// gradebook its own verify refused ("ada (numbers)", "zed (student)"): the batch named the
+// numbers by the id as the key reads it and filled the empty row's student; a regrade did
+// neither. Every gradebook of the same kept grades is now the same, and each verifies.
+TEST_CASE("verify: every honest gradebook verifies, whoever wrote it: batch, --resume, --regrade, merge") {
+  TempDir root;
+  TempDir out;
+  const std::string good = std::string(CB_FIXTURES) + "/submissions/good";
+  fs::create_directories(root / "ada");
+  for (const char* f : {"state.json", "fastfail.txt", "ignore4xx.json", "transitions.log"})
+    fs::copy_file(good + "/" + f, root / ("ada/" + std::string(f)));
+  fs::create_directories(root / "zed");  // handed in nothing
+  out.write("roster.csv", "Folder,SID,Email\nada,s1,Ada@Uni.edu\nzed,s2,Zed@Uni.edu\n");
+  out.write("course.key", "the course key of the test\n");
+  fs::permissions(out / "course.key", fs::perms::owner_read | fs::perms::owner_write);
+  const std::vector<std::string> keyed{"--course-key",     out / "course.key", "--roster",
+                                       out / "roster.csv", "--id-field",       "email"};
+  const auto cb = [&](std::vector<std::string> a, bool with_key = true) {
+    a.insert(a.begin(), kGrade);
+    if (with_key) a.insert(a.end(), keyed.begin(), keyed.end());
+    const Ran r = run(a);
+    INFO(r.err);
+    CHECK((r.exit_code == 0 || r.exit_code == 1));  // 1: a student failed, on the numbers the key gave them
+    return r;
+  };
+  cb({"--batch", root.path(), "--reports", out / "R", "-o", out / "batch.csv"});
+  cb({"--batch", root.path(), "--reports", out / "R", "-o", out / "batch.json"});
+  cb({"--batch", root.path(), "--reports", out / "R", "--resume", "-o", out / "resumed.csv"});
+  cb({"--batch", root.path(), "--reports", out / "S0", "--shard", "0/2"});
+  cb({"--batch", root.path(), "--reports", out / "S1", "--shard", "1/2"});
+  cb({"merge", out / "S0", out / "S1", "--reports", out / "M", "-o", out / "merged.csv"}, false);
+  cb({"--regrade", out / "R", "-o", out / "regraded.csv"}, false);
+  cb({"--regrade", out / "R", "-o", out / "regraded.json"}, false);
+  const std::string batch = text_of(out / "batch.csv");
+  CHECK(batch.find("ada,Ada@Uni.edu,\"student ada@uni.edu's numbers") != std::string::npos);
+  CHECK(batch.find("zed,Zed@Uni.edu,,empty") != std::string::npos);
+  CHECK(text_of(out / "resumed.csv") == batch);
+  // The merged class's evidence is the shards' (each kept its own stamp), its cells the batch's.
+  const std::regex evidence(",[0-9a-f]{64},,");
+  CHECK(std::regex_replace(text_of(out / "merged.csv"), evidence, ",E,,") ==
+        std::regex_replace(batch, evidence, ",E,,"));
+  CHECK(text_of(out / "regraded.csv").find("zed,Zed@Uni.edu,,empty") != std::string::npos);
+  for (const auto& [reports, book] : std::vector<std::pair<std::string, std::string>>{{"R", "batch.csv"},
+                                                                                      {"R", "batch.json"},
+                                                                                      {"R", "resumed.csv"},
+                                                                                      {"M", "merged.csv"},
+                                                                                      {"R", "regraded.csv"},
+                                                                                      {"R", "regraded.json"}}) {
+    CAPTURE(book);
+    const Ran v = run({kGrade, "verify", out / reports, "--gradebook", out / book});
+    INFO(v.out, v.err);
+    CHECK(v.exit_code == 0);
+    CHECK(v.err.find(": every row is what its kept grade gives") != std::string::npos);
+  }
+  // An edit is still named, and counted as what it is.
+  const std::string edited = std::regex_replace(batch, std::regex(",graded,[0-9],"), ",graded,9,");
+  out.write("edited.csv", edited);
+  fs::copy_file(out / "batch.csv.digest", out / "edited.csv.digest");
+  const Ran v = run({kGrade, "verify", out / "R", "--gradebook", out / "edited.csv"});
+  CHECK(v.exit_code == 1);
+  CHECK(v.out.find("ada: its gradebook row is not what its kept grade gives (score)") != std::string::npos);
+  CHECK(v.err.find("edited.csv: 2 differences from what the kept grades give (above)") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace cb::testing

@@ -21,7 +21,7 @@ std::optional<std::string> first_line(const std::string& path) {
   return line;
 }
 
-std::optional<double> number(const std::string& text) {
+std::optional<double> decimal_in(const std::string& text) {
   try {
     std::size_t used = 0;
     const double v = std::stod(text, &used);
@@ -76,11 +76,11 @@ void read_groups(const AllowanceSources& s, Least& cpus, Least& memory) {
           std::string quota;
           std::string period;
           words >> quota >> period;
-          const auto q = number(quota);
-          const auto p = number(period);
+          const auto q = decimal_in(quota);
+          const auto p = decimal_in(period);
           if (q && p && *p > 0) cpus.offer(*q / *p, "control group");
         }
-        if (const auto max = first_line(g + "/memory.max")) memory.offer(number(*max), "control group");
+        if (const auto max = first_line(g + "/memory.max")) memory.offer(decimal_in(*max), "control group");
       }
       continue;
     }
@@ -89,16 +89,16 @@ void read_groups(const AllowanceSources& s, Least& cpus, Least& memory) {
       if (controller == "cpu")
         for (const std::string& mount : {s.cgroup_root + "/" + controllers, s.cgroup_root + "/cpu"})
           for (const std::string& g : group_and_ancestors(mount, path)) {
-            const auto q = first_line(g + "/cpu.cfs_quota_us");  // -1: none, which number() refuses
+            const auto q = first_line(g + "/cpu.cfs_quota_us");  // -1: none, which decimal_in() refuses
             const auto p = first_line(g + "/cpu.cfs_period_us");
             if (q && p)
-              if (const auto quota = number(*q), period = number(*p); quota && period && *period > 0)
+              if (const auto quota = decimal_in(*q), period = decimal_in(*p); quota && period && *period > 0)
                 cpus.offer(*quota / *period, "control group");
           }
       if (controller == "memory")
         for (const std::string& g : group_and_ancestors(s.cgroup_root + "/memory", path))
           if (const auto limit = first_line(g + "/memory.limit_in_bytes"))
-            memory.offer(number(*limit), "control group");  // no limit reads as about 2^63: MemAvailable is less
+            memory.offer(decimal_in(*limit), "control group");  // no limit reads as about 2^63: MemAvailable is less
     }
   }
 }
@@ -107,13 +107,13 @@ std::optional<double> mem_available(const std::string& meminfo) {
   std::ifstream in(meminfo);
   for (std::string line; std::getline(in, line);)
     if (line.rfind("MemAvailable:", 0) == 0)
-      if (const auto kib = number(line.substr(line.find_first_not_of(' ', 13)))) return *kib * 1024;
+      if (const auto kib = decimal_in(line.substr(line.find_first_not_of(' ', 13)))) return *kib * 1024;
   return std::nullopt;
 }
 
-std::optional<double> env_number(const EnvReader& env, const char* name) {
+std::optional<double> env_decimal(const EnvReader& env, const char* name) {
   const char* v = env(name);
-  return v == nullptr ? std::nullopt : number(v);
+  return v == nullptr ? std::nullopt : decimal_in(v);
 }
 
 std::string count_text(double cpus) {
@@ -131,12 +131,13 @@ Allowance read_allowance(const EnvReader& env, const AllowanceSources& from) {
   CPU_ZERO(&set);
   if (::sched_getaffinity(0, sizeof set, &set) == 0) cpus.offer(CPU_COUNT(&set), "affinity");
   read_groups(from, cpus, memory);
-  const auto slurm_cpus = env_number(env, "SLURM_CPUS_PER_TASK") ? env_number(env, "SLURM_CPUS_PER_TASK")
-                                                                 : env_number(env, "SLURM_CPUS_ON_NODE");
+  const auto slurm_cpus = env_decimal(env, "SLURM_CPUS_PER_TASK") ? env_decimal(env, "SLURM_CPUS_PER_TASK")
+                                                                  : env_decimal(env, "SLURM_CPUS_ON_NODE");
   cpus.offer(slurm_cpus, "Slurm allocation");
   memory.offer(mem_available(from.meminfo), "available memory");
-  if (const auto per_node = env_number(env, "SLURM_MEM_PER_NODE")) memory.offer(*per_node * 1024 * 1024, "Slurm --mem");
-  if (const auto per_cpu = env_number(env, "SLURM_MEM_PER_CPU"))
+  if (const auto per_node = env_decimal(env, "SLURM_MEM_PER_NODE"))
+    memory.offer(*per_node * 1024 * 1024, "Slurm --mem");
+  if (const auto per_cpu = env_decimal(env, "SLURM_MEM_PER_CPU"))
     memory.offer(*per_cpu * 1024 * 1024 * std::max(1.0, cpus.value.value_or(1)), "Slurm --mem-per-cpu");
   Allowance a;
   a.cpus = std::max(cpus.value.value_or(1), 0.01);

@@ -24,23 +24,29 @@ Result<std::size_t> env_number(const EnvReader& env, const char* name) {
   return *n;
 }
 
-// The index a job array gave this task, 0-based.
+// The index a job array gave this task, 0-based. A Slurm task's id is its shard: the array is
+// `--array=0-(N-1)`, and one index re-run alone (`sbatch --array=3`) is the same shard, though
+// Slurm then says MIN=3 and COUNT=1 (an id counted from MIN would be shard 0 of 1: the class).
 Result<std::size_t> env_index(const EnvReader& env) {
   if (env("JOB_COMPLETION_INDEX") != nullptr) return env_number(env, "JOB_COMPLETION_INDEX");
   if (env("SLURM_ARRAY_TASK_ID") == nullptr)
     return Error{
         "neither JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) nor SLURM_ARRAY_TASK_ID (a Slurm array) "
         "is set"};
-  auto id = env_number(env, "SLURM_ARRAY_TASK_ID");
-  if (!id) return id.error();
-  std::size_t min = 0;
-  if (env("SLURM_ARRAY_TASK_MIN") != nullptr) {
-    auto m = env_number(env, "SLURM_ARRAY_TASK_MIN");
-    if (!m) return m.error();
-    min = *m;
-  }
-  if (*id < min) return Error{"SLURM_ARRAY_TASK_ID is below SLURM_ARRAY_TASK_MIN"};
-  return *id - min;
+  return env_number(env, "SLURM_ARRAY_TASK_ID");
+}
+
+// N for `--shard env`: a whole Slurm array from 0 says it (MIN 0, COUNT N). Any other (a re-run
+// of some of its ids, an array from 1) does not, and guessing would grade the wrong share.
+Result<std::size_t> env_count(const EnvReader& env) {
+  auto count = env_number(env, "SLURM_ARRAY_TASK_COUNT");
+  if (!count) return Error{count.error().message + " (outside Slurm, say env/N)"};
+  auto min = env_number(env, "SLURM_ARRAY_TASK_MIN");
+  if (!min || *min != 0)
+    return Error{"this array does not start at 0 (SLURM_ARRAY_TASK_MIN " +
+                 std::string(min ? std::to_string(*min) : "unset") +
+                 "): a re-run of some of its tasks, whose count is not the class's; say env/N, N the class's shards"};
+  return *count;
 }
 
 }  // namespace
@@ -52,8 +58,8 @@ Result<Shard> parse_shard(std::string_view text, const EnvReader& env) {
   Shard s;
   if (slash == std::string_view::npos) {
     if (first != "env") return fail("expected I/N (shard I of N, from 0), env/N or env");
-    auto count = env_number(env, "SLURM_ARRAY_TASK_COUNT");
-    if (!count) return fail(count.error().message + " (outside Slurm, say env/N)");
+    auto count = env_count(env);
+    if (!count) return fail(count.error().message);
     s.count = *count;
   } else {
     const auto count = number(text.substr(slash + 1));
@@ -71,7 +77,10 @@ Result<Shard> parse_shard(std::string_view text, const EnvReader& env) {
     s.index = *index;
   }
   if (s.index >= s.count)
-    return fail("shard " + std::to_string(s.index) + " of " + std::to_string(s.count) + ": I counts from 0 to N-1");
+    return fail("shard " + std::to_string(s.index) + " of " + std::to_string(s.count) + ": I counts from 0 to N-1" +
+                (first == "env" && env("SLURM_ARRAY_TASK_ID") != nullptr && env("JOB_COMPLETION_INDEX") == nullptr
+                     ? " (a Slurm array's ids are the shards: --array=0-" + std::to_string(s.count - 1) + ")"
+                     : ""));
   return s;
 }
 

@@ -28,11 +28,32 @@ TEST_CASE("shard: I/N as given, or the index from Kubernetes' or Slurm's environ
   s = parse_shard("env/8", env_of({{"JOB_COMPLETION_INDEX", "5"}}));
   REQUIRE(s);
   CHECK(s->text() == "5/8");
-  // Slurm counts from the array's first id (--array=1-4 gives 1..4) and gives the count.
+  // A Slurm array from 0 gives the count; its ids are the shards.
   s = parse_shard(
-      "env", env_of({{"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_COUNT", "4"}}));
+      "env", env_of({{"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_ARRAY_TASK_MIN", "0"}, {"SLURM_ARRAY_TASK_COUNT", "4"}}));
   REQUIRE(s);
-  CHECK(s->text() == "2/4");
+  CHECK(s->text() == "3/4");
+}
+
+// Issue found on a real Slurm: `sbatch --array=1 grade.sh`, to grade shard 1 again, sets MIN=1
+// and COUNT=1, and the task graded the wrong share (0 of 1 with env, 0 of N with env/N).
+TEST_CASE("shard: one Slurm index re-run alone is the same shard with env/N, and env alone is refused") {
+  const EnvReader rerun = env_of({{"SLURM_ARRAY_TASK_ID", "1"},
+                                  {"SLURM_ARRAY_TASK_MIN", "1"},
+                                  {"SLURM_ARRAY_TASK_MAX", "1"},
+                                  {"SLURM_ARRAY_TASK_COUNT", "1"}});
+  auto s = parse_shard("env/2", rerun);
+  REQUIRE(s);
+  CHECK(s->text() == "1/2");
+  s = parse_shard("env", rerun);
+  REQUIRE_FALSE(s);
+  CHECK(s.error().message ==
+        "--shard: 'env': this array does not start at 0 (SLURM_ARRAY_TASK_MIN 1): a re-run of some of its tasks, "
+        "whose count is not the class's; say env/N, N the class's shards");
+  // An array from 1 is not the shards' numbering: its last id is named, not graded as another's.
+  s = parse_shard("env/4", env_of({{"SLURM_ARRAY_TASK_ID", "4"}, {"SLURM_ARRAY_TASK_MIN", "1"}}));
+  REQUIRE_FALSE(s);
+  CHECK(s.error().message.find("a Slurm array's ids are the shards: --array=0-3") != std::string::npos);
 }
 
 TEST_CASE("shard: what is not a shard is one line naming it") {

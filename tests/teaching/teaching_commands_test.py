@@ -147,6 +147,15 @@ def slurm(text, work, env, expected):
     for task in range(first, last + 1):
         run_task("sh grade.sh", work, dict(env, SLURM_ARRAY_TASK_ID=str(task), SLURM_ARRAY_TASK_MIN=str(first),
                                             SLURM_ARRAY_TASK_COUNT=str(last - first + 1)), "slurm")
+    # One index run again alone (`sbatch --array=1 grade.sh`), as Slurm sets it: the same shard,
+    # taken up from what it kept.
+    teaching = open(os.path.join(PROJECT, "docs", "TEACHING.md")).read()
+    again = int(re.search(r"`sbatch --array=(\d+) grade\.sh`", teaching).group(1))
+    r = run_task("sh grade.sh", work, dict(env, SLURM_ARRAY_TASK_ID=str(again), SLURM_ARRAY_TASK_MIN=str(again),
+                                           SLURM_ARRAY_TASK_MAX=str(again), SLURM_ARRAY_TASK_COUNT="1"), "slurm")
+    shard = json.load(open(os.path.join(work, "shards", str(again), "shard.json")))
+    assert (shard["index"], shard["count"]) == (again, last - first + 1), ("slurm: a re-run is its own shard", shard)
+    assert "judged from what an earlier run kept" in r.stderr, ("slurm: a re-run takes up what was kept", r.stderr)
     os.remove(script)
 
 

@@ -24,8 +24,9 @@ struct Shard {
 };
 
 // "I/N" (0 <= I < N), or the index from a job array's environment: "env/N" takes I from
-// JOB_COMPLETION_INDEX (Kubernetes) or SLURM_ARRAY_TASK_ID less SLURM_ARRAY_TASK_MIN (Slurm);
-// "env" alone also takes N from SLURM_ARRAY_TASK_COUNT (Kubernetes does not give its pods the
+// JOB_COMPLETION_INDEX (Kubernetes) or SLURM_ARRAY_TASK_ID (Slurm: the array is --array=0-(N-1),
+// so a task re-run alone is still its shard); "env" alone also takes N from
+// SLURM_ARRAY_TASK_COUNT, of a whole array from 0 only (Kubernetes does not give its pods the
 // count). `env` reads a variable (nullptr when unset): getenv, or a test's.
 using EnvReader = std::function<const char*(const char*)>;
 [[nodiscard]] Result<Shard> parse_shard(std::string_view text, const EnvReader& env);

@@ -248,7 +248,9 @@ int run_batch(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
   const auto elapsed = [&started] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };
-  if (o.jobs <= 0) {  // said, so a slow class shows what it was given and how to give more
+  // Said on a terminal, beside the progress line (a pipe gets only the summary), so a slow class
+  // shows what it was given and how to give more.
+  if (o.jobs <= 0 && ::isatty(STDERR_FILENO) != 0) {
     const Jobs jobs = grading_jobs(this_process());
     std::cerr << "cb-grade: " << names->size() << (names->size() == 1 ? " submission, " : " submissions, ")
               << jobs.count << " at a time (-j " << jobs.count << ": " << jobs.why << ")\n";

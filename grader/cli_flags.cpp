@@ -152,7 +152,7 @@ ConformanceRun read_conformance(const CLI::App& app, const Options& o, const Ask
   c.traces = app.count("--traces") > 0 || !a.grade.rubric.traces ? o.traces : *a.grade.rubric.traces;
   c.seed_drawn = app.count("--seed") == 0 && !a.grade.rubric.seed;
   c.seed = app.count("--seed") > 0 ? o.seed : a.grade.rubric.seed ? *a.grade.rubric.seed : random_seed();
-  c.jobs = o.jobs > 0 ? o.jobs : grading_jobs(this_process()).count;
+  c.jobs = o.jobs > 0 ? o.jobs : computing_jobs(this_process());  // JVMs side by side: one a CPU
   // What the answers depend on besides the command and the seed, as it was given.
   if (c.traces != ConformanceRun{}.traces) c.repeat_flags += " --traces " + std::to_string(c.traces);
   for (const char* flag : {"--submission", "--trace-timeout", "--warm-up", "--conformance-timeout", "--refuse-prebuilt",
@@ -279,11 +279,10 @@ void add_grade_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool& max
   app.add_option("--regrade", o.regrade,
                  "Grade a class again from what --batch --reports kept in this directory, running nothing (with "
                  "--rubric or --spec: the new ones); rewrites the reports and says what changed");
-  app.add_option(
-      "-j,--jobs", o.jobs,
-      "--batch, queue work: submissions graded at once; --conformance: traces run at once (default: 4 per CPU this "
-      "process may use, its affinity, control group or Slurm allocation, and one per 512 MiB of its "
-      "memory; --regrade, merge, verify: one per CPU)");
+  app.add_option("-j,--jobs", o.jobs,
+                 "--batch, queue work: submissions graded at once (default: 4 per CPU this "
+                 "process may use, its affinity, control group or Slurm allocation, and one per 512 MiB of its "
+                 "memory; --conformance, --regrade, merge, verify: one per CPU)");
   app.add_option(
       "--conformance", o.conformance,
       "Drive this command's breaker call by call with generated traces (the line protocol of docs/CONTRACTS.md) "

@@ -131,8 +131,8 @@ Allowance read_allowance(const EnvReader& env, const AllowanceSources& from) {
   CPU_ZERO(&set);
   if (::sched_getaffinity(0, sizeof set, &set) == 0) cpus.offer(CPU_COUNT(&set), "affinity");
   read_groups(from, cpus, memory);
-  const auto slurm_cpus = env_decimal(env, "SLURM_CPUS_PER_TASK") ? env_decimal(env, "SLURM_CPUS_PER_TASK")
-                                                                  : env_decimal(env, "SLURM_CPUS_ON_NODE");
+  auto slurm_cpus = env_decimal(env, "SLURM_CPUS_PER_TASK");
+  if (!slurm_cpus) slurm_cpus = env_decimal(env, "SLURM_CPUS_ON_NODE");
   cpus.offer(slurm_cpus, "Slurm allocation");
   memory.offer(mem_available(from.meminfo), "available memory");
   if (const auto per_node = env_decimal(env, "SLURM_MEM_PER_NODE"))

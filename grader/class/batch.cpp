@@ -145,16 +145,33 @@ std::optional<std::string> handed_in_digest(const std::string& root, const std::
   return *digest;
 }
 
+// The folders of the class not graded because their student handed in again (handed_in.h): the
+// whole class's, so that every shard of it rules alike. Only a student's several folders are dated.
+std::map<std::string, Superseded> handed_in_twice(const BatchOptions& o, const std::vector<std::string>& folders) {
+  std::map<std::string, std::vector<std::string>> by_student;
+  for (const std::string& f : folders) {
+    const auto named = o.roster.find(f);
+    if (named == o.roster.end() && o.roster_only) continue;  // its row says the roster names nobody
+    if (auto id = student_id(named == o.roster.end() ? f : named->second)) by_student[*id].push_back(f);
+  }
+  std::vector<HandIn> twice;
+  for (const auto& [student, theirs] : by_student)
+    if (theirs.size() > 1)
+      for (const std::string& f : theirs) twice.push_back(HandIn{f, student, handed_in_at(o.root, f)});
+  return superseded_folders(twice);
+}
+
 ClassNumbers class_numbers(const BatchOptions& o, const std::vector<std::string>& folders) {
   ClassNumbers out;
   if (o.course_key.empty()) return out;
+  // By the id rule (student_id), as the queue keys its students: one name for one student.
   std::set<std::string> ids;
   for (const std::string& f : folders) {
     const auto named = o.roster.find(f);
-    if (named != o.roster.end())
-      ids.insert(named->second);
-    else if (!o.roster_only)
-      ids.insert(f);
+    if (named == o.roster.end() && o.roster_only) continue;
+    const std::string& raw = named != o.roster.end() ? named->second : f;
+    auto id = student_id(raw);
+    ids.insert(id ? *id : raw);
   }
   for (const std::string& id : ids)
     if (auto spec = variant_spec(o.grade.spec ? *o.grade.spec : lab_spec(), id, o.course_key))
@@ -164,7 +181,9 @@ ClassNumbers class_numbers(const BatchOptions& o, const std::vector<std::string>
 
 // s1.numbers failed: the students whose numbers show what the run showed (window and trials),
 // named in its message. Whether it named anyone.
-bool name_whose_numbers(Report& r, const std::string& student, const ClassNumbers& everyone) {
+bool name_whose_numbers(Report& r, const std::string& raw_student, const ClassNumbers& everyone) {
+  const auto id = student_id(raw_student);
+  const std::string& student = id ? *id : raw_student;  // as the class's ids are
   for (StepReport& s : r.steps)
     for (Check& c : s.checks) {
       if (c.id != "s1.numbers" || c.status != Status::Fail || !c.actual.is_object()) continue;
@@ -275,6 +294,18 @@ BatchRow grade_once(const BatchOptions& o, const std::string& name, const ClassC
 
 }  // namespace
 
+BatchRow superseded_row(const BatchOptions& o, const std::string& name, const Superseded& why) {
+  BatchRow row;
+  row.submission = name;
+  const auto named = o.roster.find(name);
+  row.student = named != o.roster.end() ? named->second : name;  // as its student's graded row says it
+  row.status = RowStatus::Superseded;
+  row.error = why.why;
+  row.with_conformance = o.conformance.has_value();
+  row.max_score = o.grade.rubric.max_score(row.with_conformance);
+  return row;
+}
+
 BatchRow grade_submission(const BatchOptions& o, const std::string& name, const ClassContext& the_class) {
   // The grader's failure is never a grade: graded again, and after the last try a row that says
   // why it is not graded (--resume grades it).
@@ -293,7 +324,8 @@ BatchRow grade_submission(const BatchOptions& o, const std::string& name, const 
 }
 
 BatchRow grade_and_keep(const BatchOptions& o, const std::string& name, const ClassContext& the_class) {
-  BatchRow row = grade_submission(o, name, the_class);
+  BatchRow row = the_class.superseded.contains(name) ? superseded_row(o, name, the_class.superseded.at(name))
+                                                     : grade_submission(o, name, the_class);
   if (!o.reports_dir.empty() && row.status != RowStatus::Graded)
     if (auto kept = keep_ungraded(o.reports_dir + "/" + row.submission, row); !kept)
       row.error += "; keeping it: " + kept.error().message;
@@ -301,7 +333,7 @@ BatchRow grade_and_keep(const BatchOptions& o, const std::string& name, const Cl
 }
 
 ClassContext class_context(const BatchOptions& o, const std::vector<std::string>& folders) {
-  return ClassContext{class_numbers(o, folders), nullptr};
+  return ClassContext{class_numbers(o, folders), nullptr, {}};
 }
 
 nlohmann::json class_stamp(const BatchOptions& o) {
@@ -364,6 +396,7 @@ Result<std::vector<BatchRow>> grade_batch(const BatchOptions& o) {
     if (auto made = make_directories(o.reports_dir); !made) return made.error();
   ClassContext the_class;
   the_class.everyone = class_numbers(o, *manifest);  // the whole class's, whose share this is
+  the_class.superseded = handed_in_twice(o, *manifest);
   if (o.shard) {
     the_class.shard = {{"count", o.shard->count}, {"manifest_sha256", manifest_sha256(*manifest)}};
     if (!o.reports_dir.empty())

@@ -95,7 +95,7 @@ constexpr const char* kCss =
     R"(.bar{display:inline-block;width:160px;height:10px;background:#eee;vertical-align:middle;margin-left:6px}
 .bar span{display:block;height:100%}.ok{background:#2e7d32}.bad{background:#c62828}.dist{background:#1565c0}
 td.l,th.l{text-align:left}.st{font-family:monospace}.st-pass{color:#1b5e20}.st-fail{color:#b71c1c;font-weight:600}
-.st-error,.st-not_graded{color:#6a1b9a}.st-skip,.st-empty{color:#8d6e00}.ranked td{vertical-align:top}
+.st-error,.st-not_graded{color:#6a1b9a}.st-skip,.st-empty,.st-superseded{color:#8d6e00}.ranked td{vertical-align:top}
 .everyone th{cursor:pointer;position:sticky;top:0}.everyone td{white-space:nowrap}.everyone td.l{white-space:normal}
 .cards{display:flex;flex-wrap:wrap;gap:8px 24px;margin:8px 0}.cards div{font-size:13px}.cards b{font-size:18px;display:block}
 .hist td{border:none;padding:1px 4px;text-align:left}.hist td.n{text-align:right;color:#444})";
@@ -274,7 +274,7 @@ std::string everyone_section(const std::vector<BatchRow>& rows) {
 
 std::string class_page_html(const ClassPage& page) {
   const std::vector<BatchRow>& rows = page.rows;
-  std::size_t graded = 0, passed = 0, empty = 0, not_graded = 0, errors = 0, graders = 0;
+  std::size_t graded = 0, passed = 0, empty = 0, not_graded = 0, errors = 0, graders = 0, superseded = 0;
   std::vector<double> scores;
   double max_score = 0;
   std::string grader, spec;
@@ -283,6 +283,7 @@ std::string class_page_html(const ClassPage& page) {
     empty += r.status == RowStatus::Empty ? 1U : 0U;
     errors += r.status == RowStatus::Error ? 1U : 0U;
     not_graded += r.status == RowStatus::NotGraded ? 1U : 0U;
+    superseded += r.status == RowStatus::Superseded ? 1U : 0U;
     graders += !r.report && r.fault == Fault::Grader ? 1U : 0U;
     max_score = std::max(max_score, r.report ? r.report->max_score : r.max_score);
     if (!r.report) continue;
@@ -311,6 +312,7 @@ std::string class_page_html(const ClassPage& page) {
   if (errors + not_graded > graders)
     body += "<div><b>" + std::to_string(errors + not_graded - graders) + "</b>not graded</div>";
   if (graders > 0) body += "<div><b>" + std::to_string(graders) + "</b>the grader failed</div>";
+  if (superseded > 0) body += "<div><b>" + std::to_string(superseded) + "</b>handed in again</div>";
   body += "</div>";
 
   body += scores_section(scores, max_score);
@@ -320,7 +322,7 @@ std::string class_page_html(const ClassPage& page) {
   if (empty + errors + not_graded > graders) {
     body += "<h2>Not graded</h2><ul>";
     for (const BatchRow& r : rows)
-      if (!r.report && r.fault != Fault::Grader)
+      if (!r.report && r.fault != Fault::Grader && r.status != RowStatus::Superseded)
         body += "<li><b>" + esc(r.submission) + "</b> (" + to_string(r.status) + "): " + esc(r.error) + "</li>";
     body += "</ul>";
   }
@@ -334,6 +336,17 @@ std::string class_page_html(const ClassPage& page) {
     body += "</ul>";
   }
 
+  // A student's earlier hand-in: not a failure of anyone's, but the instructor should know which
+  // folder the grade is of.
+  if (superseded > 0) {
+    body +=
+        "<h2>Handed in again</h2><p>The last a student hands in is graded (by the newest file each folder "
+        "holds); these earlier ones are not.</p><ul>";
+    for (const BatchRow& r : rows)
+      if (r.status == RowStatus::Superseded)
+        body += "<li><b>" + esc(r.submission) + "</b> (" + esc(r.student) + "): " + esc(r.error) + "</li>";
+    body += "</ul>";
+  }
   body += everyone_section(rows);
   return html_page_with_script("Class: " + page.title, body, kCss, kSortScript);
 }

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 
 #include "cb/atomic_file.h"
@@ -242,9 +243,13 @@ Result<KeptGrade> read_kept_grade(const std::string& dir) {
   auto grading = read_json(dir + "/grading.json", "grading");
   if (!grading) return grading.error();
   if (const std::string status = string_at(*grading, "status"); !status.empty() && status != "graded") {
-    if (status != "empty" && status != "error" && status != "not_graded")
-      return Error{dir + "/grading.json: status: expected graded, empty, error or not_graded"};
-    kept.status = status == "empty" ? RowStatus::Empty : status == "error" ? RowStatus::Error : RowStatus::NotGraded;
+    static constexpr std::array kUngraded{RowStatus::Empty, RowStatus::Error, RowStatus::NotGraded,
+                                          RowStatus::Superseded};
+    const auto known =
+        std::find_if(kUngraded.begin(), kUngraded.end(), [&status](RowStatus s) { return status == to_string(s); });
+    if (known == kUngraded.end())
+      return Error{dir + "/grading.json: status: expected graded, empty, error, not_graded or superseded"};
+    kept.status = *known;
     kept.error = string_at(*grading, "error");
     kept.evidence.student = string_at(*grading, "student");
     kept.fault = fault_from(string_at(*grading, "fault"));

@@ -38,6 +38,7 @@ const char* to_string(RowStatus s) noexcept {
     case RowStatus::Empty: return "empty";
     case RowStatus::Error: return "error";
     case RowStatus::NotGraded: return "not_graded";
+    case RowStatus::Superseded: return "superseded";
   }
   return "error";
 }
@@ -83,7 +84,7 @@ std::string gradebook_csv(const std::vector<BatchRow>& rows) {
     if (variants) out += "," + csv_cell(row.student) + "," + csv_cell(r != nullptr ? r->numbers : std::string());
     out += std::string(",") + to_string(row.status);
     if (r == nullptr) {
-      out += ",0," + points(row.max_score) + ",false";
+      out += std::string(row.status == RowStatus::Superseded ? ",," : ",0,") + points(row.max_score) + ",false";
       for (int s = 1; s <= kGradedSteps; ++s) out += ",,,";
       out += ",,,,,,,,,,";
     } else {
@@ -136,7 +137,7 @@ nlohmann::json gradebook_row_json(const BatchRow& row) {
     j["changes"] = row.changes;
   }
   if (!row.report) {
-    j["score"] = 0;
+    j["score"] = row.status == RowStatus::Superseded ? nlohmann::json(nullptr) : nlohmann::json(0);
     j["max_score"] = row.max_score;
     j["passed"] = false;
     return j;

@@ -14,6 +14,7 @@
 #include "cb/grade/fault.h"
 #include "cb/grade/grade.h"
 #include "cb/grade/gather.h"
+#include "cb/grade/handed_in.h"
 #include "cb/grade/run_student.h"
 #include "cb/grade/shard.h"
 #include "cb/grade/variant.h"
@@ -52,9 +53,12 @@ struct BatchOptions {
 
 // graded: it has a report; empty: the folder held nothing to grade; error: it could not be
 // graded as handed in (BatchRow::error says why); not_graded: the batch was stopped before it got
-// to it, or the grader failed at every try (BatchRow::fault is Fault::Grader).
-enum class RowStatus { Graded, Empty, Error, NotGraded };
-[[nodiscard]] const char* to_string(RowStatus s) noexcept;  // "graded", "empty", "error", "not_graded"
+// to it, or the grader failed at every try (BatchRow::fault is Fault::Grader); superseded: its
+// student handed in again later, and that folder is graded instead (handed_in.h). A superseded
+// row has no score, so that a gradebook imported by student never takes it for the grade.
+enum class RowStatus { Graded, Empty, Error, NotGraded, Superseded };
+// "graded", "empty", "error", "not_graded", "superseded"
+[[nodiscard]] const char* to_string(RowStatus s) noexcept;
 
 struct BatchRow {
   std::string submission;  // the subdirectory's name
@@ -102,6 +106,8 @@ using ClassNumbers = std::vector<std::pair<std::string, LabNumbers>>;
 struct ClassContext {
   ClassNumbers everyone;
   nlohmann::json shard;
+  // The folders of students who handed in again later (handed_in.h), over the whole class.
+  std::map<std::string, Superseded> superseded;
 };
 // The context of a whole class whose folders (or, with a course key and no roster, students'
 // ids) are `folders`.
@@ -112,6 +118,10 @@ struct ClassContext {
 // tried again, kGradingTries in all; then the row is not_graded, saying why.
 [[nodiscard]] BatchRow grade_submission(const BatchOptions& options, const std::string& name,
                                         const ClassContext& the_class);
+// The row of a folder whose student handed in again later: not graded, and saying which is.
+[[nodiscard]] BatchRow superseded_row(const BatchOptions& options, const std::string& name, const Superseded& why);
+// grade_submission, or superseded_row for a folder the class's context says is superseded; with
+// reports_dir, what is not a grade is kept too (keep_ungraded).
 [[nodiscard]] BatchRow grade_and_keep(const BatchOptions& options, const std::string& name,
                                       const ClassContext& the_class);
 

@@ -1,0 +1,144 @@
+// A student who hands in twice is graded once, on what they handed in last: by the time each
+// folder's newest file says, never by which name sorts first; the earlier folder's row names the
+// one graded instead, in the gradebook, on the class page, and alike in every shard.
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "cb/grade/handed_in.h"
+#include "dated.h"
+#include "process.h"
+#include "temp_dir.h"
+
+namespace cb::testing {
+namespace {
+
+using json = nlohmann::json;
+using grade::HandIn;
+namespace fs = std::filesystem;
+
+constexpr std::int64_t kSecond = 1'000'000'000;
+constexpr std::int64_t kNov3 = 1'793'664'000;  // 2026-11-03T00:00:00Z, in seconds
+
+TEST_CASE("handed in twice: the later hand-in wins by time, and equal or unknown times by name, the same every time") {
+  const std::vector<HandIn> cls{{"zz-early", "ann", 100 * kSecond}, {"aa-late", "ann", 200 * kSecond},
+                                {"bob", "bob", 50 * kSecond},       {"b-tie", "cy", 300 * kSecond},
+                                {"a-tie", "cy", 300 * kSecond},     {"dated", "dee", 1 * kSecond},
+                                {"undated", "dee", std::nullopt}};
+  const auto out = grade::superseded_folders(cls);
+  REQUIRE(out.size() == 3);
+  CHECK(out.at("zz-early").by == "aa-late");  // not the name that sorts last
+  CHECK(out.at("a-tie").by == "b-tie");       // a tie: the later name
+  CHECK(out.at("undated").by == "dated");     // a time that cannot be read is the oldest
+  CHECK_FALSE(out.contains("bob"));
+  CHECK(out.at("zz-early").why ==
+        "handed in again: aa-late (1970-01-01T00:03:20Z) is graded instead of this one (1970-01-01T00:01:40Z); the "
+        "last a student hands in is graded, by the newest file each folder holds");
+  // The queue's Redis function compares the keys as bytes: they order as the rule does.
+  CHECK(grade::hand_in_key(200 * kSecond, "aa-late") > grade::hand_in_key(100 * kSecond, "zz-early"));
+  CHECK(grade::hand_in_key(300 * kSecond, "b-tie") > grade::hand_in_key(300 * kSecond, "a-tie"));
+  CHECK(grade::hand_in_key_time(grade::hand_in_key(200 * kSecond, "x")) == 200 * kSecond);
+  CHECK_FALSE(grade::hand_in_key_time(grade::hand_in_key(std::nullopt, "x")).has_value());
+}
+
+TEST_CASE("handed in twice: a folder's time is its newest entry's, a link's own, nothing followed") {
+  TempDir root;
+  TempDir elsewhere;
+  fs::create_directories(root / "sub/deep");
+  root.write("sub/a.txt", "a");
+  root.write("sub/deep/b.txt", "b");
+  elsewhere.write("new.txt", "newer than anything handed in");
+  fs::create_symlink(elsewhere / "new.txt", root / "sub/link");
+  REQUIRE(date_all(root / "sub", kNov3));
+  const timespec later[2] = {{kNov3 + 60, 5}, {kNov3 + 60, 5}};
+  REQUIRE(::utimensat(AT_FDCWD, (root / "sub/deep/b.txt").c_str(), later, 0) == 0);
+  const timespec newest[2] = {{kNov3 + 9000, 0}, {kNov3 + 9000, 0}};
+  REQUIRE(::utimensat(AT_FDCWD, (elsewhere / "new.txt").c_str(), newest, 0) == 0);
+  CHECK(grade::handed_in_at(root.path(), "sub") == (kNov3 + 60) * kSecond + 5);
+  CHECK(grade::hand_in_time(grade::handed_in_at(root.path(), "sub")) == "2026-11-03T00:01:00Z");
+  fs::create_directory(root / "empty");
+  REQUIRE(date_all(root / "empty", kNov3 - 3600));
+  CHECK(grade::handed_in_at(root.path(), "empty") == (kNov3 - 3600) * kSecond);  // nothing inside: its own
+  CHECK_FALSE(grade::handed_in_at(root.path(), "missing").has_value());
+  fs::create_directory_symlink(root / "sub", root / "linked");
+  CHECK_FALSE(grade::handed_in_at(root.path(), "linked").has_value());  // a link is not a folder of the class
+}
+
+std::map<std::string, json> by_submission(const json& book) {
+  std::map<std::string, json> rows;
+  for (const auto& row : book) rows[row["submission"].get<std::string>()] = row;
+  return rows;
+}
+
+TEST_CASE("batch: a student who hands in twice is graded on the later folder, and every shard rules the same") {
+  TempDir root;
+  TempDir out;
+  const std::string good = std::string(CB_FIXTURES) + "/submissions/good";
+  for (const char* folder : {"aa-late", "zz-early", "bob"}) {
+    fs::create_directories(root / folder);
+    for (const char* f : {"state.json", "fastfail.txt", "ignore4xx.json", "transitions.log"})
+      fs::copy_file(good + "/" + f, root / (std::string(folder) + "/" + f));
+  }
+  REQUIRE(date_all(root / "zz-early", kNov3));
+  REQUIRE(date_all(root / "aa-late", kNov3 + 3600));  // handed in an hour later, though its name sorts first
+  REQUIRE(date_all(root / "bob", kNov3 - 3600));
+  // One student by the id rule, however the roster writes the email.
+  out.write("roster.csv", "Folder,Email\naa-late,Ann@Uni.edu\nzz-early,ann@uni.edu\nbob,bob@uni.edu\n");
+  out.write("course.key", "the course key of the test\n");
+  fs::permissions(out / "course.key", fs::perms::owner_read | fs::perms::owner_write);
+  const auto cb = [&](std::vector<std::string> a) {
+    a.insert(a.begin(), CB_GRADE_BIN);
+    for (const std::string& k :
+         {std::string("--course-key"), out / "course.key", std::string("--roster"), out / "roster.csv"})
+      a.push_back(k);
+    const Ran r = run(a);
+    INFO(r.err);
+    CHECK((r.exit_code == 0 || r.exit_code == 1));
+    return r;
+  };
+  const Ran batch = cb({"--batch", root.path(), "--reports", out / "R", "-o", out / "book.json"});
+  auto rows = by_submission(json::parse(std::ifstream(out / "book.json")));
+  REQUIRE(rows.size() == 3);
+  CHECK(rows["aa-late"]["status"] == "graded");
+  CHECK(rows["bob"]["status"] == "graded");
+  CHECK(rows["zz-early"]["status"] == "superseded");
+  CHECK(rows["zz-early"]["student"] == "ann@uni.edu");
+  CHECK(rows["zz-early"]["score"].is_null());  // imported by email, it never stands for the grade
+  CHECK(rows["zz-early"]["error"] ==
+        "handed in again: aa-late (2026-11-03T01:00:00Z) is graded instead of this one (2026-11-03T00:00:00Z); the "
+        "last a student hands in is graded, by the newest file each folder holds");
+  CHECK(batch.err.find("1 handed in again later (its row says which is graded)") != std::string::npos);
+  const std::string page = slurp(out / "R/index.html");
+  CHECK(page.find("Handed in again") != std::string::npos);
+  CHECK(page.find("<b>zz-early</b> (ann@uni.edu): handed in again: aa-late") != std::string::npos);
+
+  // The CSV leaves its score empty; what was kept verifies, and regrades to the same.
+  cb({"--batch", root.path(), "--reports", out / "R", "--resume", "-o", out / "book.csv"});
+  const std::string csv = slurp(out / "book.csv");
+  CHECK(csv.find("\nzz-early,ann@uni.edu,,superseded,,") != std::string::npos);
+  const Ran verified = run({CB_GRADE_BIN, "verify", out / "R", "--gradebook", out / "book.csv"});
+  INFO(verified.out, verified.err);
+  CHECK(verified.exit_code == 0);
+
+  // Each shard works the rule out over the whole class, whichever share holds which folder.
+  for (const char* shard : {"0/2", "1/2"})
+    cb({"--batch", root.path(), "--shard", shard, "--reports", out / ("S" + std::string(1, shard[0])), "-o",
+        out / ("shard" + std::string(1, shard[0]) + ".json")});
+  std::map<std::string, json> sharded;
+  for (const char* f : {"shard0.json", "shard1.json"})
+    for (const auto& [name, row] : by_submission(json::parse(std::ifstream(out / f)))) sharded[name] = row;
+  REQUIRE(sharded.size() == 3);
+  CHECK(sharded["zz-early"]["status"] == "superseded");
+  CHECK(sharded["aa-late"]["status"] == "graded");
+  const Ran merged = run({CB_GRADE_BIN, "merge", out / "S0", out / "S1", "--reports", out / "M", "-o", out / "m.json"});
+  INFO(merged.err);
+  CHECK(by_submission(json::parse(std::ifstream(out / "m.json")))["zz-early"]["status"] == "superseded");
+}
+
+}  // namespace
+}  // namespace cb::testing

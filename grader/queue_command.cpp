@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 #include <filesystem>
@@ -12,11 +13,13 @@
 #include <mutex>
 #include <thread>
 
+#include "cb/atomic_file.h"
 #include "cb/bounded_file.h"
 #include "cb/decimal_time.h"
 #include "cb/grade/jobs.h"
 #include "cb/grade/queue.h"
 #include "cb/sandbox/interrupt.h"
+#include "cb/utc_time.h"
 #include "class_command.h"
 #include "cli_flags.h"
 
@@ -80,8 +83,11 @@ int push(const Options& o, const Asked& asked) {
   if (!pushed) return could_not_run("queue push: " + pushed.error().message);
   for (const std::string& r : pushed->refused) say("queue push: not queued: " + r);
   for (const std::string& n : pushed->notes) say("queue push: " + n);
+  for (const std::string& n : pushed->older) say("queue push: not queued: " + n);
   std::string line = "queue " + p.queue.name + ": " + std::to_string(pushed->queued) + " queued (" + p.lane + "), " +
                      std::to_string(pushed->same) + " pushed before with the same bytes";
+  if (!pushed->older.empty())
+    line += ", " + std::to_string(pushed->older.size()) + " superseded by the same student's later hand-in";
   if (o.resume)
     line += ", " + std::to_string(pushed->requeued) + " whose entry Redis had lost queued again, " +
             std::to_string(pushed->revived) + " dead-lettered given 3 more deliveries";
@@ -96,8 +102,35 @@ std::string temp_folder() {
   return tmp != nullptr && *tmp == '/' ? tmp : "/tmp";
 }
 
+// A --work-dir the operator named lies outside the temp folder, where the sweep looks: the worker
+// leaves a note there (TMP/cb-grade-queue-PID.work-dir, the folder's path) and a mark inside the
+// folder (its pid), so that a later worker on this machine can tell the folder was a dead one's.
+constexpr const char* kNoteSuffix = ".work-dir";
+constexpr const char* kMark = ".cb-grade-worker";
+
+std::string note_path(pid_t pid) { return temp_folder() + "/" + kWorkDirPrefix + std::to_string(pid) + kNoteSuffix; }
+
+bool is_mine(const std::string& path, mode_t kind) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 && (st.st_mode & S_IFMT) == kind && st.st_uid == ::geteuid();
+}
+
+// A dead worker's named folder: removed only when it still holds that worker's mark (a path
+// reused since for something else is left alone).
+void sweep_named(const std::string& note, long pid) {
+  std::error_code ec;
+  const auto path = read_bounded_file(note, 4096, "note");
+  if (path && !path->empty() && path->front() == '/' && is_mine(*path, S_IFDIR) &&
+      is_mine(*path + "/" + kMark, S_IFREG)) {
+    const auto mark = read_bounded_file(*path + "/" + kMark, 64, "mark");
+    if (mark && *mark == std::to_string(pid)) std::filesystem::remove_all(*path, ec);
+  }
+  std::filesystem::remove(note, ec);
+}
+
 // The folders of workers that were killed (kill -9 leaves its submissions unpacked): in the temp
-// folder, named for a pid no process has any more, this user's. Removed, never followed.
+// folder, named for a pid no process has any more, this user's, and the --work-dir folders their
+// notes name. Removed, never followed.
 void sweep_dead_workers() {
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(temp_folder(), ec)) {
@@ -105,12 +138,24 @@ void sweep_dead_workers() {
     if (name.rfind(kWorkDirPrefix, 0) != 0) continue;
     char* end = nullptr;
     const long pid = std::strtol(name.c_str() + std::strlen(kWorkDirPrefix), &end, 10);
-    struct stat st {};
-    if (*end != '\0' || pid <= 0 || ::lstat(e.path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
-        st.st_uid != ::geteuid())
-      continue;
-    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) std::filesystem::remove_all(e.path(), ec);
+    const bool note = std::strcmp(end, kNoteSuffix) == 0;
+    if ((*end != '\0' && !note) || pid <= 0 || !is_mine(e.path(), note ? S_IFREG : S_IFDIR)) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    if (note)
+      sweep_named(e.path(), pid);
+    else
+      std::filesystem::remove_all(e.path(), ec);
   }
+}
+
+// This worker's named --work-dir, noted and marked for the sweep (above); nothing for the default.
+Result<void> note_work_dir(const std::string& dir) {
+  if (dir == temp_folder() + "/" + kWorkDirPrefix + std::to_string(::getpid())) return {};
+  if (auto made = make_directories(dir); !made) return made.error();
+  const std::string absolute = std::filesystem::absolute(dir).lexically_normal().string();
+  if (auto marked = write_file_atomically(absolute + "/" + kMark, std::to_string(::getpid())); !marked)
+    return marked.error();
+  return write_file_atomically(note_path(::getpid()), absolute);
 }
 
 int work(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
@@ -130,20 +175,32 @@ int work(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
   w.work_dir = o.work_dir;
   w.worker = o.worker;
   w.until_done = o.until_done;
-  // A line a job, on standard output: what the worker did is its output.
+  // A line a job, on standard output: what the worker did is its output. Each line begins with
+  // the time in UTC, so the logs of workers on several machines read as one.
   w.log = [](const std::string& line) {
     static std::mutex mu;
+    const auto now =
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
     const std::lock_guard lock(mu);
-    std::cout << line << std::endl;
+    std::cout << format_utc(now) << ' ' << line << std::endl;
   };
   // Stopped by a signal, the boxes go first (the sandbox's own), then what was unpacked here.
   sandbox::set_last_words([dir = o.work_dir] {
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);
+    std::filesystem::remove(note_path(::getpid()), ec);
   });
   sweep_dead_workers();
+  // Best effort: a folder that cannot be noted (no temp folder) is only not swept after a kill.
+  if (auto noted = note_work_dir(o.work_dir); !noted)
+    say("queue work: --work-dir " + o.work_dir + " is not noted for a later sweep: " + noted.error().message);
   auto worked = work_queue(w);
   sandbox::set_last_words({});
+  {
+    std::error_code ec;
+    std::filesystem::remove(note_path(::getpid()), ec);
+  }
   if (!worked) return could_not_run("queue work: " + worked.error().message);
   say("queue work: " + std::to_string(worked->done) + " graded, " + std::to_string(worked->fenced) +
       " finished after another worker had taken them, " + std::to_string(worked->failed) + " handed back");
@@ -180,7 +237,8 @@ int status(const Options& o) {
   if (!s) return could_not_run("queue status: " + s.error().message);
   if (o.format == "json") {
     nlohmann::json holding = nlohmann::json::object();
-    for (const auto& [w, n] : s->holding) holding[w] = n;
+    for (const WorkerHold& h : s->holding)
+      holding[h.worker] = {{"jobs", h.jobs}, {"heartbeat_age_ms", h.heartbeat_age_ms}, {"folders", h.folders}};
     std::cout << nlohmann::json{{"queue", s->class_name},
                                 {"pushed", s->pushed()},
                                 {"queued", s->queued},

@@ -6,9 +6,12 @@
 --
 -- Keys of a queue, all under one hash tag (KEYS[1] is the prefix "{cbq:NAME}"):
 --   P:meta          hash: stamp (what every grade depends on), class
---   P:sub           hash: student -> their current job (the newest push of that student)
+--   P:sub           hash: student -> their current job (the one they handed in last); the student
+--                   is `who`, their id by the id rule (lower case), as the roster or folder says it
+--                   in the job's `student`
+--   P:folders       hash: folder -> its newest job, so that a folder superseded has its row too
 --   P:job:ID        hash: name student content files lane entry state owner deliveries last_error
---                         result verdict by done_ms nondeterministic superseded_by
+--                         result verdict by done_ms nondeterministic superseded_by handed_in
 --   P:n             hash: state -> how many jobs are in it (queued running done dead superseded
 --                         refused)
 --   P:interactive   stream, P:bulk stream: "job ID" entries, read by the group "workers"
@@ -54,6 +57,37 @@ local function keep_stamp(p, stamp, class)
   return nil
 end
 
+-- Whether hand-in key `a` is later than `b`: byte order, as the grader compares them (handed_in.h:
+-- the time, zero-padded, then the folder's name). Not Lua's `>`, which follows the locale.
+local function later_than(a, b)
+  for i = 1, math.min(#a, #b) do
+    local x, y = a:byte(i), b:byte(i)
+    if x ~= y then return x > y end
+  end
+  return #a > #b
+end
+
+-- The student's current job when it was handed in later than `handed_in`: then the push is of an
+-- earlier hand-in, which is never graded (one rule with the batch's).
+local function handed_in_later(p, current, id, handed_in)
+  if not current or current == id or handed_in == '' then return nil end
+  local later = redis.call('HGET', p .. ':job:' .. current, 'handed_in')
+  if later and later ~= '' and later_than(later, handed_in) then return current end
+  return nil
+end
+
+-- `id`, an earlier hand-in than the student's current job `newer`: kept as superseded by it, never queued.
+local function keep_older(p, job, state, newer, fields)
+  if not state then
+    redis.call('HSET', job, unpack(fields))
+    set_state(p, job, nil, 'superseded')
+  elseif state == 'queued' or state == 'running' then
+    set_state(p, job, state, 'superseded')
+  end
+  redis.call('HSET', job, 'superseded_by', newer)
+  return {'older', redis.call('HGET', p .. ':job:' .. newer, 'name') or ''}
+end
+
 -- `id` becomes the student's current job; their `current` one, if another, is superseded.
 local function supersede(p, student, current, id)
   if current and current ~= id then
@@ -65,43 +99,62 @@ local function supersede(p, student, current, id)
   redis.call('HSET', p .. ':sub', student, id)
 end
 
--- push(P; name, id, student, content, lane, stamp, class, files) -> {"new"} | {"same"} | {"known"}
--- The stamp is the queue's first push's; another is refused ("stamp" and the kept one).
+-- push(P; name, id, student, content, lane, stamp, class, files, handed_in, who)
+--   -> {"new"} | {"same"} | {"known"} | {"older", newer folder}
+-- The stamp is the queue's first push's; another is refused ("stamp" and the kept one). A push of
+-- a folder handed in before the student's current one is kept as superseded ("older").
 local function push(keys, args)
   local p = keys[1]
-  local name, id, student, content, lane, stamp, class, files =
-    args[1], args[2], args[3], args[4], args[5], args[6], args[7], args[8]
+  local name, id, student, content, lane, stamp, class, files, handed_in, who =
+    args[1], args[2], args[3], args[4], args[5], args[6], args[7], args[8], args[9] or '', args[10] or args[3]
   local kept = keep_stamp(p, stamp, class)
   if kept then return {'stamp', kept} end
   ensure_group(p, 'interactive')
   ensure_group(p, 'bulk')
   redis.call('SADD', p .. ':content:' .. content, name)
+  redis.call('HSET', p .. ':folders', name, id)
   local job = p .. ':job:' .. id
-  local current = redis.call('HGET', p .. ':sub', student)
+  local current = redis.call('HGET', p .. ':sub', who)
   local state = redis.call('HGET', job, 'state')
   if current == id and state then return {'same'} end
-  supersede(p, student, current, id)
+  local newer = handed_in_later(p, current, id, handed_in)
+  if newer then
+    return keep_older(p, job, state, newer, {'name', name, 'student', student, 'content', content, 'lane', lane,
+      'entry', '', 'owner', '', 'deliveries', 0, 'last_error', '', 'pushed_ms', now_ms(), 'files', files,
+      'handed_in', handed_in})
+  end
+  supersede(p, who, current, id)
   if state and state ~= 'superseded' then return {'known'} end
   local entry = redis.call('XADD', lane_key(p, lane), '*', 'job', id)
   redis.call('HSET', job, 'name', name, 'student', student, 'content', content, 'lane', lane, 'entry', entry,
-             'owner', '', 'deliveries', 0, 'last_error', '', 'pushed_ms', now_ms(), 'files', files)
+             'owner', '', 'deliveries', 0, 'last_error', '', 'pushed_ms', now_ms(), 'files', files,
+             'handed_in', handed_in)
   set_state(p, job, state, 'queued')
   return {'new'}
 end
 
--- refuse(P; name, id, student, why, stamp, class) -> {"refused"} | {"stamp", kept}: a folder the
--- push could not take as it is (over the push's limits, unreadable, no student on the roster) is
--- a job that is never delivered, so that the gradebook has its row and says why.
+-- refuse(P; name, id, student, why, stamp, class, handed_in, who) -> {"refused"} | {"stamp", kept} |
+-- {"older", newer folder}: a folder the push could not take as it is (over the push's limits,
+-- unreadable, no student on the roster) is a job that is never delivered, so that the gradebook
+-- has its row and says why; unless its student handed in later, as with push.
 local function refuse(keys, args)
   local p = keys[1]
-  local name, id, student, why, stamp, class = args[1], args[2], args[3], args[4], args[5], args[6]
+  local name, id, student, why, stamp, class, handed_in, who =
+    args[1], args[2], args[3], args[4], args[5], args[6], args[7] or '', args[8] or args[3]
   local kept = keep_stamp(p, stamp, class)
   if kept then return {'stamp', kept} end
+  redis.call('HSET', p .. ':folders', name, id)
   local job = p .. ':job:' .. id
-  supersede(p, student, redis.call('HGET', p .. ':sub', student), id)
+  local current = redis.call('HGET', p .. ':sub', who)
   local state = redis.call('HGET', job, 'state')
+  local newer = handed_in_later(p, current, id, handed_in)
+  if newer then
+    return keep_older(p, job, state, newer, {'name', name, 'student', student, 'content', '', 'owner', '',
+      'deliveries', 0, 'last_error', why, 'pushed_ms', now_ms(), 'handed_in', handed_in})
+  end
+  supersede(p, who, current, id)
   redis.call('HSET', job, 'name', name, 'student', student, 'content', '', 'owner', '', 'deliveries', 0,
-             'last_error', why, 'pushed_ms', now_ms())
+             'last_error', why, 'pushed_ms', now_ms(), 'handed_in', handed_in)
   set_state(p, job, state, 'refused')
   return {'refused'}
 end
@@ -241,12 +294,16 @@ local function fail(keys, args)
 end
 
 -- status(P; minute_ms) -> {state counts (a flat list), the oldest waiting job's age in ms (-1:
--- none), jobs done in the last minute_ms, {consumer, jobs it holds}..., attempts recorded}.
+-- none), jobs done in the last minute_ms, {consumer, jobs it holds, ms since its last heartbeat,
+-- the folders of up to 20 of them}..., attempts recorded}. A worker's heartbeat resets the idle
+-- time of every entry it holds, so the least idle of them is when it was last heard from.
+local MAX_NAMED = 20
 local function status(keys, args)
   local p = keys[1]
   local now = now_ms()
   local oldest = -1
   local holding = {}
+  local by_worker = {}
   for _, lane in ipairs({'interactive', 'bulk'}) do
     local key = lane_key(p, lane)
     local ok, groups = pcall(redis.call, 'XINFO', 'GROUPS', key)
@@ -260,8 +317,22 @@ local function status(keys, args)
             local age = now - tonumber(string.match(waiting[1][1], '^(%d+)'))
             if age > oldest then oldest = age end
           end
-          local pending = redis.call('XPENDING', key, GROUP)
-          for _, c in ipairs(pending[4] or {}) do holding[#holding + 1] = {c[1], tonumber(c[2])} end
+          for _, e in ipairs(redis.call('XPENDING', key, GROUP, '-', '+', 10000)) do
+            local worker, idle = e[2], tonumber(e[3])
+            local h = by_worker[worker]
+            if not h then
+              h = {worker, 0, idle, {}}
+              by_worker[worker] = h
+              holding[#holding + 1] = h
+            end
+            h[2] = h[2] + 1
+            if idle < h[3] then h[3] = idle end
+            if #h[4] < MAX_NAMED then
+              local entry = redis.call('XRANGE', key, e[1], e[1])
+              local job = entry[1] and entry[1][2][2]
+              if job then h[4][#h[4] + 1] = redis.call('HGET', p .. ':job:' .. job, 'name') or job end
+            end
+          end
         end
       end
     end

@@ -4,6 +4,7 @@
 
 #include "cb/atomic_file.h"
 #include "cb/grade/class_reports.h"
+#include "cb/grade/handed_in.h"
 #include "cb/grade/queue.h"
 #include "cb/grade/regrade.h"
 #include "cb/hmac_sha256.h"
@@ -56,6 +57,37 @@ BatchRow collect_done(queue::QueueStore& store, const std::string& reports, cons
   row.changes.clear();
   row.verdict_changed = false;
   return row;
+}
+
+// The rows of folders whose student handed in again later: each folder's newest job, where it is
+// not its student's current one, says which folder is graded instead.
+Result<void> collect_superseded(queue::QueueStore& store, const CollectOptions& o, const GradeOptions& grade,
+                                bool with_conformance, const std::map<std::string, std::string>& current,
+                                Collected& c) {
+  auto folders = store.command({"HGETALL", store.prefix() + ":folders"});
+  if (!folders) return folders.error();
+  for (std::size_t i = 0; i + 1 < folders->elements.size(); i += 2) {
+    const std::string& name = folders->elements[i].text;
+    if (current.contains(name)) continue;
+    const std::string job = "job:" + folders->elements[i + 1].text;
+    auto f = store.command({"HMGET", store.prefix() + ":" + job, "state", "student", "handed_in", "superseded_by"});
+    if (!f) return f.error();
+    if (f->elements.size() != 4 || f->elements[0].text != "superseded") continue;
+    auto g = store.command({"HMGET", store.prefix() + ":job:" + f->elements[3].text, "name", "student", "handed_in"});
+    if (!g) return g.error();
+    if (g->elements.size() != 3 || g->elements[0].text == name) continue;  // its own newer push
+    const HandIn older{name, f->elements[1].text, hand_in_key_time(f->elements[2].text)};
+    const HandIn newer{g->elements[0].text, g->elements[1].text, hand_in_key_time(g->elements[2].text)};
+    BatchRow row = not_graded(name, superseded_why(older, newer), RowStatus::Superseded, with_conformance, grade);
+    row.student = older.student;
+    std::error_code ec;
+    std::filesystem::remove_all(o.reports + "/" + name, ec);
+    if (auto k = keep_ungraded(o.reports + "/" + name, row); !k) row.error += "; keeping it: " + k.error().message;
+    c.rows.push_back(std::move(row));
+  }
+  std::sort(c.rows.begin(), c.rows.end(),
+            [](const BatchRow& a, const BatchRow& b) { return a.submission < b.submission; });
+  return {};
 }
 
 }  // namespace
@@ -117,6 +149,7 @@ Result<Collected> collect_queue(const CollectOptions& o) {
     }
     by_content[job->content].push_back(name);
   }
+  if (auto s = collect_superseded(store, o, grade, with_conformance, job_of, c); !s) return s.error();
   for (const auto& [content, names] : by_content)
     if (names.size() > 1 && content != FolderBytes{}.sha256()) {  // empty folders are alike
       std::string all;

@@ -1,7 +1,9 @@
 #include <algorithm>
 
 #include "cb/fleet/redis_link.h"
+#include "cb/grade/handed_in.h"
 #include "cb/grade/merge.h"
+#include "cb/grade/variant.h"
 #include "cb/grade/queue.h"
 #include "cb/hmac_sha256.h"
 #include "queue_store.h"
@@ -15,6 +17,18 @@ Result<std::string> student_of(const BatchOptions& o, const std::string& name) {
   if (named != o.roster.end()) return named->second;
   if (o.roster_only) return Error{"the roster names no student for this folder"};
   return name;
+}
+
+// Whose hand-in it is by the id rule (student_id): the key the queue keeps a student's newest by.
+std::string id_rule(const std::string& student) {
+  auto id = student_id(student);
+  return id ? *id : student;
+}
+
+// "NAME: handed in before NEWER, which is graded": a push the queue kept as superseded.
+std::string older_note(const std::string& name, const fleet::RedisReply& said) {
+  const std::string newer = said.elements.size() > 1 ? said.elements[1].text : std::string();
+  return name + ": handed in before " + newer + ", which is graded (the last a student hands in is)";
 }
 
 // The queue's stamp as Redis keeps it, told apart from this push's for a person.
@@ -39,13 +53,17 @@ Result<Pushed> push_class(const PushOptions& o) {
   const std::string stamp_sha = hex(sha256(stamp));
   // Not queued, and said so twice: on the push's output, and as the folder's row in the gradebook
   // (a job that is never delivered); keyed by its student where one is known.
-  const auto refuse = [&](const std::string& name, const std::string& student, const std::string& why) -> Result<void> {
-    out.refused.push_back(name + ": " + why);
+  const auto refuse = [&](const std::string& name, const std::string& student, const std::string& why,
+                          const std::string& handed_in) -> Result<void> {
     const std::string id = hex(sha256(name + "\nrefused\n" + why + "\n" + stamp_sha)).substr(0, 32);
-    auto said = store.call("refuse", {name, id, student, why, stamp, o.queue.name});
+    auto said = store.call("refuse", {name, id, student, why, stamp, o.queue.name, handed_in, id_rule(student)});
     if (!said) return said.error();
-    if (!said->elements.empty() && said->elements[0].text == "stamp")
-      return Error{stamp_refusal(said->elements[1].text, stamp)};
+    const std::string answer = said->elements.empty() ? "" : said->elements[0].text;
+    if (answer == "stamp") return Error{stamp_refusal(said->elements[1].text, stamp)};
+    if (answer == "older")
+      out.older.push_back(older_note(name, *said));
+    else
+      out.refused.push_back(name + ": " + why);
     return {};
   };
   if (!o.manifest.empty()) {
@@ -60,12 +78,13 @@ Result<Pushed> push_class(const PushOptions& o) {
   for (const std::string& name : *names) {
     auto student = student_of(o.batch, name);
     if (!student) {
-      if (auto r = refuse(name, "folder:" + name, student.error().message); !r) return r.error();
+      if (auto r = refuse(name, "folder:" + name, student.error().message, ""); !r) return r.error();
       continue;
     }
+    const std::string handed_in = hand_in_key(handed_in_at(o.batch.root, name), name);
     auto folder = read_folder(o.batch.root + "/" + name, o.limits);
     if (!folder) {
-      if (auto r = refuse(name, *student, folder.error().message); !r) return r.error();
+      if (auto r = refuse(name, *student, folder.error().message, handed_in); !r) return r.error();
       continue;
     }
     const std::string content = folder->sha256();
@@ -73,11 +92,15 @@ Result<Pushed> push_class(const PushOptions& o) {
     const std::string id = hex(sha256(name + "\n" + *student + "\n" + content + "\n" + stamp_sha)).substr(0, 32);
     for (const auto& [sha, bytes] : folder->blobs)
       if (auto put = store.put_blob(sha, bytes); !put) return put.error();
-    auto pushed = store.call("push", {name, id, *student, content, o.lane, stamp, o.queue.name, folder->listing()});
+    auto pushed = store.call("push", {name, id, *student, content, o.lane, stamp, o.queue.name, folder->listing(),
+                                      handed_in, id_rule(*student)});
     if (!pushed) return pushed.error();
     const std::string said = pushed->elements.empty() ? "" : pushed->elements[0].text;
     if (said == "stamp") return Error{stamp_refusal(pushed->elements[1].text, stamp)};
-    (said == "new" ? out.queued : out.same) += 1;
+    if (said == "older")
+      out.older.push_back(older_note(name, *pushed));
+    else
+      (said == "new" ? out.queued : out.same) += 1;
     if (o.resume) {
       auto repaired = store.call("repair", {id});
       if (!repaired) return repaired.error();

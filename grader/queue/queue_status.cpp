@@ -32,8 +32,13 @@ std::string QueueStatus::line() const {
 std::string QueueStatus::text() const {
   std::string out = line() + "\n";
   if (oldest_waiting_ms >= 0) out += "the oldest job waiting has waited " + age_text(oldest_waiting_ms) + "\n";
-  for (const auto& [worker, jobs] : holding) out += "  " + worker + ": " + std::to_string(jobs) + " job(s)\n";
-  if (superseded > 0) out += std::to_string(superseded) + " superseded by a newer push of the same student\n";
+  for (const WorkerHold& h : holding) {
+    out += "  " + h.worker + ": " + std::to_string(h.jobs) + " job(s) (";
+    for (std::size_t i = 0; i < h.folders.size(); ++i) out += (i == 0 ? "" : ", ") + h.folders[i];
+    if (h.folders.size() < h.jobs) out += " and " + std::to_string(h.jobs - h.folders.size()) + " more";
+    out += "), last heartbeat " + age_text(h.heartbeat_age_ms) + " ago\n";
+  }
+  if (superseded > 0) out += std::to_string(superseded) + " superseded by the same student's later hand-in\n";
   if (attempts > 0) out += std::to_string(attempts) + " completion(s) after the first, kept as attempts\n";
   return out;
 }
@@ -60,9 +65,12 @@ Result<QueueStatus> queue_status(const QueueAddress& queue) {
   }
   s.oldest_waiting_ms = r->elements[1].integer;
   s.done_last_minute = static_cast<std::size_t>(r->elements[2].integer);
-  for (const fleet::RedisReply& h : r->elements[3].elements)
-    if (h.elements.size() == 2)
-      s.holding.emplace_back(h.elements[0].text, static_cast<std::size_t>(h.elements[1].integer));
+  for (const fleet::RedisReply& h : r->elements[3].elements) {
+    if (h.elements.size() != 4) continue;
+    WorkerHold w{h.elements[0].text, static_cast<std::size_t>(h.elements[1].integer), h.elements[2].integer, {}};
+    for (const fleet::RedisReply& f : h.elements[3].elements) w.folders.push_back(f.text);
+    s.holding.push_back(std::move(w));
+  }
   s.attempts = static_cast<std::size_t>(r->elements[4].integer);
   return s;
 }

@@ -245,7 +245,10 @@ struct Worker {
       if (auto lost = store.call("beat", args); !lost)
         log("heartbeat: " + lost.error().message);
       else
-        for (const fleet::RedisReply& j : lost->elements) log("job " + j.text + " was taken back by the queue");
+        for (const fleet::RedisReply& j : lost->elements) {
+          const auto folder = fields(store, j.text, "name");
+          log((folder ? *folder : "job " + j.text) + ": taken back by the queue (another worker has it now)");
+        }
     }
   }
 };

@@ -15,10 +15,12 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <thread>
 
 #include "cb/fleet/redis_link.h"
 #include "cb/grade/queue.h"
+#include "dated.h"
 #include "queue_store.h"
 #include "process.h"
 #include "python_kit.h"
@@ -137,7 +139,8 @@ TEST_CASE(
   // finishes it too, and that late completion is kept as an attempt, never as the grade.
   const std::string taken = read_until(*w2, "): taken");
   REQUIRE(!taken.empty());
-  const std::string held = taken.substr(0, taken.find(' '));
+  const std::string folder_on = taken.substr(taken.find(' ') + 1);  // after the line's UTC time
+  const std::string held = folder_on.substr(0, folder_on.find(' '));
   w2->signal(SIGSTOP);
   REQUIRE(!read_until(*w3, held + ": done").empty());
   w2->signal(SIGCONT);
@@ -229,7 +232,9 @@ TEST_CASE(
   auto w = q.worker("w", {"--limit-box-size", "1M"}, "1");
   const auto line = w->read_line(std::chrono::seconds{60});
   REQUIRE(line);
-  CHECK(line->find("cy (delivery 1): taken") == 0);
+  // Each line stamped with the time in UTC, then the folder it is about.
+  CHECK(std::regex_match(*line, std::regex("20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[.][0-9]{3}Z "
+                                           "cy [(]delivery 1[)]: taken")));
   REQUIRE(w->wait(std::chrono::seconds{300}) == 0);
   std::string out = *line + "\n" + w->read_rest_of_stdout();
   INFO(out);
@@ -283,6 +288,88 @@ TEST_CASE(
   CHECK(mended->read_rest_of_stdout().find("dee: done") != std::string::npos);
   CHECK(run(q.queue("collect", {"--reports", q.dir / "reports2", "-o", q.dir / "book2.json"})).exit_code == 1);  // huge
   CHECK(book(q.dir / "book2.json").at("dee")["score"] == 8);
+}
+
+TEST_CASE("queue: status names what each worker holds and how long ago it was last heard from") {
+  if (skip_unless(::geteuid() == 0, "the workers give each program a box of its own uid: needs root")) return;
+  QueueRun q;
+  python_kit(q.root + "/ann");
+  std::ofstream(q.root + "/ann/run.sh") << "exec sleep 600\n";  // held until the time limit
+  REQUIRE(run(q.graded(q.queue("push", {q.root}))).exit_code == 0);
+  auto w = q.worker("w", {}, "1");
+  REQUIRE(!read_until(*w, "ann (delivery 1): taken").empty());
+  // Stopped, it beats no more: no other worker asks to take its job, so the age only grows.
+  w->signal(SIGSTOP);
+  json held;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds{60};
+  while (std::chrono::steady_clock::now() < give_up) {
+    held = q.status()["holding"];
+    if (held.contains("w") && held["w"]["heartbeat_age_ms"].get<long long>() >= 2000) break;
+  }
+  REQUIRE(held.contains("w"));
+  CHECK(held["w"]["jobs"] == 1);
+  CHECK(held["w"]["folders"] == json::array({"ann"}));
+  CHECK(held["w"]["heartbeat_age_ms"].get<long long>() >= 2000);
+  const Ran text = run(q.queue("status"));
+  INFO(text.out);
+  CHECK(std::regex_search(text.out, std::regex("\n  w: 1 job\\(s\\) \\(ann\\), last heartbeat [0-9]+ s ago\n")));
+  // Let go, it stops as an operator stops it: its job handed back, its box gone.
+  w->signal(SIGCONT);
+  w->signal(SIGTERM);
+  CHECK(w->wait(std::chrono::seconds{60}).has_value());
+}
+
+TEST_CASE(
+    "queue: a worker killed leaves its --work-dir with students' files, and the next worker on the machine sweeps it") {
+  if (skip_unless(::geteuid() == 0, "the workers give each program a box of its own uid: needs root")) return;
+  QueueRun q;
+  python_kit(q.root + "/ann");
+  REQUIRE(run(q.graded(q.queue("push", {q.root}))).exit_code == 0);
+  auto first = q.worker("first", {}, "1");
+  REQUIRE(!read_until(*first, "ann (delivery 1): taken").empty());
+  first->signal(SIGKILL);
+  REQUIRE(first->wait(std::chrono::seconds{30}).has_value());
+  REQUIRE(fs::exists(q.dir / "first"));  // a folder the killed worker could not empty
+  // Another worker, with a folder of its own: it sweeps the dead one's, then grades ann.
+  auto second = q.worker("second", {}, "1");
+  REQUIRE(second->wait(std::chrono::seconds{120}) == 0);
+  CHECK(second->read_rest_of_stdout().find("ann: done") != std::string::npos);
+  CHECK_FALSE(fs::exists(q.dir / "first"));
+  CHECK_FALSE(fs::exists(q.dir / "second"));  // its own, emptied at the end
+}
+
+TEST_CASE("queue: a student who hands in twice: the later hand-in is queued whichever sorts first, the earlier named") {
+  QueueRun q;
+  python_kit(q.root + "/Ann");  // one student with "ann" by the id rule, handed in an hour later
+  python_kit(q.root + "/ann");
+  REQUIRE(date_all(q.root + "/Ann", 1'793'667'600));
+  REQUIRE(date_all(q.root + "/ann", 1'793'664'000));
+  const Ran pushed = run(q.graded(q.queue("push", {q.root})));
+  INFO(pushed.err);
+  CHECK(pushed.exit_code == 0);
+  CHECK(pushed.err.find("queue push: not queued: ann: handed in before Ann, which is graded") != std::string::npos);
+  CHECK(pushed.err.find("1 queued (bulk), 0 pushed before with the same bytes, 1 superseded") != std::string::npos);
+  // Pushed again, nothing changes: the same job is current, the earlier one stays superseded.
+  const Ran again = run(q.graded(q.queue("push", {q.root})));
+  INFO(again.err);
+  CHECK(again.err.find("0 queued (bulk), 1 pushed before with the same bytes, 1 superseded") != std::string::npos);
+  const json s = q.status();
+  CHECK(s["queued"] == 1);
+  CHECK(s["superseded"] == 1);
+  // The earlier folder has its row, saying which is graded: as a batch of the same folders says it.
+  const Ran collected = run(q.queue("collect", {"--reports", q.dir / "reports", "-o", q.dir / "book.json"}));
+  INFO(collected.err);
+  const auto rows = book(q.dir / "book.json");
+  REQUIRE(rows.size() == 2);
+  CHECK(rows.at("Ann")["status"] == "not_graded");
+  CHECK(rows.at("ann")["status"] == "superseded");
+  const std::string why =
+      "handed in again: Ann (2026-11-03T01:00:00Z) is graded instead of this one (2026-11-03T00:00:00Z); the last a "
+      "student hands in is graded, by the newest file each folder holds";
+  CHECK(rows.at("ann")["error"] == why);
+  const Ran batch = run({kGrade, "--batch", q.root, "-o", q.dir / "batch.json"});
+  INFO(batch.err);
+  CHECK(book(q.dir / "batch.json").at("ann")["error"] == why);
 }
 
 TEST_CASE(

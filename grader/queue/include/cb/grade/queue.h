@@ -45,6 +45,8 @@ struct Pushed {
   std::size_t revived = 0;           // --resume: dead-lettered jobs given 3 more deliveries
   std::vector<std::string> refused;  // "NAME: why" (too large, unreadable): not queued
   std::vector<std::string> notes;    // submissions whose bytes are another's
+  // "NAME: handed in before NEWER, ...": a folder whose student handed in again later (handed_in.h)
+  std::vector<std::string> older;
 };
 
 // Errors: Redis unreachable, the root unlistable, a queue stamped otherwise (named).
@@ -72,12 +74,21 @@ struct Worked {
 // unreachable at the start, a queue of another stamp (named).
 [[nodiscard]] Result<Worked> work_queue(const WorkOptions& options);
 
+// A worker as the queue last heard from it: the jobs it holds and when it last beat for them (a
+// worker killed or stopped shows the age growing until the jobs are taken back, at 3 heartbeats).
+struct WorkerHold {
+  std::string worker;
+  std::size_t jobs = 0;
+  long long heartbeat_age_ms = 0;
+  std::vector<std::string> folders;  // of the jobs it holds, 20 at most
+};
+
 struct QueueStatus {
   std::string class_name;
   std::size_t queued = 0, running = 0, done = 0, dead = 0, superseded = 0;
   long long oldest_waiting_ms = -1;
   std::size_t done_last_minute = 0;
-  std::vector<std::pair<std::string, std::size_t>> holding;  // worker -> jobs it holds
+  std::vector<WorkerHold> holding;
   std::size_t attempts = 0;
   [[nodiscard]] std::size_t pushed() const { return queued + running + done + dead; }
   [[nodiscard]] std::string text() const;  // a few lines for a person

@@ -96,7 +96,7 @@ TEST_CASE("batch: a student who hands in twice is graded on the later folder, an
     for (const std::string& k :
          {std::string("--course-key"), out / "course.key", std::string("--roster"), out / "roster.csv"})
       a.push_back(k);
-    const Ran r = run(a);
+    Ran r = run(a);
     INFO(r.err);
     CHECK((r.exit_code == 0 || r.exit_code == 1));
     return r;

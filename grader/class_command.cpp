@@ -125,7 +125,7 @@ class Journal {
 
 // "300 submissions in 4:12: 280 graded (250 passed), 12 empty, 8 could not be graded".
 std::string summary(const std::vector<BatchRow>& rows, double seconds) {
-  std::size_t graded = 0, passed = 0, empty = 0, errors = 0, not_graded = 0, resumed = 0, superseded = 0;
+  std::size_t graded = 0, passed = 0, empty = 0, errors = 0, not_graded = 0, resumed = 0, superseded = 0, absent = 0;
   for (const BatchRow& r : rows) {
     graded += r.status == RowStatus::Graded ? 1U : 0U;
     passed += r.report && r.report->passed ? 1U : 0U;
@@ -133,6 +133,7 @@ std::string summary(const std::vector<BatchRow>& rows, double seconds) {
     errors += r.status == RowStatus::Error ? 1U : 0U;
     not_graded += r.status == RowStatus::NotGraded ? 1U : 0U;
     superseded += r.status == RowStatus::Superseded ? 1U : 0U;
+    absent += r.status == RowStatus::NoSubmission ? 1U : 0U;
     resumed += r.resumed ? 1U : 0U;
   }
   const long s = std::lround(seconds);
@@ -142,6 +143,7 @@ std::string summary(const std::vector<BatchRow>& rows, double seconds) {
   if (resumed > 0) out += ", " + std::to_string(resumed) + " of them judged from what an earlier run kept";
   out += ")";
   if (empty > 0) out += ", " + std::to_string(empty) + " empty";
+  if (absent > 0) out += ", " + std::to_string(absent) + " on the roster handed in nothing";
   if (errors > 0) out += ", " + std::to_string(errors) + " could not be graded";
   if (not_graded > 0) out += ", " + std::to_string(not_graded) + " not graded yet";
   if (superseded > 0)

@@ -84,6 +84,7 @@ int push(const Options& o, const Asked& asked) {
   for (const std::string& r : pushed->refused) say("queue push: not queued: " + r);
   for (const std::string& n : pushed->notes) say("queue push: " + n);
   for (const std::string& n : pushed->older) say("queue push: not queued: " + n);
+  for (const std::string& n : pushed->absent) say("queue push: on the roster, nothing handed in: " + n);
   std::string line = "queue " + p.queue.name + ": " + std::to_string(pushed->queued) + " queued (" + p.lane + "), " +
                      std::to_string(pushed->same) + " pushed before with the same bytes";
   if (!pushed->older.empty())
@@ -246,6 +247,7 @@ int status(const Options& o) {
                                 {"done", s->done},
                                 {"dead", s->dead},
                                 {"superseded", s->superseded},
+                                {"refused", s->refused},
                                 {"oldest_waiting_ms", s->oldest_waiting_ms},
                                 {"done_last_minute", s->done_last_minute},
                                 {"holding", holding},

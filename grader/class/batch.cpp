@@ -306,6 +306,17 @@ BatchRow superseded_row(const BatchOptions& o, const std::string& name, const Su
   return row;
 }
 
+BatchRow no_submission_row(const BatchOptions& o, const std::string& name, const std::string& student) {
+  BatchRow row;
+  row.submission = name;
+  row.student = student;
+  row.status = RowStatus::NoSubmission;
+  row.error = "on the roster, but " + class_name(o.root) + " holds no folder of this student's: nothing was handed in";
+  row.with_conformance = o.conformance.has_value();
+  row.max_score = o.grade.rubric.max_score(row.with_conformance);
+  return row;
+}
+
 BatchRow grade_submission(const BatchOptions& o, const std::string& name, const ClassContext& the_class) {
   // The grader's failure is never a grade: graded again, and after the last try a row that says
   // why it is not graded (--resume grades it).
@@ -324,8 +335,9 @@ BatchRow grade_submission(const BatchOptions& o, const std::string& name, const 
 }
 
 BatchRow grade_and_keep(const BatchOptions& o, const std::string& name, const ClassContext& the_class) {
-  BatchRow row = the_class.superseded.contains(name) ? superseded_row(o, name, the_class.superseded.at(name))
-                                                     : grade_submission(o, name, the_class);
+  BatchRow row = the_class.superseded.contains(name)  ? superseded_row(o, name, the_class.superseded.at(name))
+                 : the_class.no_folder.contains(name) ? no_submission_row(o, name, the_class.no_folder.at(name))
+                                                      : grade_submission(o, name, the_class);
   if (!o.reports_dir.empty() && row.status != RowStatus::Graded)
     if (auto kept = keep_ungraded(o.reports_dir + "/" + row.submission, row); !kept)
       row.error += "; keeping it: " + kept.error().message;
@@ -364,8 +376,31 @@ std::string class_name(std::string root) {
   return root;
 }
 
-Result<std::vector<std::string>> batch_folders(const BatchOptions& o) {
+std::map<std::string, std::string> roster_without_folder(const std::map<std::string, std::string>& roster,
+                                                         const std::vector<std::string>& folders) {
+  const auto id_of = [](const std::string& raw) {
+    auto id = student_id(raw);
+    return id ? *id : raw;
+  };
+  std::set<std::string> handed_in;
+  for (const std::string& f : folders)
+    if (const auto named = roster.find(f); named != roster.end()) handed_in.insert(id_of(named->second));
+  std::map<std::string, std::string> out;
+  for (const auto& [folder, student] : roster)  // in byte order of folders: a student's first
+    if (handed_in.insert(id_of(student)).second) out.emplace(folder, student);
+  return out;
+}
+
+Result<std::vector<std::string>> class_manifest(const BatchOptions& o) {
   auto names = submission_folders(o.root);
+  if (!names) return names.error();
+  for (const auto& [folder, student] : roster_without_folder(o.roster, *names)) names->push_back(folder);
+  std::sort(names->begin(), names->end());
+  return names;
+}
+
+Result<std::vector<std::string>> batch_folders(const BatchOptions& o) {
+  auto names = class_manifest(o);
   if (!names) return names.error();
   return share_of(*names, o.shard);
 }
@@ -390,13 +425,16 @@ Result<void> keep_shard(const BatchOptions& o, const std::vector<std::string>& m
 }  // namespace
 
 Result<std::vector<BatchRow>> grade_batch(const BatchOptions& o) {
-  auto manifest = submission_folders(o.root);
+  auto folders = submission_folders(o.root);
+  if (!folders) return folders.error();
+  auto manifest = class_manifest(o);
   if (!manifest) return manifest.error();
   if (!o.reports_dir.empty())
     if (auto made = make_directories(o.reports_dir); !made) return made.error();
   ClassContext the_class;
   the_class.everyone = class_numbers(o, *manifest);  // the whole class's, whose share this is
-  the_class.superseded = handed_in_twice(o, *manifest);
+  the_class.superseded = handed_in_twice(o, *folders);
+  the_class.no_folder = roster_without_folder(o.roster, *folders);
   if (o.shard) {
     the_class.shard = {{"count", o.shard->count}, {"manifest_sha256", manifest_sha256(*manifest)}};
     if (!o.reports_dir.empty())

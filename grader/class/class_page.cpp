@@ -1,6 +1,7 @@
 #include "cb/grade/class_page.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
@@ -95,7 +96,7 @@ constexpr const char* kCss =
     R"(.bar{display:inline-block;width:160px;height:10px;background:#eee;vertical-align:middle;margin-left:6px}
 .bar span{display:block;height:100%}.ok{background:#2e7d32}.bad{background:#c62828}.dist{background:#1565c0}
 td.l,th.l{text-align:left}.st{font-family:monospace}.st-pass{color:#1b5e20}.st-fail{color:#b71c1c;font-weight:600}
-.st-error,.st-not_graded{color:#6a1b9a}.st-skip,.st-empty,.st-superseded{color:#8d6e00}.ranked td{vertical-align:top}
+.st-error,.st-not_graded{color:#6a1b9a}.st-skip,.st-empty,.st-superseded,.st-no_submission{color:#8d6e00}.ranked td{vertical-align:top}
 .everyone th{cursor:pointer;position:sticky;top:0}.everyone td{white-space:nowrap}.everyone td.l{white-space:normal}
 .cards{display:flex;flex-wrap:wrap;gap:8px 24px;margin:8px 0}.cards div{font-size:13px}.cards b{font-size:18px;display:block}
 .hist td{border:none;padding:1px 4px;text-align:left}.hist td.n{text-align:right;color:#444})";
@@ -129,22 +130,71 @@ std::string scores_section(const std::vector<double>& scores, double max_score) 
   return body;
 }
 
+// A word of a title with its numbers as N ("5th" -> "Nth", "3.5" -> "N", "(2" -> "(N").
+std::string numbers_as_n(const std::string& word) {
+  std::string out;
+  for (std::size_t i = 0; i < word.size();) {
+    if (std::isdigit(static_cast<unsigned char>(word[i])) == 0) {
+      out += word[i++];
+      continue;
+    }
+    while (i < word.size() && (std::isdigit(static_cast<unsigned char>(word[i])) != 0 || word[i] == '.')) ++i;
+    out += 'N';
+    for (const char* ordinal : {"st", "nd", "rd", "th"})
+      if (word.compare(i, 2, ordinal) == 0) {
+        out += "th";
+        i += 2;
+        break;
+      }
+  }
+  return out;
+}
+
+std::vector<std::string> words_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t end = std::min(text.find(' ', at), text.size());
+    out.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
+}
+
+// One title for a step whose students had numbers of their own: the words they share, and N
+// where their numbers differ ("N calls to /always500 open it on the Nth failure"), never one
+// student's numbers as if they were everyone's.
+std::string shared_title(const std::set<std::string>& titles) {
+  if (titles.size() <= 1) return titles.empty() ? std::string() : *titles.begin();
+  std::vector<std::vector<std::string>> all;
+  for (const std::string& t : titles) all.push_back(words_of(t));
+  std::string out;
+  for (std::size_t i = 0; i < all.front().size(); ++i) {
+    bool same = true;
+    for (const auto& w : all) same = same && w.size() == all.front().size() && w[i] == all.front()[i];
+    if (!same && std::any_of(all.begin(), all.end(), [&all](const auto& w) { return w.size() != all.front().size(); }))
+      return numbers_as_n(*titles.begin()) + " (each student's own numbers)";
+    out += (i == 0 ? "" : " ") + (same ? all.front()[i] : numbers_as_n(all.front()[i]));
+  }
+  return out;
+}
+
 // Each step and the conformance part: how many passed.
 std::string steps_section(const std::vector<BatchRow>& rows) {
   std::string body;
   body += "<h2>Steps</h2><table><tr><th>step</th><th class=\"l\">title</th><th>passed</th><th class=\"l\"></th></tr>";
-  std::map<int, std::string> titles;
   for (int n = 1; n <= kGradedSteps; ++n) {
     std::size_t ok = 0, judged = 0;
+    std::set<std::string> titles;
     for (const BatchRow& r : rows)
       if (r.report)
         if (const StepReport* s = step_of(*r.report, n)) {
           ++judged;
           ok += s->status == Status::Pass ? 1U : 0U;
-          titles[n] = s->title;
+          titles.insert(s->title);
         }
     if (judged == 0) continue;
-    body += "<tr><td>" + std::to_string(n) + "</td><td class=\"l\">" + esc(titles[n]) + "</td><td>" +
+    body += "<tr><td>" + std::to_string(n) + "</td><td class=\"l\">" + esc(shared_title(titles)) + "</td><td>" +
             std::to_string(ok) + "/" + std::to_string(judged) + " (" + percent(ok, judged) + ")</td><td class=\"l\">" +
             bar(ok, judged, "ok") + "</td></tr>";
   }
@@ -274,7 +324,7 @@ std::string everyone_section(const std::vector<BatchRow>& rows) {
 
 std::string class_page_html(const ClassPage& page) {
   const std::vector<BatchRow>& rows = page.rows;
-  std::size_t graded = 0, passed = 0, empty = 0, not_graded = 0, errors = 0, graders = 0, superseded = 0;
+  std::size_t graded = 0, passed = 0, empty = 0, not_graded = 0, errors = 0, graders = 0, superseded = 0, absent = 0;
   std::vector<double> scores;
   double max_score = 0;
   std::string grader, spec;
@@ -284,6 +334,7 @@ std::string class_page_html(const ClassPage& page) {
     errors += r.status == RowStatus::Error ? 1U : 0U;
     not_graded += r.status == RowStatus::NotGraded ? 1U : 0U;
     superseded += r.status == RowStatus::Superseded ? 1U : 0U;
+    absent += r.status == RowStatus::NoSubmission ? 1U : 0U;
     graders += !r.report && r.fault == Fault::Grader ? 1U : 0U;
     max_score = std::max(max_score, r.report ? r.report->max_score : r.max_score);
     if (!r.report) continue;
@@ -308,6 +359,7 @@ std::string class_page_html(const ClassPage& page) {
           std::to_string(passed) + "</b>full marks</div><div><b>" + html_number(mean, 1) + " / " + points(max_score) +
           "</b>mean score</div><div><b>" + points(median) + "</b>median</div>";
   if (empty > 0) body += "<div><b>" + std::to_string(empty) + "</b>empty</div>";
+  if (absent > 0) body += "<div><b>" + std::to_string(absent) + "</b>no submission</div>";
   // The grader's own failures apart: nothing the students did, and --resume grades them.
   if (errors + not_graded > graders)
     body += "<div><b>" + std::to_string(errors + not_graded - graders) + "</b>not graded</div>";
@@ -319,7 +371,7 @@ std::string class_page_html(const ClassPage& page) {
   body += steps_section(rows);
   body += failures_section(rows, graded);
   // What could not be graded, and why.
-  if (empty + errors + not_graded > graders) {
+  if (empty + absent + errors + not_graded > graders) {
     body += "<h2>Not graded</h2><ul>";
     for (const BatchRow& r : rows)
       if (!r.report && r.fault != Fault::Grader && r.status != RowStatus::Superseded)

@@ -244,11 +244,13 @@ Result<KeptGrade> read_kept_grade(const std::string& dir) {
   if (!grading) return grading.error();
   if (const std::string status = string_at(*grading, "status"); !status.empty() && status != "graded") {
     static constexpr std::array kUngraded{RowStatus::Empty, RowStatus::Error, RowStatus::NotGraded,
-                                          RowStatus::Superseded};
+                                          RowStatus::Superseded, RowStatus::NoSubmission};
     const auto known =
         std::find_if(kUngraded.begin(), kUngraded.end(), [&status](RowStatus s) { return status == to_string(s); });
     if (known == kUngraded.end())
-      return Error{dir + "/grading.json: status: expected graded, empty, error, not_graded or superseded"};
+      return Error{dir +
+                   "/grading.json: status: expected graded, empty, error, not_graded, superseded or "
+                   "no_submission"};
     kept.status = *known;
     kept.error = string_at(*grading, "error");
     kept.evidence.student = string_at(*grading, "student");

@@ -39,6 +39,7 @@ const char* to_string(RowStatus s) noexcept {
     case RowStatus::Error: return "error";
     case RowStatus::NotGraded: return "not_graded";
     case RowStatus::Superseded: return "superseded";
+    case RowStatus::NoSubmission: return "no_submission";
   }
   return "error";
 }

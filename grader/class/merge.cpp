@@ -136,7 +136,7 @@ std::optional<Candidate> candidate(const ShardKept& shard, const std::string& na
   if (!grading) return std::nullopt;
   const nlohmann::json g = nlohmann::json::parse(*grading, nullptr, false);
   const std::string status = g.is_object() ? g.value("status", "") : "";
-  if (status != "empty" && status != "error" && status != "superseded")
+  if (status != "empty" && status != "error" && status != "superseded" && status != "no_submission")
     return std::nullopt;  // not graded: the shard stopped first
   c.sha256 = hex(sha256(*grading));
   return c;

@@ -133,14 +133,15 @@ local function push(keys, args)
   return {'new'}
 end
 
--- refuse(P; name, id, student, why, stamp, class, handed_in, who) -> {"refused"} | {"stamp", kept} |
--- {"older", newer folder}: a folder the push could not take as it is (over the push's limits,
--- unreadable, no student on the roster) is a job that is never delivered, so that the gradebook
--- has its row and says why; unless its student handed in later, as with push.
+-- refuse(P; name, id, student, why, stamp, class, handed_in, who, kind) -> {"refused"} |
+-- {"stamp", kept} | {"older", newer folder}: a folder the push could not take as it is (over the
+-- push's limits, unreadable, no student on the roster) is a job that is never delivered, so that
+-- the gradebook has its row and says why; unless its student handed in later, as with push. kind
+-- "no_submission": a roster's student who handed in nothing, whose row says so.
 local function refuse(keys, args)
   local p = keys[1]
-  local name, id, student, why, stamp, class, handed_in, who =
-    args[1], args[2], args[3], args[4], args[5], args[6], args[7] or '', args[8] or args[3]
+  local name, id, student, why, stamp, class, handed_in, who, kind =
+    args[1], args[2], args[3], args[4], args[5], args[6], args[7] or '', args[8] or args[3], args[9] or ''
   local kept = keep_stamp(p, stamp, class)
   if kept then return {'stamp', kept} end
   redis.call('HSET', p .. ':folders', name, id)
@@ -154,7 +155,7 @@ local function refuse(keys, args)
   end
   supersede(p, who, current, id)
   redis.call('HSET', job, 'name', name, 'student', student, 'content', '', 'owner', '', 'deliveries', 0,
-             'last_error', why, 'pushed_ms', now_ms(), 'handed_in', handed_in)
+             'last_error', why, 'pushed_ms', now_ms(), 'handed_in', handed_in, 'kind', kind)
   set_state(p, job, state, 'refused')
   return {'refused'}
 end

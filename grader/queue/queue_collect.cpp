@@ -14,17 +14,18 @@ namespace cb::grade {
 namespace {
 
 struct Job {
-  std::string state, result, verdict, nondeterministic, last_error, content;
+  std::string state, result, verdict, nondeterministic, last_error, content, kind, student;
 };
 
 Result<Job> read_job(queue::QueueStore& store, const std::string& id) {
   auto r = store.command({"HMGET", store.prefix() + ":job:" + id, "state", "result", "verdict", "nondeterministic",
-                          "last_error", "content"});
+                          "last_error", "content", "kind", "student"});
   if (!r) return r.error();
-  if (r->elements.size() != 6) return Error{"redis: HMGET: an answer of another shape"};
+  if (r->elements.size() != 8) return Error{"redis: HMGET: an answer of another shape"};
   Job j;
-  std::string* fields[] = {&j.state, &j.result, &j.verdict, &j.nondeterministic, &j.last_error, &j.content};
-  for (std::size_t i = 0; i < 6; ++i) *fields[i] = r->elements[i].text;
+  std::string* fields[] = {&j.state,      &j.result,  &j.verdict, &j.nondeterministic,
+                           &j.last_error, &j.content, &j.kind,    &j.student};
+  for (std::size_t i = 0; i < 8; ++i) *fields[i] = r->elements[i].text;
   return j;
 }
 
@@ -128,9 +129,15 @@ Result<Collected> collect_queue(const CollectOptions& o) {
         c.notes.push_back(name + ": graded again with another verdict (nondeterministic): first " + job->verdict +
                           ", then " + job->nondeterministic + "; the first is kept");
     } else if (job->state == "refused") {
-      // What was handed in could not be taken as it is: the folder's, as a batch says it.
-      BatchRow row = not_graded(name, job->last_error, RowStatus::Error, with_conformance, grade);
-      row.fault = Fault::Program;
+      // What was handed in could not be taken as it is: the folder's, as a batch says it; or a
+      // roster's student handed in nothing.
+      const bool absent = job->kind == to_string(RowStatus::NoSubmission);
+      BatchRow row = not_graded(name, job->last_error, absent ? RowStatus::NoSubmission : RowStatus::Error,
+                                with_conformance, grade);
+      if (absent)
+        row.student = job->student;
+      else
+        row.fault = Fault::Program;
       std::error_code ec;
       std::filesystem::remove_all(o.reports + "/" + name, ec);
       if (auto k = keep_ungraded(o.reports + "/" + name, row); !k) row.error += "; keeping it: " + k.error().message;

@@ -54,18 +54,25 @@ Result<Pushed> push_class(const PushOptions& o) {
   // Not queued, and said so twice: on the push's output, and as the folder's row in the gradebook
   // (a job that is never delivered); keyed by its student where one is known.
   const auto refuse = [&](const std::string& name, const std::string& student, const std::string& why,
-                          const std::string& handed_in) -> Result<void> {
+                          const std::string& handed_in, const std::string& kind = {}) -> Result<void> {
     const std::string id = hex(sha256(name + "\nrefused\n" + why + "\n" + stamp_sha)).substr(0, 32);
-    auto said = store.call("refuse", {name, id, student, why, stamp, o.queue.name, handed_in, id_rule(student)});
+    auto said = store.call("refuse", {name, id, student, why, stamp, o.queue.name, handed_in, id_rule(student), kind});
     if (!said) return said.error();
     const std::string answer = said->elements.empty() ? "" : said->elements[0].text;
     if (answer == "stamp") return Error{stamp_refusal(said->elements[1].text, stamp)};
     if (answer == "older")
       out.older.push_back(older_note(name, *said));
-    else
+    else if (kind.empty())
       out.refused.push_back(name + ": " + why);
+    else
+      out.absent.push_back(name);
     return {};
   };
+  // The roster's students who handed in nothing: a row each, as --batch gives them (its words).
+  for (const auto& [name, student] : roster_without_folder(o.batch.roster, *names)) {
+    const BatchRow row = no_submission_row(o.batch, name, student);
+    if (auto r = refuse(name, student, row.error, "", to_string(RowStatus::NoSubmission)); !r) return r.error();
+  }
   if (!o.manifest.empty()) {
     std::vector<std::string> listed;
     for (const std::string& name : o.manifest)

@@ -39,6 +39,7 @@ std::string QueueStatus::text() const {
     out += "), last heartbeat " + age_text(h.heartbeat_age_ms) + " ago\n";
   }
   if (superseded > 0) out += std::to_string(superseded) + " superseded by the same student's later hand-in\n";
+  if (refused > 0) out += std::to_string(refused) + " never queued (refused by push, or on the roster with nothing)\n";
   if (attempts > 0) out += std::to_string(attempts) + " completion(s) after the first, kept as attempts\n";
   return out;
 }
@@ -57,11 +58,12 @@ Result<QueueStatus> queue_status(const QueueAddress& queue) {
   for (std::size_t i = 0; i + 1 < counts.size(); i += 2) {
     const auto n = static_cast<std::size_t>(std::max(0LL, std::atoll(counts[i + 1].text.c_str())));
     const std::string& state = counts[i].text;
-    (state == "queued"    ? s.queued
-     : state == "running" ? s.running
-     : state == "done"    ? s.done
-     : state == "dead"    ? s.dead
-                          : s.superseded) = n;
+    if (state == "queued") s.queued = n;
+    if (state == "running") s.running = n;
+    if (state == "done") s.done = n;
+    if (state == "dead") s.dead = n;
+    if (state == "superseded") s.superseded = n;
+    if (state == "refused") s.refused = n;
   }
   s.oldest_waiting_ms = r->elements[1].integer;
   s.done_last_minute = static_cast<std::size_t>(r->elements[2].integer);

@@ -140,5 +140,50 @@ TEST_CASE("batch: a student who hands in twice is graded on the later folder, an
   CHECK(by_submission(json::parse(std::ifstream(out / "m.json")))["zz-early"]["status"] == "superseded");
 }
 
+TEST_CASE("batch: a roster's student with no folder has a row that says so, in a batch and in each shard") {
+  TempDir root;
+  TempDir out;
+  const std::string good = std::string(CB_FIXTURES) + "/submissions/good";
+  fs::create_directories(root / "ada");
+  for (const char* f : {"state.json", "fastfail.txt", "ignore4xx.json", "transitions.log"})
+    fs::copy_file(good + "/" + f, root / ("ada/" + std::string(f)));
+  out.write("roster.csv", "folder,email\nada,ada@uni.edu\nbob,Bob@Uni.edu\n");
+  out.write("course.key", "the course key of the test\n");
+  fs::permissions(out / "course.key", fs::perms::owner_read | fs::perms::owner_write);
+  const auto cb = [&](std::vector<std::string> a) {
+    a.insert(a.begin(), CB_GRADE_BIN);
+    for (const std::string& k :
+         {std::string("--course-key"), out / "course.key", std::string("--roster"), out / "roster.csv"})
+      a.push_back(k);
+    Ran r = run(a);
+    INFO(r.err);
+    CHECK(r.exit_code == 1);  // bob has nothing
+    return r;
+  };
+  const Ran batch = cb({"--batch", root.path(), "--reports", out / "R", "-o", out / "book.json"});
+  auto rows = by_submission(json::parse(std::ifstream(out / "book.json")));
+  REQUIRE(rows.size() == 2);
+  CHECK(rows["ada"]["status"] == "graded");
+  CHECK(rows["bob"]["status"] == "no_submission");
+  CHECK(rows["bob"]["student"] == "Bob@Uni.edu");
+  CHECK(rows["bob"]["score"] == 0);
+  const std::string why = "on the roster, but " + fs::path(root.path()).filename().string() +
+                          " holds no folder of this student's: nothing was handed in";
+  CHECK(rows["bob"]["error"] == why);
+  CHECK(batch.err.find("1 on the roster handed in nothing") != std::string::npos);
+  CHECK(slurp(out / "R/index.html").find("<b>bob</b> (no_submission): on the roster, but ") != std::string::npos);
+  const Ran verified = run({CB_GRADE_BIN, "verify", out / "R", "--gradebook", out / "book.json"});
+  INFO(verified.out, verified.err);
+  CHECK(verified.exit_code == 0);
+  // Two shards: bob's row is in one of them, and merged the class is the batch's.
+  cb({"--batch", root.path(), "--shard", "0/2", "--reports", out / "S0"});
+  cb({"--batch", root.path(), "--shard", "1/2", "--reports", out / "S1"});
+  const Ran merged = run({CB_GRADE_BIN, "merge", out / "S0", out / "S1", "--reports", out / "M", "-o", out / "m.json"});
+  INFO(merged.err);
+  const auto m = by_submission(json::parse(std::ifstream(out / "m.json")));
+  REQUIRE(m.size() == 2);
+  CHECK(m.at("bob") == rows["bob"]);
+}
+
 }  // namespace
 }  // namespace cb::testing

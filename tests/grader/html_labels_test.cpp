@@ -133,5 +133,33 @@ TEST_CASE("html: the class page sets the grader's own failures apart from the st
   CHECK(html.find("--resume") != std::string::npos);
 }
 
+// Students graded on numbers of their own passed steps titled with their own numbers: the class
+// page titles each step with what they share, N for the numbers, not one student's as everyone's.
+TEST_CASE("html: the class page's step titles show N where the students' numbers differ") {
+  const auto row = [](const std::string& name, const std::string& title) {
+    BatchRow r;
+    r.submission = name;
+    r.status = RowStatus::Graded;
+    Report report;
+    StepReport s;
+    s.step = 3;
+    s.title = title;
+    s.status = Status::Pass;
+    report.steps.push_back(s);
+    r.report = report;
+    return r;
+  };
+  ClassPage page;
+  page.title = "cls";
+  page.rows = {row("ann", "5 calls to /always500 open it on the 3rd failure (50%)"),
+               row("bob", "7 calls to /always500 open it on the 5th failure (62.5%)")};
+  std::string html = class_page_html(page);
+  CHECK(html.find(">N calls to /always500 open it on the Nth failure (N%)<") != std::string::npos);
+  CHECK(html.find("on the 5th failure") == std::string::npos);
+  page.rows = {row("ann", "5 calls to /always500 open it on the 3rd failure (50%)")};
+  html = class_page_html(page);
+  CHECK(html.find(">5 calls to /always500 open it on the 3rd failure (50%)<") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace cb::grade

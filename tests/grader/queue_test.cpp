@@ -553,15 +553,22 @@ TEST_CASE("queue: status of a queue nothing was pushed to (a mistyped name) is a
 // A batch with a roster and an empty folder wrote a gradebook verify refused; collect is held to
 // the same: its gradebook of a roster's class (an LMS's semicolons and capitals) verifies, and has
 // the batch's cells.
-TEST_CASE("queue: a collected gradebook with a roster, a course key and an empty folder verifies, as --batch's does") {
+TEST_CASE(
+    "queue: a collected gradebook with a roster, a course key, an empty folder and a student with none verifies, as "
+    "--batch's does") {
   QueueRun q;
-  q.dir.write("roster.csv", "Folder;SID;Email\nann;s1;Ann@Uni.edu\nzed;s2;Zed@Uni.edu\n");
+  // bob is on the roster and handed in nothing: his row says so, as the batch's does.
+  q.dir.write("roster.csv", "Folder;SID;Email\nann;s1;Ann@Uni.edu\nzed;s2;Zed@Uni.edu\nbob;s3;Bob@Uni.edu\n");
   q.dir.write("course.key", "the course key of the test\n");
   ::chmod((q.dir / "course.key").c_str(), 0600);
   q.grading = {"--course-key", q.dir / "course.key", "--roster", q.dir / "roster.csv", "--id-field", "email"};
   python_kit(q.root + "/ann");
   fs::create_directories(q.root + "/zed");
-  REQUIRE(run(q.graded(q.queue("push", {q.root}))).exit_code == 0);
+  const Ran pushed = run(q.graded(q.queue("push", {q.root})));
+  INFO(pushed.err);
+  REQUIRE(pushed.exit_code == 0);
+  CHECK(pushed.err.find("queue push: on the roster, nothing handed in: bob") != std::string::npos);
+  CHECK(q.status()["refused"] == 1);  // counted as never queued, not as superseded
   REQUIRE(run(q.graded(q.queue("work", {"--until-done", "--poll", "50ms"}))).exit_code == 0);
   const Ran collected = run(q.queue("collect", {"--reports", q.dir / "queued", "-o", q.dir / "queued.csv"}));
   INFO(collected.err);
@@ -573,6 +580,17 @@ TEST_CASE("queue: a collected gradebook with a roster, a course key and an empty
   const std::string book{std::istreambuf_iterator<char>(in), {}};
   CHECK(book.find("zed,Zed@Uni.edu,,empty") != std::string::npos);
   CHECK(book.find("ann,Ann@Uni.edu,\"student ann@uni.edu's numbers") != std::string::npos);
+  const std::string bob = "\nbob,Bob@Uni.edu,,no_submission,0,";
+  CHECK(book.find(bob) != std::string::npos);
+  REQUIRE(run(q.graded({kGrade, "--batch", q.root, "-o", q.dir / "batch.csv"})).exit_code == 1);
+  std::ifstream batch_in(q.dir / "batch.csv");
+  const std::string batch{std::istreambuf_iterator<char>(batch_in), {}};
+  const auto line_of = [&bob](const std::string& text) {
+    const auto at = text.find(bob);
+    return at == std::string::npos ? std::string() : text.substr(at, text.find('\n', at + 1) - at);
+  };
+  CHECK(!line_of(batch).empty());
+  CHECK(line_of(book) == line_of(batch));
 }
 
 // The queue's rules one call at a time, against a real Redis (no worker, no clock: idleness is

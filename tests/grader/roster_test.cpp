@@ -54,5 +54,16 @@ TEST_CASE("roster: a bad line is named with what was expected") {
   CHECK(refused("folder,email\nada,a@u\nada,b@u\n") == "roster.csv: line 3: folder ada is named twice");
 }
 
+TEST_CASE("roster: its students who handed in nothing, one row a student, by the id rule") {
+  const Roster roster{{"ada", "Ada@Uni.edu"},
+                      {"ada-2", "ada@uni.edu"},  // ada's second folder: she handed in as ada
+                      {"bob", "bob@uni.edu"},
+                      {"cy-1", "cy@uni.edu"},
+                      {"cy-2", "cy@uni.edu"}};
+  CHECK(roster_without_folder(roster, {"ada", "zed"}) == Roster{{"bob", "bob@uni.edu"}, {"cy-1", "cy@uni.edu"}});
+  CHECK(roster_without_folder(roster, {"ada-2", "bob", "cy-2"}).empty());
+  CHECK(roster_without_folder({}, {"ada"}).empty());
+}
+
 }  // namespace
 }  // namespace cb::grade

@@ -56,8 +56,10 @@ struct BatchOptions {
 // to it, or the grader failed at every try (BatchRow::fault is Fault::Grader); superseded: its
 // student handed in again later, and that folder is graded instead (handed_in.h). A superseded
 // row has no score, so that a gradebook imported by student never takes it for the grade.
-enum class RowStatus { Graded, Empty, Error, NotGraded, Superseded };
-// "graded", "empty", "error", "not_graded", "superseded"
+// no_submission: a student of the roster with no folder at all (the roster's folder name is the
+// row's), a 0 like an empty folder's.
+enum class RowStatus { Graded, Empty, Error, NotGraded, Superseded, NoSubmission };
+// "graded", "empty", "error", "not_graded", "superseded", "no_submission"
 [[nodiscard]] const char* to_string(RowStatus s) noexcept;
 
 struct BatchRow {
@@ -87,6 +89,16 @@ struct BatchRow {
 // not followed out of the root). Errors: the root cannot be listed.
 [[nodiscard]] Result<std::vector<std::string>> submission_folders(const std::string& root);
 
+// The roster's students who handed in nothing: no folder of theirs is among `folders` (by the id
+// rule, so a student whose other folder is there has handed in). One folder name a student: the
+// first the roster gives them, in byte order. By folder name, sorted.
+[[nodiscard]] std::map<std::string, std::string> roster_without_folder(const std::map<std::string, std::string>& roster,
+                                                                       const std::vector<std::string>& folders);
+
+// A class's rows, by name: every folder of the root and, with a roster, a row for each of its
+// students who handed in nothing (roster_without_folder), sorted. Errors: the root cannot be listed.
+[[nodiscard]] Result<std::vector<std::string>> class_manifest(const BatchOptions& options);
+
 // A class is named for its root folder: the last part of its path.
 [[nodiscard]] std::string class_name(std::string root);
 
@@ -108,6 +120,8 @@ struct ClassContext {
   nlohmann::json shard;
   // The folders of students who handed in again later (handed_in.h), over the whole class.
   std::map<std::string, Superseded> superseded;
+  // The roster's students who handed in nothing, by the folder name the roster gives them.
+  std::map<std::string, std::string> no_folder;
 };
 // The context of a whole class whose folders (or, with a course key and no roster, students'
 // ids) are `folders`.
@@ -120,6 +134,9 @@ struct ClassContext {
                                         const ClassContext& the_class);
 // The row of a folder whose student handed in again later: not graded, and saying which is.
 [[nodiscard]] BatchRow superseded_row(const BatchOptions& options, const std::string& name, const Superseded& why);
+// The row of a roster's student who handed in nothing (ClassContext::no_folder).
+[[nodiscard]] BatchRow no_submission_row(const BatchOptions& options, const std::string& name,
+                                         const std::string& student);
 // grade_submission, or superseded_row for a folder the class's context says is superseded; with
 // reports_dir, what is not a grade is kept too (keep_ungraded).
 [[nodiscard]] BatchRow grade_and_keep(const BatchOptions& options, const std::string& name,

@@ -47,6 +47,7 @@ struct Pushed {
   std::vector<std::string> notes;    // submissions whose bytes are another's
   // "NAME: handed in before NEWER, ...": a folder whose student handed in again later (handed_in.h)
   std::vector<std::string> older;
+  std::vector<std::string> absent;  // the roster's students who handed in nothing, by folder: a row each
 };
 
 // Errors: Redis unreachable, the root unlistable, a queue stamped otherwise (named).
@@ -86,6 +87,7 @@ struct WorkerHold {
 struct QueueStatus {
   std::string class_name;
   std::size_t queued = 0, running = 0, done = 0, dead = 0, superseded = 0;
+  std::size_t refused = 0;  // never queued: a folder push could not take, a roster's student with none
   long long oldest_waiting_ms = -1;
   std::size_t done_last_minute = 0;
   std::vector<WorkerHold> holding;

@@ -73,7 +73,8 @@ Result<void> collect_superseded(queue::QueueStore& store, const CollectOptions& 
     const std::string job = "job:" + folders->elements[i + 1].text;
     auto f = store.command({"HMGET", store.prefix() + ":" + job, "state", "student", "handed_in", "superseded_by"});
     if (!f) return f.error();
-    if (f->elements.size() != 4 || f->elements[0].text != "superseded") continue;
+    // Superseded whatever its state: a job done before the student handed in again is so too.
+    if (f->elements.size() != 4 || f->elements[3].text.empty()) continue;
     auto g = store.command({"HMGET", store.prefix() + ":job:" + f->elements[3].text, "name", "student", "handed_in"});
     if (!g) return g.error();
     if (g->elements.size() != 3 || g->elements[0].text == name) continue;  // its own newer push

@@ -319,6 +319,26 @@ TEST_CASE("queue: status names what each worker holds and how long ago it was la
   CHECK(w->wait(std::chrono::seconds{60}).has_value());
 }
 
+TEST_CASE("queue: a folder graded before its student handed in again still has its row, superseded") {
+  QueueRun q;
+  q.grading = {};  // from the files alone: no box, so no root needed
+  python_kit(q.root + "/ann");
+  REQUIRE(date_all(q.root + "/ann", 1'793'664'000));
+  REQUIRE(run(q.graded(q.queue("push", {q.root}))).exit_code == 0);
+  REQUIRE(run(q.graded(q.queue("work", {"--until-done", "--poll", "50ms"}))).exit_code == 0);
+  python_kit(q.dir / "later/Ann");  // the same student, an hour later
+  REQUIRE(date_all(q.dir / "later/Ann", 1'793'667'600));
+  REQUIRE(run(q.graded(q.queue("push", {q.dir / "later"}))).exit_code == 0);
+  REQUIRE(run(q.graded(q.queue("work", {"--until-done", "--poll", "50ms"}))).exit_code == 0);
+  const Ran collected = run(q.queue("collect", {"--reports", q.dir / "reports", "-o", q.dir / "book.json"}));
+  INFO(collected.err);
+  const auto rows = book(q.dir / "book.json");
+  REQUIRE(rows.size() == 2);
+  CHECK(rows.at("Ann")["status"] == "graded");
+  CHECK(rows.at("ann")["status"] == "superseded");
+  CHECK(rows.at("ann")["error"].get<std::string>().rfind("handed in again: Ann (2026-11-03T01:00:00Z)", 0) == 0);
+}
+
 TEST_CASE(
     "queue: a worker killed leaves its --work-dir with students' files, and the next worker on the machine sweeps it") {
   if (skip_unless(::geteuid() == 0, "the workers give each program a box of its own uid: needs root")) return;

@@ -44,8 +44,11 @@ int finish(const Options& o, const std::vector<BatchRow>& rows) {
     std::cerr << "cb-grade: the gradebook's digest: " << digest << " (" << rows.size() << " rows; in " << beside.output
               << ")\n";
   }
+  // A folder superseded by its student's later hand-in is no one's failure: that student's grade
+  // is the later folder's row.
   bool all_passed = true;
-  for (const auto& r : rows) all_passed = all_passed && r.report && r.report->passed;
+  for (const auto& r : rows)
+    all_passed = all_passed && (r.status == RowStatus::Superseded || (r.report && r.report->passed));
   return static_cast<int>(all_passed ? ExitCode::Ok : ExitCode::Failed);
 }
 

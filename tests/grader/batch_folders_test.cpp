@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "dated.h"
 #include "process.h"
 #include "python_kit.h"
 #include "temp_dir.h"
@@ -38,6 +39,25 @@ TEST_CASE("batch: a submission zipped as one folder is graded from inside it, as
   CHECK(rows.at("nested")["score"] == 8);
   CHECK(rows.at("two")["score"] == 0);
   CHECK(rows.at("linked")["score"] == 0);
+}
+
+// Everyone passed: a folder superseded by its student's later hand-in does not make the class's
+// exit say a student failed.
+TEST_CASE("batch: a class whose every student passed exits 0, though one of them handed in twice") {
+  TempDir root;
+  python_kit(root / "zz-early");
+  python_kit(root / "Zz-Early");  // the same student by the id rule
+  REQUIRE(date_all(root / "zz-early", 1'793'664'000));
+  REQUIRE(date_all(root / "Zz-Early", 1'793'664'000));
+  const Ran r = run({kGrade, "--batch", root.path(), "--run", "sh run.sh", "--format", "json", "-j", "2"}, "", {},
+                    std::chrono::seconds{120});
+  INFO(r.out, r.err);
+  CHECK(r.exit_code == 0);
+  std::map<std::string, json> rows;
+  for (const json& row : json::parse(r.out)) rows[row["submission"].get<std::string>()] = row;
+  REQUIRE(rows.size() == 2);
+  CHECK(rows.at("zz-early")["score"] == 8);  // equal times: the later name in byte order wins
+  CHECK(rows.at("Zz-Early")["status"] == "superseded");
 }
 
 TEST_CASE("batch: a Python program killed at the time limit leaves what it printed, and its page is named for it") {

@@ -376,21 +376,6 @@ std::string class_name(std::string root) {
   return root;
 }
 
-std::map<std::string, std::string> roster_without_folder(const std::map<std::string, std::string>& roster,
-                                                         const std::vector<std::string>& folders) {
-  const auto id_of = [](const std::string& raw) {
-    auto id = student_id(raw);
-    return id ? *id : raw;
-  };
-  std::set<std::string> handed_in;
-  for (const std::string& f : folders)
-    if (const auto named = roster.find(f); named != roster.end()) handed_in.insert(id_of(named->second));
-  std::map<std::string, std::string> out;
-  for (const auto& [folder, student] : roster)  // in byte order of folders: a student's first
-    if (handed_in.insert(id_of(student)).second) out.emplace(folder, student);
-  return out;
-}
-
 Result<std::vector<std::string>> class_manifest(const BatchOptions& o) {
   auto names = submission_folders(o.root);
   if (!names) return names.error();

@@ -1,9 +1,11 @@
-// A roster as LMSs and spreadsheets export it (batch.h: parse_roster).
+#include "cb/grade/roster.h"
+
 #include <algorithm>
 #include <cctype>
 #include <optional>
+#include <set>
 
-#include "cb/grade/batch.h"
+#include "cb/grade/variant.h"
 
 namespace cb::grade {
 
@@ -117,6 +119,21 @@ Result<std::map<std::string, std::string>> parse_roster(std::string_view csv, co
       return Error{where + ": expected the folder and the " + id_field + ", both named"};
     if (!out.emplace(folder, student).second) return Error{where + ": folder " + folder + " is named twice"};
   }
+  return out;
+}
+
+std::map<std::string, std::string> roster_without_folder(const std::map<std::string, std::string>& roster,
+                                                         const std::vector<std::string>& folders) {
+  const auto id_of = [](const std::string& raw) {
+    auto id = student_id(raw);
+    return id ? *id : raw;
+  };
+  std::set<std::string> handed_in;
+  for (const std::string& f : folders)
+    if (const auto named = roster.find(f); named != roster.end()) handed_in.insert(id_of(named->second));
+  std::map<std::string, std::string> out;
+  for (const auto& [folder, student] : roster)  // in byte order of folders: a student's first
+    if (handed_in.insert(id_of(student)).second) out.emplace(folder, student);
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include "cb/grade/grade.h"
 #include "cb/grade/gather.h"
 #include "cb/grade/handed_in.h"
+#include "cb/grade/roster.h"
 #include "cb/grade/run_student.h"
 #include "cb/grade/shard.h"
 #include "cb/grade/variant.h"
@@ -89,12 +90,6 @@ struct BatchRow {
 // not followed out of the root). Errors: the root cannot be listed.
 [[nodiscard]] Result<std::vector<std::string>> submission_folders(const std::string& root);
 
-// The roster's students who handed in nothing: no folder of theirs is among `folders` (by the id
-// rule, so a student whose other folder is there has handed in). One folder name a student: the
-// first the roster gives them, in byte order. By folder name, sorted.
-[[nodiscard]] std::map<std::string, std::string> roster_without_folder(const std::map<std::string, std::string>& roster,
-                                                                       const std::vector<std::string>& folders);
-
 // A class's rows, by name: every folder of the root and, with a roster, a row for each of its
 // students who handed in nothing (roster_without_folder), sorted. Errors: the root cannot be listed.
 [[nodiscard]] Result<std::vector<std::string>> class_manifest(const BatchOptions& options);
@@ -145,15 +140,6 @@ struct ClassContext {
 // What every grade of the batch depends on besides the submission and the student's numbers:
 // the grader, lab, rubric, run, timeout and conformance run (a shard's and the queue's stamp).
 [[nodiscard]] nlohmann::json class_stamp(const BatchOptions& options);
-
-// A roster: a folder and a student a line, as an LMS or a spreadsheet exports it: cells split at
-// the comma, semicolon or tab the first line uses most, double quotes as CSV has them. A first line
-// that names a "folder" (or "submission") column, in any case, is a header: the student is the
-// column named `id_field` ("email", "sid", ...) or else one named "student", never a column that
-// names another field, and other columns are ignored. Without a header, "folder,ID" a line. Errors name the line and
-// what was expected.
-[[nodiscard]] Result<std::map<std::string, std::string>> parse_roster(std::string_view csv, const std::string& name,
-                                                                      const std::string& id_field = "email");
 
 // The gradebook (gradebook.cpp): one row a submission, with per step its status and first
 // failing check, how the program ran, the conformance part and the grade's provenance. CSV cells

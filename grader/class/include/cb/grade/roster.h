@@ -1,0 +1,29 @@
+#pragma once
+// A class's roster: which student each folder is, as an LMS or a spreadsheet exports it, and who
+// of them handed in nothing.
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cb/result.h"
+
+namespace cb::grade {
+
+// A roster: a folder and a student a line, as an LMS or a spreadsheet exports it: cells split at
+// the comma, semicolon or tab the first line uses most, double quotes as CSV has them. A first line
+// that names a "folder" (or "submission") column, in any case, is a header: the student is the
+// column named `id_field` ("email", "sid", ...) or else one named "student", never a column that
+// names another field, and other columns are ignored. Without a header, "folder,ID" a line. Errors name the line and
+// what was expected.
+[[nodiscard]] Result<std::map<std::string, std::string>> parse_roster(std::string_view csv, const std::string& name,
+                                                                      const std::string& id_field = "email");
+
+// The roster's students who handed in nothing: no folder of theirs is among `folders` (by the id
+// rule, so a student whose other folder is there has handed in). One folder name a student: the
+// first the roster gives them, in byte order. By folder name, sorted.
+[[nodiscard]] std::map<std::string, std::string> roster_without_folder(const std::map<std::string, std::string>& roster,
+                                                                       const std::vector<std::string>& folders);
+
+}  // namespace cb::grade

@@ -182,8 +182,8 @@ ClassNumbers class_numbers(const BatchOptions& o, const std::vector<std::string>
 // s1.numbers failed: the students whose numbers show what the run showed (window and trials),
 // named in its message. Whether it named anyone.
 bool name_whose_numbers(Report& r, const std::string& raw_student, const ClassNumbers& everyone) {
-  const auto id = student_id(raw_student);
-  const std::string& student = id ? *id : raw_student;  // as the class's ids are
+  const auto own_id = student_id(raw_student);
+  const std::string& student = own_id ? *own_id : raw_student;  // as the class's ids are
   for (StepReport& s : r.steps)
     for (Check& c : s.checks) {
       if (c.id != "s1.numbers" || c.status != Status::Fail || !c.actual.is_object()) continue;
@@ -345,7 +345,7 @@ BatchRow grade_and_keep(const BatchOptions& o, const std::string& name, const Cl
 }
 
 ClassContext class_context(const BatchOptions& o, const std::vector<std::string>& folders) {
-  return ClassContext{class_numbers(o, folders), nullptr, {}};
+  return ClassContext{class_numbers(o, folders), nullptr, {}, {}};
 }
 
 nlohmann::json class_stamp(const BatchOptions& o) {

@@ -169,9 +169,7 @@ ClassNumbers class_numbers(const BatchOptions& o, const std::vector<std::string>
   for (const std::string& f : folders) {
     const auto named = o.roster.find(f);
     if (named == o.roster.end() && o.roster_only) continue;
-    const std::string& raw = named != o.roster.end() ? named->second : f;
-    auto id = student_id(raw);
-    ids.insert(id ? *id : raw);
+    ids.insert(student_key(named != o.roster.end() ? named->second : f));
   }
   for (const std::string& id : ids)
     if (auto spec = variant_spec(o.grade.spec ? *o.grade.spec : lab_spec(), id, o.course_key))
@@ -182,8 +180,7 @@ ClassNumbers class_numbers(const BatchOptions& o, const std::vector<std::string>
 // s1.numbers failed: the students whose numbers show what the run showed (window and trials),
 // named in its message. Whether it named anyone.
 bool name_whose_numbers(Report& r, const std::string& raw_student, const ClassNumbers& everyone) {
-  const auto own_id = student_id(raw_student);
-  const std::string& student = own_id ? *own_id : raw_student;  // as the class's ids are
+  const std::string student = student_key(raw_student);  // as the class's ids are
   for (StepReport& s : r.steps)
     for (Check& c : s.checks) {
       if (c.id != "s1.numbers" || c.status != Status::Fail || !c.actual.is_object()) continue;

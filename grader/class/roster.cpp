@@ -122,18 +122,19 @@ Result<std::map<std::string, std::string>> parse_roster(std::string_view csv, co
   return out;
 }
 
+std::string student_key(const std::string& raw) {
+  auto id = student_id(raw);
+  return id ? *id : raw;
+}
+
 std::map<std::string, std::string> roster_without_folder(const std::map<std::string, std::string>& roster,
                                                          const std::vector<std::string>& folders) {
-  const auto id_of = [](const std::string& raw) {
-    auto id = student_id(raw);
-    return id ? *id : raw;
-  };
   std::set<std::string> handed_in;
   for (const std::string& f : folders)
-    if (const auto named = roster.find(f); named != roster.end()) handed_in.insert(id_of(named->second));
+    if (const auto named = roster.find(f); named != roster.end()) handed_in.insert(student_key(named->second));
   std::map<std::string, std::string> out;
   for (const auto& [folder, student] : roster)  // in byte order of folders: a student's first
-    if (handed_in.insert(id_of(student)).second) out.emplace(folder, student);
+    if (handed_in.insert(student_key(student)).second) out.emplace(folder, student);
   return out;
 }
 

@@ -3,7 +3,6 @@
 #include "cb/fleet/redis_link.h"
 #include "cb/grade/handed_in.h"
 #include "cb/grade/merge.h"
-#include "cb/grade/variant.h"
 #include "cb/grade/queue.h"
 #include "cb/hmac_sha256.h"
 #include "queue_store.h"
@@ -17,12 +16,6 @@ Result<std::string> student_of(const BatchOptions& o, const std::string& name) {
   if (named != o.roster.end()) return named->second;
   if (o.roster_only) return Error{"the roster names no student for this folder"};
   return name;
-}
-
-// Whose hand-in it is by the id rule (student_id): the key the queue keeps a student's newest by.
-std::string id_rule(const std::string& student) {
-  auto id = student_id(student);
-  return id ? *id : student;
 }
 
 // "NAME: handed in before NEWER, which is graded": a push the queue kept as superseded.
@@ -56,7 +49,8 @@ Result<Pushed> push_class(const PushOptions& o) {
   const auto refuse = [&](const std::string& name, const std::string& student, const std::string& why,
                           const std::string& handed_in, const std::string& kind = {}) -> Result<void> {
     const std::string id = hex(sha256(name + "\nrefused\n" + why + "\n" + stamp_sha)).substr(0, 32);
-    auto said = store.call("refuse", {name, id, student, why, stamp, o.queue.name, handed_in, id_rule(student), kind});
+    auto said =
+        store.call("refuse", {name, id, student, why, stamp, o.queue.name, handed_in, student_key(student), kind});
     if (!said) return said.error();
     const std::string answer = said->elements.empty() ? "" : said->elements[0].text;
     if (answer == "stamp") return Error{stamp_refusal(said->elements[1].text, stamp)};
@@ -100,7 +94,7 @@ Result<Pushed> push_class(const PushOptions& o) {
     for (const auto& [sha, bytes] : folder->blobs)
       if (auto put = store.put_blob(sha, bytes); !put) return put.error();
     auto pushed = store.call("push", {name, id, *student, content, o.lane, stamp, o.queue.name, folder->listing(),
-                                      handed_in, id_rule(*student)});
+                                      handed_in, student_key(*student)});
     if (!pushed) return pushed.error();
     const std::string said = pushed->elements.empty() ? "" : pushed->elements[0].text;
     if (said == "stamp") return Error{stamp_refusal(pushed->elements[1].text, stamp)};

@@ -20,6 +20,10 @@ namespace cb::grade {
 [[nodiscard]] Result<std::map<std::string, std::string>> parse_roster(std::string_view csv, const std::string& name,
                                                                       const std::string& id_field = "email");
 
+// A student as the id rule keys them: student_id's form of `raw` (case and spaces aside), or `raw`
+// itself where it is no valid id (its row says why). The batch and the queue key students so.
+[[nodiscard]] std::string student_key(const std::string& raw);
+
 // The roster's students who handed in nothing: no folder of theirs is among `folders` (by the id
 // rule, so a student whose other folder is there has handed in). One folder name a student: the
 // first the roster gives them, in byte order. By folder name, sorted.

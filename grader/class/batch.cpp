@@ -373,12 +373,22 @@ std::string class_name(std::string root) {
   return root;
 }
 
+namespace {
+
+// The class's rows by name: its folders and the roster's students without one.
+std::vector<std::string> manifest_of(std::vector<std::string> folders,
+                                     const std::map<std::string, std::string>& no_folder) {
+  for (const auto& [folder, student] : no_folder) folders.push_back(folder);
+  std::sort(folders.begin(), folders.end());
+  return folders;
+}
+
+}  // namespace
+
 Result<std::vector<std::string>> class_manifest(const BatchOptions& o) {
-  auto names = submission_folders(o.root);
-  if (!names) return names.error();
-  for (const auto& [folder, student] : roster_without_folder(o.roster, *names)) names->push_back(folder);
-  std::sort(names->begin(), names->end());
-  return names;
+  auto folders = submission_folders(o.root);
+  if (!folders) return folders.error();
+  return manifest_of(*folders, roster_without_folder(o.roster, *folders));
 }
 
 Result<std::vector<std::string>> batch_folders(const BatchOptions& o) {
@@ -409,20 +419,19 @@ Result<void> keep_shard(const BatchOptions& o, const std::vector<std::string>& m
 Result<std::vector<BatchRow>> grade_batch(const BatchOptions& o) {
   auto folders = submission_folders(o.root);
   if (!folders) return folders.error();
-  auto manifest = class_manifest(o);
-  if (!manifest) return manifest.error();
   if (!o.reports_dir.empty())
     if (auto made = make_directories(o.reports_dir); !made) return made.error();
   ClassContext the_class;
-  the_class.everyone = class_numbers(o, *manifest);  // the whole class's, whose share this is
-  the_class.superseded = handed_in_twice(o, *folders);
   the_class.no_folder = roster_without_folder(o.roster, *folders);
+  const std::vector<std::string> manifest = manifest_of(*folders, the_class.no_folder);
+  the_class.everyone = class_numbers(o, manifest);  // the whole class's, whose share this is
+  the_class.superseded = handed_in_twice(o, *folders);
   if (o.shard) {
-    the_class.shard = {{"count", o.shard->count}, {"manifest_sha256", manifest_sha256(*manifest)}};
+    the_class.shard = {{"count", o.shard->count}, {"manifest_sha256", manifest_sha256(manifest)}};
     if (!o.reports_dir.empty())
-      if (auto kept = keep_shard(o, *manifest, the_class.shard); !kept) return kept.error();
+      if (auto kept = keep_shard(o, manifest, the_class.shard); !kept) return kept.error();
   }
-  const std::vector<std::string> names = share_of(*manifest, o.shard);
+  const std::vector<std::string> names = share_of(manifest, o.shard);
   std::vector<BatchRow> rows(names.size());
   for_each_submission(
       rows.size(), o.jobs > 0 ? o.jobs : grading_jobs(this_process()).count,

@@ -10,6 +10,13 @@
 #include "cb/utc_time.h"
 
 namespace cb::grade {
+namespace {
+
+std::int64_t mtime_ns(const struct stat& st) {
+  return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+}
+
+}  // namespace
 
 std::optional<std::int64_t> handed_in_at(const std::string& root, const std::string& folder) {
   auto top = DirHandle::open(root);
@@ -21,15 +28,14 @@ std::optional<std::int64_t> handed_in_at(const std::string& root, const std::str
   bounds.max_entries = sandbox::kMaxCopyEntries;
   std::optional<std::int64_t> newest;
   auto walked = walk_folder(dir->fd(), dir->path(), bounds, [&](const WalkEntry& e) -> Result<WalkStep> {
-    const std::int64_t at = static_cast<std::int64_t>(e.st.st_mtim.tv_sec) * 1'000'000'000 + e.st.st_mtim.tv_nsec;
-    if (!newest || at > *newest) newest = at;
+    if (!newest || mtime_ns(e.st) > *newest) newest = mtime_ns(e.st);
     return WalkStep::Next;
   });
   if (!walked) return std::nullopt;
   if (!newest) {  // nothing inside: the folder's own time
     struct stat st {};
     if (::fstat(dir->fd(), &st) != 0) return std::nullopt;
-    newest = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+    newest = mtime_ns(st);
   }
   return newest;
 }

@@ -60,6 +60,14 @@ BatchRow collect_done(queue::QueueStore& store, const std::string& reports, cons
   return row;
 }
 
+// A row that is not a grade, kept in REPORTS/NAME in place of whatever an earlier collect left.
+void keep_afresh(const std::string& reports, BatchRow& row) {
+  const std::string dir = reports + "/" + row.submission;
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  if (auto k = keep_ungraded(dir, row); !k) row.error += "; keeping it: " + k.error().message;
+}
+
 // The rows of folders whose student handed in again later: each folder's newest job, where it is
 // not its student's current one, says which folder is graded instead.
 Result<void> collect_superseded(queue::QueueStore& store, const CollectOptions& o, const GradeOptions& grade,
@@ -82,9 +90,7 @@ Result<void> collect_superseded(queue::QueueStore& store, const CollectOptions& 
     const HandIn newer{g->elements[0].text, g->elements[1].text, hand_in_key_time(g->elements[2].text)};
     BatchRow row = not_graded(name, superseded_why(older, newer), RowStatus::Superseded, with_conformance, grade);
     row.student = older.student;
-    std::error_code ec;
-    std::filesystem::remove_all(o.reports + "/" + name, ec);
-    if (auto k = keep_ungraded(o.reports + "/" + name, row); !k) row.error += "; keeping it: " + k.error().message;
+    keep_afresh(o.reports, row);
     c.rows.push_back(std::move(row));
   }
   std::sort(c.rows.begin(), c.rows.end(),
@@ -139,18 +145,14 @@ Result<Collected> collect_queue(const CollectOptions& o) {
         row.student = job->student;
       else
         row.fault = Fault::Program;
-      std::error_code ec;
-      std::filesystem::remove_all(o.reports + "/" + name, ec);
-      if (auto k = keep_ungraded(o.reports + "/" + name, row); !k) row.error += "; keeping it: " + k.error().message;
+      keep_afresh(o.reports, row);
       c.rows.push_back(std::move(row));
     } else {
       const bool dead = job->state == "dead";
       BatchRow row =
           dead ? not_graded(name, "infrastructure: " + job->last_error, RowStatus::Error, with_conformance, grade)
                : not_graded(name, "not graded yet (" + job->state + ")", RowStatus::NotGraded, with_conformance, grade);
-      std::error_code ec;
-      std::filesystem::remove_all(o.reports + "/" + name, ec);
-      if (auto k = keep_ungraded(o.reports + "/" + name, row); !k) row.error += "; keeping it: " + k.error().message;
+      keep_afresh(o.reports, row);
       if (dead) c.notes.push_back(name + ": dead-lettered: " + job->last_error);
       if (!dead) c.missing.push_back(name);
       c.rows.push_back(std::move(row));

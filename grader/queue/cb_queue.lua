@@ -212,20 +212,35 @@ local function hand_out(p, lane, entry, jobid, worker)
   return {jobid, lane, entry, tostring(deliveries + 1)}
 end
 
+-- How long this Redis has surely been up, in milliseconds. INFO's uptime is the difference of two
+-- whole-second clocks, so it can say 1 a moment after the start: one second less is sure.
+local function up_ms()
+  local info = redis.call('INFO', 'server')
+  return ((tonumber(string.match(info, 'uptime_in_seconds:(%d+)')) or 0) - 1) * 1000
+end
+
 -- take(P; worker, reclaim_ms) -> {id, lane, entry, delivery} or {} when there is nothing to do.
--- Interactive before bulk, and in each lane a job whose owner went silent (idle past reclaim_ms:
--- three missed heartbeats) before a new one.
+-- Interactive before bulk, and in each lane a job handed back (fail) or whose owner went silent
+-- (idle past reclaim_ms: three missed heartbeats) before a new one. A Redis started again reads
+-- its entries' delivery times back from its log, so after an outage every job held looks as
+-- silent as a dead worker's: none held is taken back until this Redis has been up reclaim_ms,
+-- time for each living owner to beat.
 local function take(keys, args)
   local p, worker, reclaim_ms = keys[1], args[1], args[2]
+  local may_reclaim = up_ms() >= tonumber(reclaim_ms)
   for _, lane in ipairs({'interactive', 'bulk'}) do
     ensure_group(p, lane)
     local key = lane_key(p, lane)
-    for _ = 1, 16 do
-      local r = redis.call('XAUTOCLAIM', key, GROUP, worker, reclaim_ms, '0-0', 'COUNT', 1)
-      local e = r[2][1]
-      if not e then break end
-      local got = hand_out(p, lane, e[1], e[2][2], worker)
-      if got then return got end
+    for _, pending in ipairs(redis.call('XPENDING', key, GROUP, 'IDLE', reclaim_ms, '-', '+', 16)) do
+      local entry = pending[1]
+      local e = redis.call('XRANGE', key, entry, entry)[1]
+      if not e then
+        redis.call('XACK', key, GROUP, entry)  -- deleted under the queue: push --resume queues it again
+      elseif may_reclaim or redis.call('HGET', p .. ':job:' .. e[2][2], 'owner') == '' then
+        redis.call('XCLAIM', key, GROUP, worker, reclaim_ms, entry, 'JUSTID')
+        local got = hand_out(p, lane, entry, e[2][2], worker)
+        if got then return got end
+      end
     end
     for _ = 1, 16 do
       local r = redis.call('XREADGROUP', 'GROUP', GROUP, worker, 'COUNT', 1, 'STREAMS', key, '>')

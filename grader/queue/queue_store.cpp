@@ -1,5 +1,6 @@
 #include "queue_store.h"
 
+#include "cb/decimal_time.h"
 #include "cb/hmac_sha256.h"
 #include "queue_library.h"
 
@@ -14,11 +15,34 @@ nlohmann::json grading_stamp(const BatchOptions& options) {
   return stamp;
 }
 
-QueueStore::QueueStore(fleet::RedisAddress address, std::string name)
-    : link_(std::move(address), std::chrono::seconds{10}), name_(std::move(name)), prefix_("{cbq:" + name_ + "}") {}
+QueueStore::QueueStore(fleet::RedisAddress address, std::string name, Patience patience)
+    : link_(std::move(address), std::chrono::seconds{10}),
+      patience_(std::move(patience)),
+      name_(std::move(name)),
+      prefix_("{cbq:" + name_ + "}") {}
+
+Result<RedisReply> QueueStore::send(const std::vector<std::string>& argv) {
+  const auto say = [this](const std::string& line) {
+    if (patience_.say) patience_.say(line);
+  };
+  std::chrono::milliseconds away{0};
+  for (;;) {
+    auto reply = link_.command(argv);
+    if (reply || !patience_.wait) {
+      if (reply && away.count() > 0) say("redis: answering again");
+      return reply;
+    }
+    if (away.count() == 0) say(reply.error().message + "; waiting for it");
+    if (patience_.wait(patience_.step)) return reply;
+    const auto before = away;
+    away += patience_.step;
+    if (patience_.remind.count() > 0 && away / patience_.remind > before / patience_.remind)
+      say("redis: still away after " + format_seconds(away) + " s of asking");
+  }
+}
 
 Result<RedisReply> QueueStore::command(const std::vector<std::string>& argv) {
-  auto reply = link_.command(argv);
+  auto reply = send(argv);
   if (!reply) return reply.error();
   if (reply->kind == RedisReply::Kind::Error) return Error{"redis: " + argv.front() + ": " + reply->text};
   return reply;
@@ -37,7 +61,7 @@ Result<RedisReply> QueueStore::call(const std::string& function, const std::vect
   std::vector<std::string> argv{"FCALL", "cb_queue_v1_" + function, "1", prefix_};
   argv.insert(argv.end(), args.begin(), args.end());
   for (int attempt = 0;; ++attempt) {
-    auto reply = link_.command(argv);
+    auto reply = send(argv);
     if (!reply) return reply.error();
     if (reply->kind != RedisReply::Kind::Error) return reply;
     // A Redis restarted without its functions (no AOF, or another server): loaded again, once.

@@ -3,6 +3,8 @@
 // connection (a QueueStore is one thread's). The library is loaded at the first call, and again
 // when a restarted Redis has lost it.
 
+#include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,9 +27,22 @@ struct Taken {
   int delivery = 0;
 };
 
+// A worker's store rides out a Redis that is away (restarting, the connection lost): each call is
+// asked again every `step` until it is answered or `wait` (which waits a step) says its thread is
+// stopping. While Redis is away no other worker can take a job, and a Redis started again takes
+// none back at once (cb_queue.lua), so waiting costs no job a delivery. `say` is told when Redis
+// goes away, every `remind` it stays away, and when it is back. A store with no `wait` fails at
+// once, as a command-line tool should.
+struct Patience {
+  std::chrono::milliseconds step{100};
+  std::chrono::milliseconds remind{10'000};
+  std::function<bool(std::chrono::milliseconds)> wait;
+  std::function<void(const std::string&)> say;
+};
+
 class QueueStore {
  public:
-  QueueStore(fleet::RedisAddress address, std::string name);
+  QueueStore(fleet::RedisAddress address, std::string name, Patience patience = {});
 
   [[nodiscard]] const std::string& prefix() const noexcept { return prefix_; }
 
@@ -48,7 +63,10 @@ class QueueStore {
 
  private:
   [[nodiscard]] Result<void> load_library();
+  // One command on the link, asked again while Redis is away and patience lasts.
+  [[nodiscard]] Result<fleet::RedisReply> send(const std::vector<std::string>& argv);
   fleet::RedisLink link_;
+  Patience patience_;
   std::string name_;
   std::string prefix_;
   bool loaded_ = false;

@@ -83,6 +83,7 @@ struct Worker {
   Mutex mu;
   Worked worked CB_GUARDED_BY(mu);
   std::optional<ClassContext> the_class CB_GUARDED_BY(mu);
+  std::string last_said CB_GUARDED_BY(mu);
 
   void log(const std::string& line) const {
     if (o.log) o.log(line);
@@ -172,23 +173,31 @@ struct Worker {
     for (const auto& [sha, bytes] : kept->blobs)
       if (auto put = store.put_blob(sha, bytes); !put) return put.error();
     log(*sub + ": graded, " + score_text(row));
-    auto done = complete(store, t.job, verdict_of(row), kept->listing());
+    auto done = store.call("complete", {name, t.job, verdict_of(row), kept->listing()});
     if (!done) return done.error();
     fs::remove_all(area, ec);
     if (done->text == "done") return Finished{*sub + ": done"};
     return Finished{*sub + ": finished after another worker had taken it: kept as an attempt", true};
   }
 
-  // A grade is not given up for a Redis that is away for a moment (a restart): its completion is
-  // sent again for as long as a job's owner could be silent before the job is taken back.
-  Result<fleet::RedisReply> complete(QueueStore& store, const std::string& job, const std::string& verdict,
-                                     const std::string& result) {
-    for (auto waited = std::chrono::milliseconds{0};; waited += o.poll) {
-      auto done = store.call("complete", {name, job, verdict, result});
-      if (done || waited >= 3 * o.heartbeat) return done;
-      log("redis: " + done.error().message + "; sending the result again");
-      if (holding.wait(o.poll)) return done;
+  // A Redis that is away for a moment (a restart, a lost connection) costs no job a delivery:
+  // each of the worker's calls is asked again for as long as a job's owner may go unheard before
+  // the job is taken back, and a restarted Redis takes none back before then (cb_queue.lua).
+  QueueStore store_of() {
+    return {*fleet::parse_redis_address(o.queue.redis), o.queue.name,
+            queue::Patience{o.poll, std::chrono::milliseconds{reclaim_ms},
+                            [this](std::chrono::milliseconds d) { return holding.wait(d); },
+                            [this](const std::string& line) { say_once(line); }}};
+  }
+
+  // The worker's threads each ask Redis, so each sees it go and come back: said once.
+  void say_once(const std::string& line) CB_EXCLUDES(mu) {
+    {
+      const MutexLock lock(mu);
+      if (line == last_said) return;
+      last_said = line;
     }
+    log(line);
   }
 
   void count(std::size_t Worked::*what) CB_EXCLUDES(mu) {
@@ -207,7 +216,7 @@ struct Worker {
   }
 
   void run(int slot) {
-    QueueStore store(*fleet::parse_redis_address(o.queue.redis), o.queue.name);
+    QueueStore store = store_of();
     const std::string area = o.work_dir + "/" + std::to_string(slot);
     for (;;) {
       auto taken = store.take(name, reclaim_ms);
@@ -237,7 +246,7 @@ struct Worker {
   }
 
   void beat() {
-    QueueStore store(*fleet::parse_redis_address(o.queue.redis), o.queue.name);
+    QueueStore store = store_of();
     while (!holding.wait(o.heartbeat)) {
       std::vector<std::string> args{name};
       for (std::string& j : holding.jobs()) args.push_back(std::move(j));

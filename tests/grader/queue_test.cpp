@@ -319,6 +319,37 @@ TEST_CASE("queue: status names what each worker holds and how long ago it was la
   CHECK(w->wait(std::chrono::seconds{60}).has_value());
 }
 
+TEST_CASE("queue: Redis away for longer than a job may go unheard, then started again, costs its job no delivery") {
+  if (skip_unless(::geteuid() == 0, "the workers give each program a box of its own uid: needs root")) return;
+  QueueRun q;
+  q.grading = {"--run", "sh run.sh", "--timeout", "5s"};
+  python_kit(q.root + "/ann");
+  std::ofstream(q.root + "/ann/run.sh") << "exec sleep 600\n";  // held until the time limit
+  REQUIRE(run(q.graded(q.queue("push", {q.root}))).exit_code == 0);
+  auto w = q.worker("w");  // -j 2: its other slot asks for work all through
+  REQUIRE(!read_until(*w, "ann (delivery 1): taken").empty());
+  // The outage lasts longer than a job may go unheard (600 ms): the job's entry, read back from
+  // the log, looks as silent as a dead worker's. Whatever the worker was doing (unpacking, the
+  // program's run, its heartbeat) waits for Redis rather than handing the job back.
+  q.redis.stop();
+  REQUIRE(!read_until(*w, "redis: still away after 0.6 s of asking").empty());
+  q.redis.start();
+  // Another worker asks first, before the holder's next try: the job is not its to take.
+  grade::queue::QueueStore other(*fleet::parse_redis_address(q.redis.address()), "cls");
+  const auto taken = other.take("other", 600);
+  REQUIRE(taken);
+  CHECK_FALSE(taken->has_value());
+  REQUIRE(w->wait(std::chrono::seconds{120}) == 0);
+  const std::string out = w->read_rest_of_stdout();
+  INFO(out);
+  CHECK(out.find("redis: answering again") != std::string::npos);
+  CHECK(out.find("ann (delivery 2)") == std::string::npos);
+  CHECK(out.find("ann: done") != std::string::npos);
+  const json s = q.status();
+  CHECK(s["done"] == 1);
+  CHECK(s["attempts"] == 0);
+}
+
 TEST_CASE("queue: a folder graded before its student handed in again still has its row, superseded") {
   QueueRun q;
   q.grading = {};  // from the files alone: no box, so no root needed
@@ -613,8 +644,9 @@ TEST_CASE(
   CHECK(line_of(book) == line_of(batch));
 }
 
-// The queue's rules one call at a time, against a real Redis (no worker, no clock: idleness is
-// set with XCLAIM IDLE, as three missed heartbeats would leave it).
+// The queue's rules one call at a time, against a real Redis (no worker, no clock of ours:
+// idleness is set with XCLAIM IDLE, as three missed heartbeats would leave it, and Redis's uptime is
+// its own).
 TEST_CASE(
     "queue functions: a late completion is an attempt, another verdict marks the job nondeterministic, a "
     "heartbeat never takes a job back, and three failures dead-letter a job") {
@@ -647,7 +679,21 @@ TEST_CASE(
   REQUIRE(nothing);
   CHECK(!*nothing);
   idle("job-ann", "w1");  // w1 falls silent
-  auto again = q.take("w2", 60'000);
+  // This Redis has only just started: had it been restarted, every job held would look as silent
+  // as this one, and no living worker has yet had time to beat. None held is taken back yet.
+  auto early = q.take("w2", 60'000);
+  REQUIRE(early);
+  CHECK(!*early);
+  // Up two seconds by its own account (its uptime, read back), it takes back one silent past 1 s.
+  for (;;) {
+    auto info = q.command({"INFO", "server"});
+    REQUIRE(info);
+    if (info->text.find("uptime_in_seconds:") != std::string::npos &&
+        std::stoi(info->text.substr(info->text.find("uptime_in_seconds:") + 18)) >= 2)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds{20});  // between two readings of its uptime
+  }
+  auto again = q.take("w2", 1'000);
   REQUIRE(again);
   REQUIRE(*again);
   CHECK((*again)->delivery == 2);

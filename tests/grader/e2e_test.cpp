@@ -365,14 +365,15 @@ TEST_CASE("cb-grade --batch: a class at once - into one gradebook") {
     CHECK(r.exit_code == 1);
     CHECK(std::regex_search(r.out, std::regex("\nalice,error,0,8,false,[^\n]*,[^,\n]*alice/out[^,\n]*\n")));
   }
-  SUBCASE("a progress line on a terminal; in a pipe, only the summary at the end") {
+  SUBCASE("a progress line on a terminal; in a pipe, the -j it took, then only the summary at the end") {
     // script(1) gives the grader a terminal; its standard error is then the typescript.
     TempDir out;
     const Ran tty = run({"/usr/bin/script", "-qec",
                          "'" + kGrade + "' --batch '" + root.path() + "' -o '" + out / "book.csv'", "/dev/null"});
     CHECK(std::regex_search(tty.out, std::regex("\\[3/3\\] 0:[0-9]{2} elapsed, about 0:00 to go")));
     const Ran piped = run({kGrade, "--batch", root.path(), "-o", out / "book.csv"});
-    CHECK(std::regex_match(piped.err, std::regex("cb-grade: 3 submissions in 0:[0-9]{2}: 3 graded \\([0-9] passed\\)\n"
+    CHECK(std::regex_match(piped.err, std::regex("cb-grade: 3 submissions, [0-9]+ at a time \\(-j [0-9]+: [^\n]*\\)\n"
+                                                 "cb-grade: 3 submissions in 0:[0-9]{2}: 3 graded \\([0-9] passed\\)\n"
                                                  "cb-grade: the gradebook's digest: [0-9a-f]{64} \\(3 rows; in "
                                                  "[^\n]*/book\\.csv\\.digest\\)\n")));
   }

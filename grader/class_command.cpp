@@ -225,9 +225,10 @@ Result<BatchOptions> batch_options(const Options& o, const Asked& asked) {
   if (!o.roster.empty()) {
     const auto text = read_bounded_file(o.roster, 4 << 20, "roster");
     if (!text) return text.error();
-    auto roster = parse_roster(*text, o.roster, asked.id_field);
+    auto roster = read_roster(*text, o.roster, asked.id_field);
     if (!roster) return roster.error();
-    b.roster = std::move(*roster);
+    b.roster = std::move(roster->students);
+    b.roster_handed_in = std::move(roster->handed_in_ns);
     b.roster_only = true;
     b.id_field = asked.id_field;
   }

@@ -84,11 +84,12 @@ int push(const Options& o, const Asked& asked) {
   for (const std::string& r : pushed->refused) say("queue push: not queued: " + r);
   for (const std::string& n : pushed->notes) say("queue push: " + n);
   for (const std::string& n : pushed->older) say("queue push: not queued: " + n);
+  for (const std::string& n : pushed->dropped) say("queue push: no longer queued: " + n);
   for (const std::string& n : pushed->absent) say("queue push: on the roster, nothing handed in: " + n);
   std::string line = "queue " + p.queue.name + ": " + std::to_string(pushed->queued) + " queued (" + p.lane + "), " +
                      std::to_string(pushed->same) + " pushed before with the same bytes";
-  if (!pushed->older.empty())
-    line += ", " + std::to_string(pushed->older.size()) + " superseded by the same student's later hand-in";
+  if (const std::size_t n = pushed->older.size() + pushed->dropped.size(); n > 0)
+    line += ", " + std::to_string(n) + " superseded by the same student's later hand-in";
   if (o.resume)
     line += ", " + std::to_string(pushed->requeued) + " whose entry Redis had lost queued again, " +
             std::to_string(pushed->revived) + " dead-lettered given 3 more deliveries";

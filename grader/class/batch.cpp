@@ -157,7 +157,7 @@ std::map<std::string, Superseded> handed_in_twice(const BatchOptions& o, const s
   std::vector<HandIn> twice;
   for (const auto& [student, theirs] : by_student)
     if (theirs.size() > 1)
-      for (const std::string& f : theirs) twice.push_back(HandIn{f, student, handed_in_at(o.root, f)});
+      for (const std::string& f : theirs) twice.push_back(hand_in_of(o.root, f, student, o.roster_handed_in));
   return superseded_folders(twice);
 }
 

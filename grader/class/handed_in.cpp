@@ -63,9 +63,20 @@ std::string hand_in_time(std::optional<std::int64_t> at) {
   return t;
 }
 
+HandIn hand_in_of(const std::string& root, const std::string& folder, const std::string& student,
+                  const std::map<std::string, std::int64_t>& roster_times) {
+  if (const auto given = roster_times.find(folder); given != roster_times.end())
+    return HandIn{folder, student, given->second, true};
+  return HandIn{folder, student, handed_in_at(root, folder), false};
+}
+
 std::string superseded_why(const HandIn& older, const HandIn& newer) {
+  const char* by = older.by_roster && newer.by_roster   ? "by the times the roster gives"
+                   : older.by_roster || newer.by_roster ? "by the roster's time where it gives one, else the newest "
+                                                          "file a folder holds"
+                                                        : "by the newest file each folder holds";
   return "handed in again: " + newer.folder + " (" + hand_in_time(newer.at) + ") is graded instead of this one (" +
-         hand_in_time(older.at) + "); the last a student hands in is graded, by the newest file each folder holds";
+         hand_in_time(older.at) + "); the last a student hands in is graded, " + by;
 }
 
 std::map<std::string, Superseded> superseded_folders(const std::vector<HandIn>& class_hand_ins) {

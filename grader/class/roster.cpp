@@ -6,6 +6,7 @@
 #include <set>
 
 #include "cb/grade/variant.h"
+#include "cb/utc_time.h"
 
 namespace cb::grade {
 
@@ -65,16 +66,42 @@ char separator_of(const std::string& first) {
   return best;
 }
 
+// The columns an LMS's export names the hand-in time with, lowered; the first found is read.
+constexpr const char* kHandedInColumns[] = {"submitted", "submitted at", "submitted_at", "submission time",
+                                            "handed in", "handed_in",    "timestamp"};
+
+// A hand-in time as an export writes it, in nanoseconds: parse_utc's form, or with a space where
+// the T goes (a spreadsheet's), a "Z" or " UTC" optional there.
+std::optional<std::int64_t> parse_lms_time(std::string cell) {
+  if (cell.size() > 10 && cell[10] == ' ') cell[10] = 'T';
+  if (cell.size() > 4 && cell.compare(cell.size() - 4, 4, " UTC") == 0) cell.resize(cell.size() - 4);
+  if (!cell.empty() && cell.back() != 'Z' && cell.find('+', 10) == std::string::npos &&
+      cell.find('-', 10) == std::string::npos)
+    cell += 'Z';
+  auto us = parse_utc(cell);
+  if (!us) return std::nullopt;
+  return *us * 1000;
+}
+
 }  // namespace
 
 Result<std::map<std::string, std::string>> parse_roster(std::string_view csv, const std::string& name,
                                                         const std::string& id_field) {
+  auto roster = read_roster(csv, name, id_field);
+  if (!roster) return roster.error();
+  return std::move(roster->students);
+}
+
+Result<Roster> read_roster(std::string_view csv, const std::string& name, const std::string& id_field) {
   if (csv.substr(0, 3) == "\xEF\xBB\xBF") csv.remove_prefix(3);  // a spreadsheet's byte-order mark
-  std::map<std::string, std::string> out;
+  Roster roster;
+  std::map<std::string, std::string>& out = roster.students;
   std::optional<char> sep;
   std::size_t line_no = 0;
   std::size_t folder_at = 0;
   std::size_t id_at = 1;
+  std::size_t time_at = std::string::npos;
+  std::string time_column;
   bool header = false;
   for (std::size_t at = 0; at < csv.size();) {
     const std::size_t end = std::min(csv.find('\n', at), csv.size());
@@ -102,6 +129,11 @@ Result<std::map<std::string, std::string>> parse_roster(std::string_view csv, co
           return Error{where + ": no column " + id_field +
                        " (the id field: --id-field or the rubric's id_field); the columns are " +
                        listed(cells_of(line, *sep)) + ". Say --id-field with the column that names each student"};
+        for (const char* column : kHandedInColumns)
+          if (time_at == std::string::npos && named(column) < names.size()) {
+            time_at = named(column);
+            time_column = cells_of(line, *sep)[time_at];
+          }
         continue;
       }
       folder_at = 0;
@@ -118,8 +150,15 @@ Result<std::map<std::string, std::string>> parse_roster(std::string_view csv, co
     if (folder.empty() || student.empty())
       return Error{where + ": expected the folder and the " + id_field + ", both named"};
     if (!out.emplace(folder, student).second) return Error{where + ": folder " + folder + " is named twice"};
+    if (time_at < cells.size() && !cells[time_at].empty()) {
+      auto at = parse_lms_time(cells[time_at]);
+      if (!at)
+        return Error{where + ": " + time_column + ": '" + cells[time_at] +
+                     "' is not a time in UTC like 2026-11-03T14:22:05Z (or 2026-11-03 14:22:05)"};
+      roster.handed_in_ns.emplace(folder, *at);
+    }
   }
-  return out;
+  return roster;
 }
 
 std::string student_key(const std::string& raw) {

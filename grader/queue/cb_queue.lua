@@ -88,19 +88,23 @@ local function keep_older(p, job, state, newer, fields)
   return {'older', redis.call('HGET', p .. ':job:' .. newer, 'name') or ''}
 end
 
--- `id` becomes the student's current job; their `current` one, if another, is superseded.
-local function supersede(p, student, current, id)
+-- `id` becomes the student's current job; their `current` one, if another, is superseded: its
+-- folder's name, when it is another folder (a student's bytes pushed again are no news).
+local function supersede(p, student, current, id, name)
+  local dropped = nil
   if current and current ~= id then
     local cjob = p .. ':job:' .. current
-    local cstate = redis.call('HGET', cjob, 'state')
-    if cstate == 'queued' or cstate == 'running' then set_state(p, cjob, cstate, 'superseded') end
+    local f = redis.call('HMGET', cjob, 'state', 'name')
+    if f[1] == 'queued' or f[1] == 'running' then set_state(p, cjob, f[1], 'superseded') end
     redis.call('HSET', cjob, 'superseded_by', id)
+    if f[2] and f[2] ~= name then dropped = f[2] end
   end
   redis.call('HSET', p .. ':sub', student, id)
+  return dropped
 end
 
 -- push(P; name, id, student, content, lane, stamp, class, files, handed_in, who)
---   -> {"new"} | {"same"} | {"known"} | {"older", newer folder}
+--   -> {"new" | "known", the folder this one superseded, if any} | {"same"} | {"older", newer folder}
 -- The stamp is the queue's first push's; another is refused ("stamp" and the kept one). A push of
 -- a folder handed in before the student's current one is kept as superseded ("older").
 local function push(keys, args)
@@ -123,14 +127,14 @@ local function push(keys, args)
       'entry', '', 'owner', '', 'deliveries', 0, 'last_error', '', 'pushed_ms', now_ms(), 'files', files,
       'handed_in', handed_in})
   end
-  supersede(p, who, current, id)
-  if state and state ~= 'superseded' then return {'known'} end
+  local dropped = supersede(p, who, current, id, name)
+  if state and state ~= 'superseded' then return {'known', dropped} end
   local entry = redis.call('XADD', lane_key(p, lane), '*', 'job', id)
   redis.call('HSET', job, 'name', name, 'student', student, 'content', content, 'lane', lane, 'entry', entry,
              'owner', '', 'deliveries', 0, 'last_error', '', 'pushed_ms', now_ms(), 'files', files,
              'handed_in', handed_in)
   set_state(p, job, state, 'queued')
-  return {'new'}
+  return {'new', dropped}
 end
 
 -- refuse(P; name, id, student, why, stamp, class, handed_in, who, kind) -> {"refused"} |

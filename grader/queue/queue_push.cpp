@@ -82,7 +82,8 @@ Result<Pushed> push_class(const PushOptions& o) {
       if (auto r = refuse(name, "folder:" + name, student.error().message, ""); !r) return r.error();
       continue;
     }
-    const std::string handed_in = hand_in_key(handed_in_at(o.batch.root, name), name);
+    const std::string handed_in =
+        hand_in_key(hand_in_of(o.batch.root, name, *student, o.batch.roster_handed_in).at, name);
     auto folder = read_folder(o.batch.root + "/" + name, o.limits);
     if (!folder) {
       if (auto r = refuse(name, *student, folder.error().message, handed_in); !r) return r.error();
@@ -102,6 +103,9 @@ Result<Pushed> push_class(const PushOptions& o) {
       out.older.push_back(older_note(name, *pushed));
     else
       (said == "new" ? out.queued : out.same) += 1;
+    if ((said == "new" || said == "known") && pushed->elements.size() > 1)
+      out.dropped.push_back(pushed->elements[1].text + ": handed in before " + name +
+                            ", which is graded (the last a student hands in is)");
     if (o.resume) {
       auto repaired = store.call("repair", {id});
       if (!repaired) return repaired.error();

@@ -153,6 +153,35 @@ TEST_CASE("batch: a student who hands in twice is graded on the later folder, an
   CHECK(by_submission(json::parse(std::ifstream(out / "m.json")))["zz-early"]["status"] == "superseded");
 }
 
+TEST_CASE("batch: an LMS export's submitted time decides which hand-in is graded, over the folders' own times") {
+  // The folders were copied out of the LMS in another order (by their files, aa-late is the
+  // oldest); the export's "Submitted At" says aa-late came last. zz-early's cell is empty: its
+  // files' time stands for it.
+  const KeyedClass k({"aa-late", "zz-early", "mid"},
+                     "Folder;Email;Submitted At\naa-late;ann@uni.edu;2026-11-03 02:00:00\n"
+                     "zz-early;Ann@Uni.edu;\nmid;ANN@uni.edu;2026-11-03T01:30:00Z\n");
+  REQUIRE(date_all(k.root / "aa-late", kNov3));
+  REQUIRE(date_all(k.root / "zz-early", kNov3 + 3600));  // 01:00 by its files
+  REQUIRE(date_all(k.root / "mid", kNov3 + 9000));       // 02:30 by its files, 01:30 by the export
+  k.cb({"--batch", k.root.path(), "-o", k.out / "book.json"}, {0, 1});
+  auto rows = by_submission(json::parse(std::ifstream(k.out / "book.json")));
+  REQUIRE(rows.size() == 3);
+  CHECK(rows["aa-late"]["status"] == "graded");
+  CHECK(rows["mid"]["status"] == "superseded");
+  CHECK(rows["mid"]["error"] ==
+        "handed in again: aa-late (2026-11-03T02:00:00Z) is graded instead of this one (2026-11-03T01:30:00Z); the "
+        "last a student hands in is graded, by the times the roster gives");
+  CHECK(rows["zz-early"]["status"] == "superseded");
+  CHECK(rows["zz-early"]["error"].get<std::string>().ends_with(
+      "by the roster's time where it gives one, else the newest file a folder holds"));
+
+  // A time the export cannot have meant is refused, naming the line and the column.
+  k.out.write("roster.csv", "folder,email,submitted\naa-late,ann@uni.edu,yesterday\n");
+  const Ran bad = k.cb({"--batch", k.root.path(), "-o", k.out / "bad.json"}, {2});
+  CHECK(bad.err.find("roster.csv: line 2: submitted: 'yesterday' is not a time in UTC like 2026-11-03T14:22:05Z") !=
+        std::string::npos);
+}
+
 TEST_CASE("batch: a roster's student with no folder has a row that says so, in a batch and in each shard") {
   const KeyedClass k({"ada"}, "folder,email\nada,ada@uni.edu\nbob,Bob@Uni.edu\n");
   const TempDir& root = k.root;

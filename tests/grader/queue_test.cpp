@@ -423,6 +423,29 @@ TEST_CASE("queue: a student who hands in twice: the later hand-in is queued whic
   CHECK(book(q.dir / "batch.json").at("ann")["error"] == why);
 }
 
+TEST_CASE("queue: an LMS export's submitted time decides which hand-in is queued, over the folders' own") {
+  QueueRun q;
+  python_kit(q.root + "/ann-1");
+  python_kit(q.root + "/ann-2");
+  REQUIRE(date_all(q.root + "/ann-1", 1'793'667'600));  // by its files, ann-1 is the later
+  REQUIRE(date_all(q.root + "/ann-2", 1'793'664'000));
+  q.dir.write("roster.csv",
+              "Folder,Email,Submitted\nann-1,ann@uni.edu,2026-11-03T00:00:00Z\n"
+              "ann-2,ann@uni.edu,2026-11-03T01:00:00Z\n");
+  q.dir.write("k", "the course key of the test\n");
+  ::chmod((q.dir / "k").c_str(), 0600);
+  q.grading = {"--roster", q.dir / "roster.csv", "--course-key", q.dir / "k"};
+  const Ran pushed = run(q.graded(q.queue("push", {q.root})));
+  INFO(pushed.err);
+  // ann-1 sorts first, so it was queued first, then superseded by ann-2 in the same push: said.
+  CHECK(pushed.err.find("queue push: no longer queued: ann-1: handed in before ann-2, which is graded") !=
+        std::string::npos);
+  CHECK(pushed.err.find("2 queued (bulk), 0 pushed before with the same bytes, 1 superseded") != std::string::npos);
+  const json s = q.status();
+  CHECK(s["queued"] == 1);
+  CHECK(s["superseded"] == 1);
+}
+
 TEST_CASE(
     "queue: each student graded on their own numbers, as --batch grades them, and a push or a worker with another "
     "course key is refused, and the key never reaches Redis") {

@@ -54,6 +54,27 @@ TEST_CASE("roster: a bad line is named with what was expected") {
   CHECK(refused("folder,email\nada,a@u\nada,b@u\n") == "roster.csv: line 3: folder ada is named twice");
 }
 
+TEST_CASE("roster: an export's hand-in time, from the column that names it, in UTC") {
+  auto r = read_roster(
+      "Folder\tEmail\tSection\tSubmitted\nann\tann@uni.edu\tA\t2026-11-03 14:22:05 UTC\n"
+      "bob\tbob@uni.edu\tA\t\ncy\tcy@uni.edu\tB\t2026-11-03T14:22:05.5+00:00\n",
+      "r.csv");
+  REQUIRE(r);
+  CHECK(r->students.size() == 3);
+  CHECK(r->handed_in_ns ==
+        std::map<std::string, std::int64_t>{{"ann", 1'793'715'725'000'000'000}, {"cy", 1'793'715'725'500'000'000}});
+  // An offset other than UTC's is refused rather than guessed at.
+  auto offset = read_roster("folder,email,timestamp\nann,ann@uni.edu,2026-11-03T14:22:05+01:00\n", "r.csv");
+  REQUIRE(!offset);
+  CHECK(offset.error().message ==
+        "r.csv: line 2: timestamp: '2026-11-03T14:22:05+01:00' is not a time in UTC like 2026-11-03T14:22:05Z (or "
+        "2026-11-03 14:22:05)");
+  // Without such a column, no times.
+  auto none = read_roster("folder,email\nann,ann@uni.edu\n", "r.csv");
+  REQUIRE(none);
+  CHECK(none->handed_in_ns.empty());
+}
+
 TEST_CASE("roster: its students who handed in nothing, one row a student, by the id rule") {
   const Roster roster{{"ada", "Ada@Uni.edu"},
                       {"ada-2", "ada@uni.edu"},  // ada's second folder: she handed in as ada

@@ -37,10 +37,11 @@ struct BatchOptions {
   // numbers for all (grade.spec's, or the handout's).
   std::string course_key;
   std::map<std::string, std::string> roster;
-  bool roster_only = false;                   // a folder the roster does not name is an error, not an id
-  std::string id_field = "folder";            // what names a student here: said in each report
-  std::optional<ConformanceRun> conformance;  // jobs: 1 (a class runs side by side already)
-  std::string reports_dir;                    // non-empty: each submission's reports kept in reports_dir/NAME/
+  std::map<std::string, std::int64_t> roster_handed_in;  // when the roster says a folder was handed in (ns)
+  bool roster_only = false;                              // a folder the roster does not name is an error, not an id
+  std::string id_field = "folder";                       // what names a student here: said in each report
+  std::optional<ConformanceRun> conformance;             // jobs: 1 (a class runs side by side already)
+  std::string reports_dir;  // non-empty: each submission's reports kept in reports_dir/NAME/
   // With reports_dir: a submission kept whole by a batch stamped the same (batch_stamp()) is not
   // run again; its row is judged from what was kept, as --regrade does.
   bool resume = false;

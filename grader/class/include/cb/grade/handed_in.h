@@ -4,7 +4,8 @@
 // handed in last; the other gets a row that names it and says which was graded instead. The batch,
 // every shard (each works it out over the whole class) and the queue keep to this one rule.
 //
-// When a folder was handed in is what the folder itself says: the newest modification time of
+// When a folder was handed in is what the roster says where an LMS's export gives the time
+// (roster.h: a "submitted" column); else what the folder itself says: the newest modification time of
 // anything it holds (its entries as listed, a link's own time, nothing opened or followed). Equal
 // times, or a folder whose time cannot be read (past the walk's bounds), are settled by name: the
 // later in byte order is taken as the later hand-in, so every run picks the same one.
@@ -34,7 +35,13 @@ struct HandIn {
   std::string folder;
   std::string student;  // the id, as student_id gives it
   std::optional<std::int64_t> at;
+  bool by_roster = false;  // `at` is the roster's (an LMS export's), not the folder's
 };
+
+// ROOT/FOLDER's hand-in: the time the roster gives it (Roster::handed_in_ns) where it gives one,
+// else the folder's own (handed_in_at).
+[[nodiscard]] HandIn hand_in_of(const std::string& root, const std::string& folder, const std::string& student,
+                                const std::map<std::string, std::int64_t>& roster_times);
 
 struct Superseded {
   std::string student;

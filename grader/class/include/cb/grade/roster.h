@@ -2,6 +2,7 @@
 // A class's roster: which student each folder is, as an LMS or a spreadsheet exports it, and who
 // of them handed in nothing.
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -19,6 +20,18 @@ namespace cb::grade {
 // what was expected.
 [[nodiscard]] Result<std::map<std::string, std::string>> parse_roster(std::string_view csv, const std::string& name,
                                                                       const std::string& id_field = "email");
+
+// A roster as parse_roster reads it, and when each folder was handed in where the export says so:
+// a header column named "submitted", "submitted at", "submission time", "handed in" or
+// "timestamp" (any case), each cell a UTC time (2026-11-03T14:22:05Z, or with a space for the T;
+// an empty cell says nothing). The rule for a student who hands in twice (handed_in.h) takes
+// these times over the folders' own.
+struct Roster {
+  std::map<std::string, std::string> students;       // folder -> the student's id
+  std::map<std::string, std::int64_t> handed_in_ns;  // folder -> when, in ns since the epoch
+};
+[[nodiscard]] Result<Roster> read_roster(std::string_view csv, const std::string& name,
+                                         const std::string& id_field = "email");
 
 // A student as the id rule keys them: student_id's form of `raw` (case and spaces aside), or `raw`
 // itself where it is no valid id (its row says why). The batch and the queue key students so.

@@ -47,6 +47,8 @@ struct Pushed {
   std::vector<std::string> notes;    // submissions whose bytes are another's
   // "NAME: handed in before NEWER, ...": a folder whose student handed in again later (handed_in.h)
   std::vector<std::string> older;
+  // The same words of a folder queued before and superseded by a later hand-in this push brought.
+  std::vector<std::string> dropped;
   std::vector<std::string> absent;  // the roster's students who handed in nothing, by folder: a row each
 };
 

@@ -11,17 +11,13 @@
 #include <string>
 
 #include "cb/grade/jobs.h"
+#include "env_of.h"
 #include "temp_dir.h"
 
 namespace cb::grade {
 namespace {
 
-EnvReader env_of(std::map<std::string, std::string> vars) {
-  return [vars = std::move(vars)](const char* name) -> const char* {
-    const auto it = vars.find(name);
-    return it == vars.end() ? nullptr : it->second.c_str();
-  };
-}
+using cb::testing::env_of;
 
 Allowance given(double cpus, std::optional<std::uint64_t> memory) {
   Allowance a;

@@ -7,16 +7,12 @@
 #include <string>
 
 #include "cb/grade/shard.h"
+#include "env_of.h"
 
 namespace cb::grade {
 namespace {
 
-EnvReader env_of(std::map<std::string, std::string> vars) {
-  return [vars = std::move(vars)](const char* name) -> const char* {
-    const auto it = vars.find(name);
-    return it == vars.end() ? nullptr : it->second.c_str();
-  };
-}
+using cb::testing::env_of;
 
 TEST_CASE("shard: I/N as given, or the index from Kubernetes' or Slurm's environment") {
   const EnvReader none = env_of({});

@@ -258,10 +258,11 @@ int run_batch(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
   const auto elapsed = [&started] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };
-  // Said first, on a terminal and in a log alike (a Slurm task's output file is where its
-  // instructor looks), so a slow class shows what it was given and how to give more.
-  if (o.jobs <= 0) {
+  // Chosen once, and said first, on a terminal and in a log alike (a Slurm task's output file is
+  // where its instructor looks), so a slow class shows what it was given and how to give more.
+  if (b.jobs <= 0) {
     const Jobs jobs = grading_jobs(this_process());
+    b.jobs = jobs.count;
     std::cerr << "cb-grade: " << names->size() << (names->size() == 1 ? " submission, " : " submissions, ")
               << jobs.count << " at a time (-j " << jobs.count << ": " << jobs.why << ")\n";
   }

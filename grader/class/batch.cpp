@@ -133,9 +133,7 @@ std::string program_folder(const BatchOptions& o, const std::string& name) {
 // The SHA-256 of what the submission's folder holds (cb/folder_digest.h), within the bounds its
 // box would copy; nothing when it cannot be read whole.
 std::optional<std::string> handed_in_digest(const std::string& root, const std::string& inside) {
-  auto top = DirHandle::open(root);
-  if (!top) return std::nullopt;
-  auto dir = top->below(inside);
+  auto dir = open_handed_in(root, inside);
   if (!dir) return std::nullopt;
   DigestLimits bounds;
   bounds.walk.max_entries = sandbox::kMaxCopyEntries;

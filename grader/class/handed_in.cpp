@@ -18,10 +18,14 @@ std::int64_t mtime_ns(const struct stat& st) {
 
 }  // namespace
 
-std::optional<std::int64_t> handed_in_at(const std::string& root, const std::string& folder) {
+Result<DirHandle> open_handed_in(const std::string& root, const std::string& inside) {
   auto top = DirHandle::open(root);
-  if (!top) return std::nullopt;
-  auto dir = top->below(folder);
+  if (!top) return top.error();
+  return top->below(inside);
+}
+
+std::optional<std::int64_t> handed_in_at(const std::string& root, const std::string& folder) {
+  auto dir = open_handed_in(root, folder);
   if (!dir) return std::nullopt;
   // The box's bounds: a folder too big to copy into a box is too big to date.
   WalkLimits bounds;

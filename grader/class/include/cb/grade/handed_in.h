@@ -16,7 +16,14 @@
 #include <string>
 #include <vector>
 
+#include "cb/dir_handle.h"
+#include "cb/result.h"
+
 namespace cb::grade {
+
+// ROOT/INSIDE, a folder somebody handed in: the class's root opened as named, everything below it
+// one name at a time, no link followed (DirHandle::below).
+[[nodiscard]] Result<DirHandle> open_handed_in(const std::string& root, const std::string& inside);
 
 // When ROOT/FOLDER was handed in, in nanoseconds since the epoch; nothing when it cannot be told.
 [[nodiscard]] std::optional<std::int64_t> handed_in_at(const std::string& root, const std::string& folder);

@@ -140,9 +140,9 @@ std::string summary(const std::vector<BatchRow>& rows, double seconds) {
     resumed += r.resumed ? 1U : 0U;
   }
   const long s = std::lround(seconds);
-  std::string out = std::to_string(rows.size()) + " submissions in " + std::to_string(s / 60) + ":" +
-                    (s % 60 < 10 ? "0" : "") + std::to_string(s % 60) + ": " + std::to_string(graded) + " graded (" +
-                    std::to_string(passed) + " passed";
+  std::string out = std::to_string(rows.size()) + (rows.size() == 1 ? " submission in " : " submissions in ") +
+                    std::to_string(s / 60) + ":" + (s % 60 < 10 ? "0" : "") + std::to_string(s % 60) + ": " +
+                    std::to_string(graded) + " graded (" + std::to_string(passed) + " passed";
   if (resumed > 0) out += ", " + std::to_string(resumed) + " of them judged from what an earlier run kept";
   out += ")";
   if (empty > 0) out += ", " + std::to_string(empty) + " empty";

@@ -335,6 +335,7 @@ TEST_CASE("cb-grade --batch: with no -j, 4 a CPU this process may use, bounded b
   CHECK(piped.err.rfind("cb-grade: 1 submission, 1 at a time (-j 1: one per 512 MiB of the 100 MiB this process may "
                         "use (Slurm --mem))\n",
                         0) == 0);
+  CHECK(piped.err.find("\ncb-grade: 1 submission in 0:") != std::string::npos);  // one, not "1 submissions"
 }
 
 }  // namespace

@@ -151,11 +151,11 @@ Result<Roster> read_roster(std::string_view csv, const std::string& name, const 
       return Error{where + ": expected the folder and the " + id_field + ", both named"};
     if (!out.emplace(folder, student).second) return Error{where + ": folder " + folder + " is named twice"};
     if (time_at < cells.size() && !cells[time_at].empty()) {
-      auto at = parse_lms_time(cells[time_at]);
-      if (!at)
+      const auto when = parse_lms_time(cells[time_at]);
+      if (!when)
         return Error{where + ": " + time_column + ": '" + cells[time_at] +
                      "' is not a time in UTC like 2026-11-03T14:22:05Z (or 2026-11-03 14:22:05)"};
-      roster.handed_in_ns.emplace(folder, *at);
+      roster.handed_in_ns.emplace(folder, *when);
     }
   }
   return roster;

@@ -14,7 +14,10 @@ if [ ! -d "$classes" ]; then
   # build. (mktemp, not $$: under the grader each trace may be process 1 of its own namespace.)
   new=$(mktemp -d "$here/.classes/new.XXXXXX")
   trap 'rm -rf "$new"' EXIT
-  ${JAVAC:-javac} -encoding UTF-8 -Xlint:all -d "$new" "$here"/*.java >&2
+  # javac is itself a short Java program: the serial collector and the quick compiler only take
+  # about two fifths off its CPU (1.6 s to 1.0 s here), and no performance-data file in /tmp.
+  ${JAVAC:-javac} -J-XX:+UseSerialGC -J-XX:TieredStopAtLevel=1 -J-XX:-UsePerfData \
+    -encoding UTF-8 -Xlint:all -d "$new" "$here"/*.java >&2
   # Another start that built the same sources first keeps its folder; this one drops its own.
   mv -T "$new" "$classes" 2>/dev/null || true
   for old in "$here/.classes"/*-*; do [ "$old" = "$classes" ] || rm -rf "$old"; done

@@ -7,8 +7,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <sstream>
+#include <string_view>
 #include <vector>
+
+#include "cb/sandbox/cgroup.h"
 
 namespace cb::grade {
 
@@ -61,45 +65,52 @@ struct Least {
   }
 };
 
+// Whether `list` ("cpu,cpuacct") names `controller`.
+bool names_controller(std::string_view list, std::string_view controller) {
+  for (std::size_t j = 0; j <= list.size();) {
+    const std::size_t comma = std::min(list.find(',', j), list.size());
+    if (list.substr(j, comma - j) == controller) return true;
+    j = comma + 1;
+  }
+  return false;
+}
+
+void offer_cpu_max(const std::string& group, Least& cpus) {
+  const auto max = first_line(group + "/cpu.max");
+  if (!max) return;
+  std::istringstream words(*max);
+  std::string quota;
+  std::string period;
+  words >> quota >> period;
+  const auto q = decimal_in(quota);
+  const auto p = decimal_in(period);
+  if (q && p && *p > 0) cpus.offer(*q / *p, "control group");
+}
+
 void read_groups(const AllowanceSources& s, Least& cpus, Least& memory) {
   std::ifstream in(s.self_cgroup);
-  for (std::string line; std::getline(in, line);) {
-    const auto c1 = line.find(':');
-    const auto c2 = line.find(':', c1 + 1);
-    if (c1 == std::string::npos || c2 == std::string::npos) continue;
-    const std::string controllers = line.substr(c1 + 1, c2 - c1 - 1);
-    const std::string path = line.substr(c2 + 1);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const auto& [controllers, path] : sandbox::own_cgroups(text)) {
     if (controllers.empty()) {  // v2: one hierarchy, every controller
       for (const std::string& g : group_and_ancestors(s.cgroup_root, path)) {
-        if (const auto max = first_line(g + "/cpu.max")) {
-          std::istringstream words(*max);
-          std::string quota;
-          std::string period;
-          words >> quota >> period;
-          const auto q = decimal_in(quota);
-          const auto p = decimal_in(period);
-          if (q && p && *p > 0) cpus.offer(*q / *p, "control group");
-        }
+        offer_cpu_max(g, cpus);
         if (const auto max = first_line(g + "/memory.max")) memory.offer(decimal_in(*max), "control group");
       }
       continue;
     }
-    std::string controller;
-    for (std::istringstream names(controllers); std::getline(names, controller, ',');) {
-      if (controller == "cpu")
-        for (const std::string& mount : {s.cgroup_root + "/" + controllers, s.cgroup_root + "/cpu"})
-          for (const std::string& g : group_and_ancestors(mount, path)) {
-            const auto q = first_line(g + "/cpu.cfs_quota_us");  // -1: none, which decimal_in() refuses
-            const auto p = first_line(g + "/cpu.cfs_period_us");
-            if (q && p)
-              if (const auto quota = decimal_in(*q), period = decimal_in(*p); quota && period && *period > 0)
-                cpus.offer(*quota / *period, "control group");
-          }
-      if (controller == "memory")
-        for (const std::string& g : group_and_ancestors(s.cgroup_root + "/memory", path))
-          if (const auto limit = first_line(g + "/memory.limit_in_bytes"))
-            memory.offer(decimal_in(*limit), "control group");  // no limit reads as about 2^63: MemAvailable is less
-    }
+    // v1: a hierarchy is mounted under its controllers' list ("cpu,cpuacct") or one of them.
+    if (names_controller(controllers, "cpu"))
+      for (const std::string& g : group_and_ancestors(s.cgroup_root + "/" + controllers, path)) {
+        const auto q = first_line(g + "/cpu.cfs_quota_us");  // -1: none, which decimal_in() refuses
+        const auto p = first_line(g + "/cpu.cfs_period_us");
+        if (q && p)
+          if (const auto quota = decimal_in(*q), period = decimal_in(*p); quota && period && *period > 0)
+            cpus.offer(*quota / *period, "control group");
+      }
+    if (controllers == "memory")
+      for (const std::string& g : group_and_ancestors(s.cgroup_root + "/memory", path))
+        if (const auto limit = first_line(g + "/memory.limit_in_bytes"))
+          memory.offer(decimal_in(*limit), "control group");  // no limit reads as about 2^63: MemAvailable is less
   }
 }
 

@@ -160,6 +160,27 @@ Result<std::string> v2_parent(const CgroupLayout& layout) {
 
 }  // namespace
 
+std::map<std::string, std::string, std::less<>> own_cgroups(std::string_view self_cgroup) {
+  std::map<std::string, std::string, std::less<>> own;
+  for (std::size_t i = 0; i < self_cgroup.size();) {
+    const std::size_t nl = std::min(self_cgroup.find('\n', i), self_cgroup.size());
+    const std::string_view line = self_cgroup.substr(i, nl - i);
+    i = nl + 1;
+    const auto c1 = line.find(':');
+    const auto c2 = c1 == std::string_view::npos ? c1 : line.find(':', c1 + 1);
+    if (c2 == std::string_view::npos) continue;
+    const std::string_view controllers = line.substr(c1 + 1, c2 - c1 - 1);
+    const std::string path(line.substr(c2 + 1));
+    own[std::string(controllers)] = path;
+    for (std::size_t j = 0; j <= controllers.size() && controllers.find(',') != std::string_view::npos;) {
+      const std::size_t comma = std::min(controllers.find(',', j), controllers.size());
+      own[std::string(controllers.substr(j, comma - j))] = path;
+      j = comma + 1;
+    }
+  }
+  return own;
+}
+
 CgroupLayout cgroup_layout(std::string_view mountinfo, std::string_view self_cgroup, bool root) {
   CgroupLayout out;
   std::optional<Mount> v2, memory, pids;
@@ -175,23 +196,7 @@ CgroupLayout cgroup_layout(std::string_view mountinfo, std::string_view self_cgr
     if (w[dash + 1] == "cgroup" && has_option(w[dash + 3], "memory") && !memory) memory = m;
     if (w[dash + 1] == "cgroup" && has_option(w[dash + 3], "pids") && !pids) pids = m;
   }
-  std::map<std::string, std::string, std::less<>> own;  // controller (or "" for v2) -> path
-  for (std::size_t i = 0; i < self_cgroup.size();) {
-    const std::size_t nl = std::min(self_cgroup.find('\n', i), self_cgroup.size());
-    const std::string_view line = self_cgroup.substr(i, nl - i);
-    i = nl + 1;
-    const auto c1 = line.find(':');
-    const auto c2 = c1 == std::string_view::npos ? c1 : line.find(':', c1 + 1);
-    if (c2 == std::string_view::npos) continue;
-    const std::string_view controllers = line.substr(c1 + 1, c2 - c1 - 1);
-    const std::string path(line.substr(c2 + 1));
-    if (controllers.empty()) own[""] = path;
-    for (std::size_t j = 0; j <= controllers.size() && !controllers.empty();) {
-      const std::size_t comma = std::min(controllers.find(',', j), controllers.size());
-      own[std::string(controllers.substr(j, comma - j))] = path;
-      j = comma + 1;
-    }
-  }
+  auto own = own_cgroups(self_cgroup);
   if (memory) {  // v1 (a hybrid machine's v2 has no memory controller: v1 holds it)
     if (!root) {
       out.why_none = "cgroup v1 is divided only by root";

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,11 @@ struct CgroupLayout {
   bool delegated = false;  // v2, not root: the grader's own group is its user's to divide
   std::string why_none;    // version 0: why
 };
+
+// /proc/self/cgroup's text as a map: each controller (v1; "" for v2's one hierarchy) to the
+// process's group path in it. A line naming several controllers ("cpu,cpuacct") gives each, and
+// the whole list too, as a v1 hierarchy is mounted under that name.
+[[nodiscard]] std::map<std::string, std::string, std::less<>> own_cgroups(std::string_view self_cgroup);
 
 // The layout from the two files' text (pure: tests give it other machines' files). `root`: the
 // grader runs as root.

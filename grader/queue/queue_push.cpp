@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <set>
 
 #include "cb/fleet/redis_link.h"
 #include "cb/grade/handed_in.h"
@@ -41,6 +42,7 @@ Result<Pushed> push_class(const PushOptions& o) {
   auto names = submission_folders(o.batch.root);
   if (!names) return names.error();
   Pushed out;
+  std::set<std::string> queued_now;  // the folders this push queued
   queue::QueueStore store(*address, o.queue.name);
   const std::string stamp = queue::grading_stamp(o.batch).dump();
   const std::string stamp_sha = hex(sha256(stamp));
@@ -103,9 +105,14 @@ Result<Pushed> push_class(const PushOptions& o) {
       out.older.push_back(older_note(name, *pushed));
     else
       (said == "new" ? out.queued : out.same) += 1;
-    if ((said == "new" || said == "known") && pushed->elements.size() > 1)
-      out.dropped.push_back(pushed->elements[1].text + ": handed in before " + name +
+    if (said == "new") queued_now.insert(name);
+    if ((said == "new" || said == "known") && pushed->elements.size() > 1) {
+      const std::string& dropped = pushed->elements[1].text;
+      out.dropped.push_back(dropped + ": handed in before " + name +
                             ", which is graded (the last a student hands in is)");
+      // Queued by this very push and dropped again: it is counted as superseded, not queued.
+      if (queued_now.erase(dropped) > 0) --out.queued;
+    }
     if (o.resume) {
       auto repaired = store.call("repair", {id});
       if (!repaired) return repaired.error();

@@ -246,7 +246,8 @@ void add_grade_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool& max
                "grading without a course key)");
   app.add_option("--roster", o.roster,
                  "--batch with --course-key: a roster, a header naming the folder column and the id field's "
-                 "(folder,email,... in any case; comma, semicolon or tab)");
+                 "(folder,email,... in any case; comma, semicolon or tab); a Submitted column, in UTC, is when each "
+                 "folder was handed in");
   app.add_option("--id-field", o.id_field,
                  "Which field names a student for their numbers: email (the default, or the rubric's id_field), "
                  "sid, folder (a batch's folder name) or a column of --roster");

@@ -65,16 +65,6 @@ struct Least {
   }
 };
 
-// Whether `list` ("cpu,cpuacct") names `controller`.
-bool names_controller(std::string_view list, std::string_view controller) {
-  for (std::size_t j = 0; j <= list.size();) {
-    const std::size_t comma = std::min(list.find(',', j), list.size());
-    if (list.substr(j, comma - j) == controller) return true;
-    j = comma + 1;
-  }
-  return false;
-}
-
 void offer_cpu_max(const std::string& group, Least& cpus) {
   const auto max = first_line(group + "/cpu.max");
   if (!max) return;
@@ -99,7 +89,7 @@ void read_groups(const AllowanceSources& s, Least& cpus, Least& memory) {
       continue;
     }
     // v1: a hierarchy is mounted under its controllers' list ("cpu,cpuacct") or one of them.
-    if (names_controller(controllers, "cpu"))
+    if (sandbox::in_comma_list(controllers, "cpu"))
       for (const std::string& g : group_and_ancestors(s.cgroup_root + "/" + controllers, path)) {
         const auto q = first_line(g + "/cpu.cfs_quota_us");  // -1: none, which decimal_in() refuses
         const auto p = first_line(g + "/cpu.cfs_period_us");

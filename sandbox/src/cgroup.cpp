@@ -30,15 +30,6 @@ std::vector<std::string_view> words(std::string_view line) {
   return out;
 }
 
-bool has_option(std::string_view options, std::string_view name) {
-  for (std::size_t i = 0; i <= options.size();) {
-    const std::size_t comma = std::min(options.find(',', i), options.size());
-    if (options.substr(i, comma - i) == name) return true;
-    i = comma + 1;
-  }
-  return false;
-}
-
 struct Mount {
   std::string root, point;
 };
@@ -160,6 +151,15 @@ Result<std::string> v2_parent(const CgroupLayout& layout) {
 
 }  // namespace
 
+bool in_comma_list(std::string_view list, std::string_view name) {
+  for (std::size_t i = 0; i <= list.size();) {
+    const std::size_t comma = std::min(list.find(',', i), list.size());
+    if (list.substr(i, comma - i) == name) return true;
+    i = comma + 1;
+  }
+  return false;
+}
+
 std::map<std::string, std::string, std::less<>> own_cgroups(std::string_view self_cgroup) {
   std::map<std::string, std::string, std::less<>> own;
   for (std::size_t i = 0; i < self_cgroup.size();) {
@@ -193,8 +193,8 @@ CgroupLayout cgroup_layout(std::string_view mountinfo, std::string_view self_cgr
     if (w.size() < 5 || dash + 3 >= w.size()) continue;
     const Mount m{std::string(w[3]), std::string(w[4])};
     if (w[dash + 1] == "cgroup2" && !v2) v2 = m;
-    if (w[dash + 1] == "cgroup" && has_option(w[dash + 3], "memory") && !memory) memory = m;
-    if (w[dash + 1] == "cgroup" && has_option(w[dash + 3], "pids") && !pids) pids = m;
+    if (w[dash + 1] == "cgroup" && in_comma_list(w[dash + 3], "memory") && !memory) memory = m;
+    if (w[dash + 1] == "cgroup" && in_comma_list(w[dash + 3], "pids") && !pids) pids = m;
   }
   auto own = own_cgroups(self_cgroup);
   if (memory) {  // v1 (a hybrid machine's v2 has no memory controller: v1 holds it)

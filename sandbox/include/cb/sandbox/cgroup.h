@@ -40,6 +40,9 @@ struct CgroupLayout {
 // the whole list too, as a v1 hierarchy is mounted under that name.
 [[nodiscard]] std::map<std::string, std::string, std::less<>> own_cgroups(std::string_view self_cgroup);
 
+// Whether a comma-separated list (mount options, "cpu,cpuacct") holds `name` as one of its items.
+[[nodiscard]] bool in_comma_list(std::string_view list, std::string_view name);
+
 // The layout from the two files' text (pure: tests give it other machines' files). `root`: the
 // grader runs as root.
 [[nodiscard]] CgroupLayout cgroup_layout(std::string_view mountinfo, std::string_view self_cgroup, bool root);

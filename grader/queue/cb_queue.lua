@@ -231,7 +231,7 @@ end
 -- time for each living owner to beat.
 local function take(keys, args)
   local p, worker, reclaim_ms = keys[1], args[1], args[2]
-  local may_reclaim = up_ms() >= tonumber(reclaim_ms)
+  local may_reclaim = nil  -- asked of INFO only when a held job is idle enough to take back
   for _, lane in ipairs({'interactive', 'bulk'}) do
     ensure_group(p, lane)
     local key = lane_key(p, lane)
@@ -240,10 +240,14 @@ local function take(keys, args)
       local e = redis.call('XRANGE', key, entry, entry)[1]
       if not e then
         redis.call('XACK', key, GROUP, entry)  -- deleted under the queue: push --resume queues it again
-      elseif may_reclaim or redis.call('HGET', p .. ':job:' .. e[2][2], 'owner') == '' then
-        redis.call('XCLAIM', key, GROUP, worker, reclaim_ms, entry, 'JUSTID')
-        local got = hand_out(p, lane, entry, e[2][2], worker)
-        if got then return got end
+      else
+        local handed_back = redis.call('HGET', p .. ':job:' .. e[2][2], 'owner') == ''
+        if not handed_back and may_reclaim == nil then may_reclaim = up_ms() >= tonumber(reclaim_ms) end
+        if handed_back or may_reclaim then
+          redis.call('XCLAIM', key, GROUP, worker, reclaim_ms, entry, 'JUSTID')
+          local got = hand_out(p, lane, entry, e[2][2], worker)
+          if got then return got end
+        end
       end
     end
     for _ = 1, 16 do

@@ -115,7 +115,8 @@ Result<Roster> read_roster(std::string_view csv, const std::string& name, const 
       sep = separator_of(line);
       // A header names the columns, in any case: the folder's ("folder" or "submission") and the id
       // field's; other columns (names, sections) are left alone.
-      std::vector<std::string> names = cells_of(line, *sep);
+      const std::vector<std::string> columns = cells_of(line, *sep);
+      std::vector<std::string> names = columns;
       for (std::string& n : names) n = lowered(n);
       const auto named = [&](const std::string& column) {
         return static_cast<std::size_t>(std::find(names.begin(), names.end(), lowered(column)) - names.begin());
@@ -127,12 +128,12 @@ Result<Roster> read_roster(std::string_view csv, const std::string& name, const 
         if (id_at == names.size()) id_at = named("student");  // a column that names no field: the id field's
         if (id_at == names.size())
           return Error{where + ": no column " + id_field +
-                       " (the id field: --id-field or the rubric's id_field); the columns are " +
-                       listed(cells_of(line, *sep)) + ". Say --id-field with the column that names each student"};
+                       " (the id field: --id-field or the rubric's id_field); the columns are " + listed(columns) +
+                       ". Say --id-field with the column that names each student"};
         for (const char* column : kHandedInColumns)
           if (time_at == std::string::npos && named(column) < names.size()) {
             time_at = named(column);
-            time_column = cells_of(line, *sep)[time_at];
+            time_column = columns[time_at];
           }
         continue;
       }

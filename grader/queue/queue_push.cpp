@@ -19,9 +19,8 @@ Result<std::string> student_of(const BatchOptions& o, const std::string& name) {
   return name;
 }
 
-// "NAME: handed in before NEWER, which is graded": a push the queue kept as superseded.
-std::string older_note(const std::string& name, const fleet::RedisReply& said) {
-  const std::string newer = said.elements.size() > 1 ? said.elements[1].text : std::string();
+// "NAME: handed in before NEWER, which is graded": a folder the queue keeps as superseded.
+std::string handed_in_before(const std::string& name, const std::string& newer) {
   return name + ": handed in before " + newer + ", which is graded (the last a student hands in is)";
 }
 
@@ -57,7 +56,7 @@ Result<Pushed> push_class(const PushOptions& o) {
     const std::string answer = said->elements.empty() ? "" : said->elements[0].text;
     if (answer == "stamp") return Error{stamp_refusal(said->elements[1].text, stamp)};
     if (answer == "older")
-      out.older.push_back(older_note(name, *said));
+      out.older.push_back(handed_in_before(name, said->elements.size() > 1 ? said->elements[1].text : ""));
     else if (kind.empty())
       out.refused.push_back(name + ": " + why);
     else
@@ -102,14 +101,13 @@ Result<Pushed> push_class(const PushOptions& o) {
     const std::string said = pushed->elements.empty() ? "" : pushed->elements[0].text;
     if (said == "stamp") return Error{stamp_refusal(pushed->elements[1].text, stamp)};
     if (said == "older")
-      out.older.push_back(older_note(name, *pushed));
+      out.older.push_back(handed_in_before(name, pushed->elements.size() > 1 ? pushed->elements[1].text : ""));
     else
       (said == "new" ? out.queued : out.same) += 1;
     if (said == "new") queued_now.insert(name);
     if ((said == "new" || said == "known") && pushed->elements.size() > 1) {
       const std::string& dropped = pushed->elements[1].text;
-      out.dropped.push_back(dropped + ": handed in before " + name +
-                            ", which is graded (the last a student hands in is)");
+      out.dropped.push_back(handed_in_before(dropped, name));
       // Queued by this very push and dropped again: it is counted as superseded, not queued.
       if (queued_now.erase(dropped) > 0) --out.queued;
     }

@@ -63,7 +63,7 @@ class QueueStore {
 
  private:
   [[nodiscard]] Result<void> load_library();
-  // One command on the link, asked again while Redis is away and patience lasts.
+  // One command on the link; with a Patience, asked again while Redis is away.
   [[nodiscard]] Result<fleet::RedisReply> send(const std::vector<std::string>& argv);
   fleet::RedisLink link_;
   Patience patience_;

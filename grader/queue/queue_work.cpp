@@ -180,9 +180,10 @@ struct Worker {
     return Finished{*sub + ": finished after another worker had taken it: kept as an attempt", true};
   }
 
-  // A Redis that is away for a moment (a restart, a lost connection) costs no job a delivery:
-  // each of the worker's calls is asked again for as long as a job's owner may go unheard before
-  // the job is taken back, and a restarted Redis takes none back before then (cb_queue.lua).
+  // A Redis that is away (a restart, a lost connection) costs no job a delivery: each of the
+  // worker's calls is asked again every --poll until Redis answers or the worker stops, and a
+  // restarted Redis takes no held job back before its owner has had three heartbeats to beat
+  // (cb_queue.lua). Said once when Redis goes, every three heartbeats after, and when it is back.
   QueueStore store_of() {
     return {*fleet::parse_redis_address(o.queue.redis), o.queue.name,
             queue::Patience{o.poll, std::chrono::milliseconds{reclaim_ms},

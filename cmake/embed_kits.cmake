@@ -31,9 +31,9 @@ foreach(lang ${langs})
   endforeach()
 endforeach()
 file(WRITE ${OUT}.new "// Generated from kits/ by cmake/embed_kits.cmake: edit the kit files, not this.
-#include \"kit_files.h\"
+#include \"cb/kit_files.h\"
 
-namespace cb::cli {
+namespace cb {
 
 const std::vector<KitFile>& kit_files() {
   static const std::vector<KitFile> files{
@@ -41,7 +41,7 @@ ${body}  };
   return files;
 }
 
-}  // namespace cb::cli
+}  // namespace cb
 ")
 # Rewritten only when it changed, so an unrelated build does not recompile it.
 file(COPY_FILE ${OUT}.new ${OUT} ONLY_IF_DIFFERENT)

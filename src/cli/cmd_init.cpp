@@ -12,7 +12,7 @@
 
 #include "cb/atomic_file.h"
 #include "cb/grade/variant.h"
-#include "kit_files.h"
+#include "cb/kit_files.h"
 #include "lab_common.h"
 
 namespace cb::cli {

@@ -1,11 +1,12 @@
 #pragma once
-// The starter kits `cb-lab init` writes, built into the program from kits/ (see
-// cmake/embed_kits.cmake).
+// The starter kits, built into the programs from kits/ (cmake/embed_kits.cmake): `cb-lab init`
+// writes them, and the grader builds a compiled kit's harness from them once for a class
+// (class_build.h).
 
 #include <string_view>
 #include <vector>
 
-namespace cb::cli {
+namespace cb {
 
 struct KitFile {
   std::string_view lang;  // "python", "node", "cpp"
@@ -16,4 +17,4 @@ struct KitFile {
 
 [[nodiscard]] const std::vector<KitFile>& kit_files();
 
-}  // namespace cb::cli
+}  // namespace cb

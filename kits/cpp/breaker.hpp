@@ -1,10 +1,11 @@
-// Your circuit breaker. lab.cpp runs the lab's steps through it; the rules are yours.
+// Your circuit breaker. lab.cpp runs the lab's steps through it (by breaker.cpp); the rules are
+// yours. Settings, Outcome and Permit are in harness.hpp.
 //
 // Everything you write is in the three places marked YOUR PART. The numbers are the lab's.
 #pragma once
 
 #include <chrono>
-#include <cstdint>
+#include <cstdio>
 #include <ctime>
 #include <deque>
 #include <functional>
@@ -12,39 +13,23 @@
 #include <string>
 #include <vector>
 
-enum class Outcome { Success, Failure, Ignored };
+#include "harness.hpp"
 
 // How an answer counts. status is empty when no answer came (refused, reset, timed out).
 // YOUR PART (step 7): as shipped, everything but 200 is a failure. Which answers are the
 // server's fault, and which are the caller's?
 inline Outcome classify(std::optional<int> status) { return status == 200 ? Outcome::Success : Outcome::Failure; }
 
-// The settings, given by lab.cpp (lab-settings.json) or replay.cpp (each trace's own): read them
-// from `settings`, never write the numbers.
-struct Settings {
-  int window_size = 0;             // the last window_size calls are judged...
-  int minimum_calls = 0;           // ...once there are at least minimum_calls of them...
-  int failure_rate_percent = 0;    // ...and it opens when failures x 100 >= failure_rate_percent x calls
-  double wait_in_open_ms = 0;      // OPEN refuses every call for this long, then HALF_OPEN
-  int permitted_in_half_open = 0;  // HALF_OPEN's trial calls, judged together
-};
-
 // Milliseconds on a monotonic clock.
 inline double steady_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// What allow() gives a call it lets through; the caller gives it back to record() with the
-// call's outcome. Calls may overlap (cb-grade --conformance begins several before the first
-// ends), so a permit is how record() tells a result that comes back after the state has changed
-// (it must count nothing) from one of the state it was let through in.
-using Permit = std::uint64_t;
-
 class Breaker {
  public:
   explicit Breaker(Settings s = {}, std::function<double()> clock = steady_ms) : settings(s), clock(std::move(clock)) {}
 
-  Settings settings;
+  Settings settings;  // read the numbers from here, never write them into the rules
   std::function<double()> clock;  // milliseconds, monotonic (replay.cpp gives the trace's own times)
   std::string state = "CLOSED";
   std::deque<bool> window;               // the recent results, true for a failure

@@ -23,7 +23,7 @@
 #include <string>
 #include <thread>
 
-#include "breaker.hpp"
+#include "harness.hpp"
 
 namespace {
 
@@ -186,25 +186,25 @@ void write(const std::string& name, const std::string& text) {
   std::rename((path + ".tmp").c_str(), path.c_str());
 }
 
-void write_state(const std::string& name, const Breaker& b) {
-  write(name, "{\"state\": \"" + b.state + "\", \"failures\": " + std::to_string(b.failures()) +
-                  ", \"window_size\": " + std::to_string(b.settings.window_size) +
-                  ", \"permitted_in_half_open\": " + std::to_string(b.settings.permitted_in_half_open) + "}\n");
+void write_state(const std::string& name, const BreakerHandle& b) {
+  write(name, "{\"state\": \"" + b.state() + "\", \"failures\": " + std::to_string(b.failures()) +
+                  ", \"window_size\": " + std::to_string(b.settings().window_size) +
+                  ", \"permitted_in_half_open\": " + std::to_string(b.settings().permitted_in_half_open) + "}\n");
 }
 
 // One call through the breaker: "refused" (it never reached the server), or the status.
-std::string call(Breaker& b, const std::string& path) {
+std::string call(BreakerHandle& b, const std::string& path) {
   const std::optional<Permit> permit = b.allow();
   if (!permit) return "refused";
   const Answer a = get(path);
-  b.record(classify(a.status), *permit);
+  b.record(classify_answer(a.status), *permit);
   return a.status ? std::to_string(*a.status) : "no-answer";
 }
 
-void step(int n, const std::string& title, Breaker& b, const std::string& path, int times) {
+void step(int n, const std::string& title, BreakerHandle& b, const std::string& path, int times) {
   std::string results;
   for (int i = 0; i < times; ++i) results += " " + call(b, path);
-  std::cout << "step " << n << ": " << title << ":" << results << " -> " << b.state << std::endl;
+  std::cout << "step " << n << ": " << title << ":" << results << " -> " << b.state() << std::endl;
 }
 
 }  // namespace
@@ -231,7 +231,7 @@ int main(int argc, char** argv) {
   if (const char* dir = std::getenv("CB_DIR"); dir != nullptr && *dir != '\0') g_out = dir;
   mkdir(g_out.c_str(), 0755);
 
-  Breaker b(lab.settings);
+  BreakerHandle b(lab.settings);
   std::cout << "step 1: the server at " << g_host << ":" << g_port << ": " << lab.count_path << " -> " << count(lab)
             << " (" << lab.numbers << ")" << std::endl;
   if (last == 1) return 0;
@@ -258,26 +258,26 @@ int main(int argc, char** argv) {
   std::cout << "step 4: " << lab.blocked << " x " << lab.fail_path << ": " << line << std::endl;
   if (last == 4) return 0;
 
-  std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(b.settings.wait_in_open_ms + 50));
+  std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(b.settings().wait_in_open_ms + 50));
   step(5, "waited the cool-down, 1 x " + lab.fast_path, b, lab.fast_path, 1);
   write_state(lab.state_file, b);
   if (last == 5) return 0;
   int trials = 0;
-  while (b.state != "CLOSED" && trials < lab.trials_max) {
+  while (b.state() != "CLOSED" && trials < lab.trials_max) {
     call(b, lab.fast_path);
     ++trials;
   }
-  std::cout << "step 6: " << trials << " x " << lab.fast_path << " -> " << b.state << std::endl;
+  std::cout << "step 6: " << trials << " x " << lab.fast_path << " -> " << b.state() << std::endl;
   write_state(lab.state_file, b);
   if (last == 6) return 0;
 
-  Breaker fresh(lab.settings);
+  BreakerHandle fresh(lab.settings);
   step(7, "a new breaker, " + std::to_string(lab.bad) + " x " + lab.bad_path, fresh, lab.bad_path, lab.bad);
   write_state(lab.ignore_file, fresh);
   if (last == 7) return 0;
   std::string log;
-  for (const auto& l : b.transitions) log += l + "\n";
+  for (const auto& l : b.transitions()) log += l + "\n";
   write(lab.transitions_file, log);
-  std::cout << "step 8: " << lab.transitions_file << ": " << b.transitions.size() << " line(s)" << std::endl;
+  std::cout << "step 8: " << lab.transitions_file << ": " << b.transitions().size() << " line(s)" << std::endl;
   return 0;
 }

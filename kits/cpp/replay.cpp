@@ -2,13 +2,13 @@
 //
 //   cb-grade --conformance "sh replay.sh"
 //
-// Already written, nothing to change: the same Breaker and classify that lab.cpp uses. The first
-// line of input is the settings, then one line per call, each answered with one line; another
-// settings line starts the next trace, on a new breaker (the protocol is in docs/CONTRACTS.md). A
-// call is made whole ({t_ms, result}), or begins ({t_ms, begin: n}) and ends later ({t_ms, end: n,
-// result}) with other calls between, as a real client's calls overlap: its permit from allow()
-// goes back to record() when it ends. Time is the trace's own: the clock the breaker reads is each
-// line's t_ms, so a trace of minutes replays in a moment.
+// Already written, nothing to change: the same Breaker and classify that lab.cpp uses (through
+// harness.hpp). The first line of input is the settings, then one line per call, each answered
+// with one line; another settings line starts the next trace, on a new breaker (the protocol is
+// in docs/CONTRACTS.md). A call is made whole ({t_ms, result}), or begins ({t_ms, begin: n}) and
+// ends later ({t_ms, end: n, result}) with other calls between, as a real client's calls
+// overlap: its permit from allow() goes back to record() when it ends. Time is the trace's own:
+// the clock the breaker reads is each line's t_ms, so a trace of minutes replays in a moment.
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -16,7 +16,7 @@
 #include <optional>
 #include <string>
 
-#include "breaker.hpp"
+#include "harness.hpp"
 
 namespace {
 
@@ -48,7 +48,7 @@ Settings settings_of(const std::string& line) {
 int main() {
   std::string line;
   double now = 0;
-  std::optional<Breaker> b;
+  std::optional<BreakerHandle> b;
   std::map<double, Permit> in_flight;  // a call's number -> its permit
   // "traces": "many": the grader may send the next trace's settings after the last call;
   // "in_flight": calls may overlap.
@@ -72,7 +72,7 @@ int main() {
     if (number(line, "begin", id)) {
       const std::optional<Permit> permit = b->allow();
       if (permit) in_flight[id] = *permit;
-      std::cout << "{\"decision\":\"" << (permit ? "permitted" : "rejected") << "\",\"state\":\"" << b->state << '"'
+      std::cout << "{\"decision\":\"" << (permit ? "permitted" : "rejected") << "\",\"state\":\"" << b->state() << '"'
                 << says << std::endl;
       continue;
     }
@@ -81,19 +81,19 @@ int main() {
       std::cerr << "replay: no result: " << line << '\n';
       return 1;
     }
-    const Outcome outcome = classify(timed_out ? std::nullopt : std::optional<int>(static_cast<int>(status)));
+    const Outcome outcome = classify_answer(timed_out ? std::nullopt : std::optional<int>(static_cast<int>(status)));
     if (number(line, "end", id)) {
       // A call let through earlier comes back (the end of one the breaker refused counts nothing).
       if (const auto it = in_flight.find(id); it != in_flight.end()) {
         b->record(outcome, it->second);
         in_flight.erase(it);
       }
-      std::cout << "{\"state\":\"" << b->state << '"' << says << std::endl;
+      std::cout << "{\"state\":\"" << b->state() << '"' << says << std::endl;
       continue;
     }
     const std::optional<Permit> permit = b->allow();
     if (permit) b->record(outcome, *permit);  // the call completes at t_ms
-    std::cout << "{\"decision\":\"" << (permit ? "permitted" : "rejected") << "\",\"state\":\"" << b->state << '"'
+    std::cout << "{\"decision\":\"" << (permit ? "permitted" : "rejected") << "\",\"state\":\"" << b->state() << '"'
               << says << std::endl;
   }
   return 0;

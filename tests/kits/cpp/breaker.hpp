@@ -2,7 +2,7 @@
 #pragma once
 
 #include <chrono>
-#include <cstdint>
+#include <cstdio>
 #include <ctime>
 #include <deque>
 #include <functional>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-enum class Outcome { Success, Failure, Ignored };
+#include "harness.hpp"
 
 inline Outcome classify(std::optional<int> status) {
   if (!status || *status >= 500) return Outcome::Failure;
@@ -18,19 +18,9 @@ inline Outcome classify(std::optional<int> status) {
   return Outcome::Success;
 }
 
-struct Settings {
-  int window_size = 0;
-  int minimum_calls = 0;
-  int failure_rate_percent = 0;
-  double wait_in_open_ms = 0;
-  int permitted_in_half_open = 0;
-};
-
 inline double steady_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
-
-using Permit = std::uint64_t;
 
 class Breaker {
  public:

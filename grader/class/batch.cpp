@@ -264,6 +264,7 @@ BatchRow grade_once(const BatchOptions& o, const std::string& name, const ClassC
   s.timeout = o.timeout;
   s.conformance = o.conformance;
   s.prebuilt = options.rubric.prebuilt;
+  s.class_build = o.class_build.get();
   if (!o.run_command) {
     // Files alone: the folder and --batch-files below it, opened without following a link (bob's
     // `cb` that leads to alice's is refused for bob alone). A run's files are its box's.

@@ -135,6 +135,7 @@ Result<Evidence, GradingFailure> gather(Submission s, sandbox::Sandbox* sandbox)
   // What it handed in, looked at before any of its programs runs (a build in the box is its own).
   const std::optional<std::string> prebuilt =
       s.conformance ? prebuilt_in((*box)->copy_root(), s.prebuilt) : std::nullopt;
+  if (s.class_build != nullptr) s.class_build->give(*sandbox, **box);
   if (s.run) CB_TRY_VOID(run_lab(s, spec, *sandbox, **box, e));
   if (s.conformance) {
     const auto began = StallWatch::mark();

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,9 @@ struct BatchOptions {
   std::string files_dir = ".";             // inside each submission, where the lab's files are
   std::optional<std::string> run_command;  // --run, in each submission's box, on a server of its own
   sandbox::Sandbox* sandbox = nullptr;     // with run_command or conformance: every program runs in a box of it
+  // What the class's boxes share (class_build.h): one for the whole class, whichever copy of
+  // these options grades a submission.
+  std::shared_ptr<ClassBuild> class_build = std::make_shared<ClassBuild>();
   std::chrono::milliseconds timeout = std::chrono::seconds{60};
   GradeOptions grade;
   int jobs = 0;  // 0: grading_jobs (jobs.h)

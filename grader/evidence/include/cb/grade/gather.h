@@ -14,6 +14,7 @@
 
 #include "cb/dir_handle.h"
 #include "cb/flaky/endpoints.h"
+#include "cb/grade/class_build.h"
 #include "cb/grade/evidence.h"
 #include "cb/grade/fault.h"
 #include "cb/grade/lab_spec.h"
@@ -56,6 +57,7 @@ struct Submission {
   std::chrono::milliseconds timeout{std::chrono::seconds{60}};
   std::optional<ConformanceRun> conformance;
   Prebuilt prebuilt = Prebuilt::HarnessRefused;  // what it may not hand in ready-made
+  ClassBuild* class_build = nullptr;              // in a class: what its boxes share (null: nothing)
   // Without a run: what the caller holds already (the files as found, a saved or live server's
   // record and how it was taken), which gather() completes.
   Evidence found;

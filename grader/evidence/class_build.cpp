@@ -96,8 +96,11 @@ Result<void> run_in(sandbox::Sandbox& sandbox, const sandbox::Box& box, const st
   const bool ended = child->reaped;
   (void)sandbox::end_child(*child);
   if (!ended) return Error{"'" + command + "' took longer than " + std::to_string(kBuildLimit.count()) + " s"};
-  if (child->exit_code() != 0)
-    return Error{"'" + command + "' exited with " + std::to_string(child->exit_code()) + ": " + last_line(tail.take())};
+  if (child->exit_code() != 0) {
+    const std::string said = last_line(tail.take());
+    return Error{"'" + command + "' exited with " + std::to_string(child->exit_code()) +
+                 (said.empty() ? "" : ": " + said)};
+  }
   return {};
 }
 

@@ -165,6 +165,8 @@ struct Worker {
     const BatchRow row =
         unpacked ? grade_and_keep(b, *sub, class_of(store))
                  : unpackable(b, *sub, "its folder cannot be made as handed in: " + unpacked.error().message);
+    if (const std::string why = b.class_build->failure(); !why.empty())
+      say_once("the C++ kit's harness could not be built once (" + why + "): each box builds its own");
     // A submission the grader could not grade (no box, no disk, it stalled at every try) is its
     // failure, not the student's: a crash, a timeout or a folder that cannot be graded is theirs.
     if (row.fault == Fault::Grader) return Error{row.error};

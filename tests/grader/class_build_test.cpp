@@ -16,6 +16,7 @@
 #include "cb/grade/class_build.h"
 #include "cb/kit_files.h"
 #include "cb/sandbox/sandbox.h"
+#include "process.h"
 #include "temp_dir.h"
 
 namespace cb::testing {
@@ -87,7 +88,8 @@ TEST_CASE("class build: the C++ harness is built once, and each box holding the 
   CHECK_FALSE(fs::exists(root / "ann/.cb-class"));
 }
 
-TEST_CASE("class build: the boxes' build uses the class's harness where its key is theirs, and builds its own elsewhere") {
+TEST_CASE(
+    "class build: the boxes' build uses the class's harness where its key is theirs, and builds its own elsewhere") {
   TempDir root;
   write_kit(root / "ann", "cpp");
   write_kit(root / "bob", "cpp");
@@ -116,6 +118,18 @@ TEST_CASE("class build: the boxes' build uses the class's harness where its key 
     CHECK(fs::exists(box->copy_dir() + "/lab"));
     CHECK(fs::exists(box->copy_dir() + "/.harness") == (std::string(name) == "bob"));
   }
+}
+
+TEST_CASE("class build: a class whose harness cannot be built says so once, and each box builds its own") {
+  TempDir root;
+  write_kit(root / "ann", "cpp");
+  // No compiler: the class's build fails, and so does ann's own (her grade says why).
+  const Ran ran = run({CB_GRADE_BIN, "--batch", root.path(), "--run", "sh run.sh", "--program-env", "CXX=false",
+                       "--timeout", "20", "-o", root / "book.csv"});
+  INFO(ran.err);
+  CHECK(ran.err.find("cb-grade: the C++ kit's harness could not be built once for the class ('sh build.sh' exited "
+                     "with 1") != std::string::npos);
+  CHECK(ran.err.find("each box built its own") != std::string::npos);
 }
 
 }  // namespace

@@ -82,7 +82,8 @@ TEST_CASE("kits in the box: a class's C++ kits build their harness once for the 
       CHECK(bob["score"] == bob["max_score"]);
       CHECK(bob.value("run_output", "").find(shared) == std::string::npos);
       // Nothing of the class's build is left in a folder handed in.
-      for (const char* name : {"ann", "bob", "carl", "dave"}) CHECK_FALSE(fs::exists(root / (std::string(name) + "/.cb-class")));
+      for (const char* name : {"ann", "bob", "carl", "dave"})
+        CHECK_FALSE(fs::exists(root / (std::string(name) + "/.cb-class")));
     }
   }
 }

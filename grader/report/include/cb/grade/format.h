@@ -11,8 +11,8 @@ namespace cb::grade {
 enum class Format { Text, Json, Junit, Gradescope, Html, Classroom };
 [[nodiscard]] std::optional<Format> parse_format(std::string_view name);
 
-// text: a checklist for a person (ANSI colour only when `colour`); json: the schema in
-// docs/GRADER.md; junit: one testcase per step; gradescope: results.json; html: one
+// text: a checklist for a person (ANSI colour only when `colour`); json: the fields of
+// docs/CONTRACTS.md ("The grader's JSON report"); junit: one testcase per step; gradescope: results.json; html: one
 // self-contained page, the run drawn on a time axis above the checklist; classroom: the
 // results GitHub Classroom's grading reporter reads (version 1: a status, max_score, tests).
 [[nodiscard]] std::string render(const Report& report, Format format, bool colour);

@@ -75,19 +75,139 @@ struct Figures {
   }
 };
 
+// What every member is told, in microseconds of the run as it is played (scaled).
+struct Timings {
+  long long cooldown = 0;
+  long long down = 0;
+  long long run = 0;
+  long long every = 0;
+  long long spread = 0;
+};
+
+Timings timings_of(const lab::FleetSpec& spec, const BreakerOptions& breaker, const FleetProcessesRun& how) {
+  const auto scaled = [&](microseconds d) {
+    return static_cast<long long>(static_cast<double>(d.count()) * how.scale);
+  };
+  Timings t;
+  t.cooldown = std::max(1000LL, scaled(breaker.cooldown.base));
+  t.down = scaled(spec.down_for);
+  t.run = t.down + 2 * t.cooldown;
+  t.every = std::max(100LL, scaled(spec.request_every));
+  t.spread = scaled(spec.start_spread);
+  return t;
+}
+
+// Member `k` of the two fleets: the first `spec.instances` share one breaker, the rest have one
+// each.
+std::vector<std::string> member_args(const lab::FleetSpec& spec, const BreakerOptions& breaker,
+                                     const FleetProcessesRun& how, const Timings& t, const std::string& name, int k) {
+  const int i = k % spec.instances;
+  std::vector<std::string> args{"cb-lab",
+                                "fleet-member",
+                                "--instance",
+                                "checkout-" + std::to_string(i),
+                                "--name",
+                                name,
+                                "--start-from-stdin",
+                                "--first-us",
+                                std::to_string(t.spread * i / spec.instances),
+                                "--down-us",
+                                std::to_string(t.down),
+                                "--run-us",
+                                std::to_string(t.run),
+                                "--every-us",
+                                std::to_string(t.every),
+                                "--cooldown-us",
+                                std::to_string(t.cooldown),
+                                "--permits",
+                                std::to_string(breaker.half_open.permitted_calls),
+                                "--seed",
+                                std::to_string(spec.seed * 1000 + static_cast<std::uint64_t>(i))};
+  if (k < spec.instances) {
+    args.insert(args.end(), {"--shared", how.shared});
+  } else {
+    args.insert(args.end(), {"--independent", "--jitter", "0.5"});
+  }
+  if (!how.live.empty()) args.insert(args.end(), {"--live", how.live});
+  return args;
+}
+
+void kill_members(const std::vector<Member>& members) {
+  for (const Member& started : members) {
+    ::close(started.start_fd);
+    ::kill(started.pid, SIGKILL);
+    ::waitpid(started.pid, nullptr, 0);
+  }
+}
+
+// Every member ready (or gone: its end of the pipe closes with it), then one start for all, the
+// same instant in each: that instant.
+std::chrono::steady_clock::time_point start_together(const std::vector<Member>& members, int ready_fd) {
+  std::size_t heard = 0;
+  const auto ready_by = std::chrono::steady_clock::now() + std::chrono::seconds{60};
+  while (heard < members.size() && std::chrono::steady_clock::now() < ready_by) {
+    pollfd p{ready_fd, POLLIN, 0};
+    if (::poll(&p, 1, 1000) <= 0) continue;
+    char bytes[64];
+    const ssize_t n = ::read(ready_fd, bytes, sizeof bytes);
+    if (n <= 0) break;
+    heard += static_cast<std::size_t>(n);
+  }
+  ::close(ready_fd);
+  const auto start = std::chrono::steady_clock::now() + std::chrono::milliseconds{100};
+  const std::string start_line =
+      std::to_string(std::chrono::duration_cast<microseconds>(start.time_since_epoch()).count()) + "\n";
+  // A member that died meanwhile has closed its stdin: the write fails, and must not raise
+  // SIGPIPE here (it would end cb-lab itself).
+  struct sigaction ignore {};
+  struct sigaction before {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ignore, &before);
+  for (const Member& m : members) {
+    (void)!::write(m.start_fd, start_line.data(), start_line.size());
+    ::close(m.start_fd);
+  }
+  ::sigaction(SIGPIPE, &before, nullptr);
+  return start;
+}
+
+// What a member said once it ended (stopped at `deadline` if it had not): a line for each trial,
+// then one with the counts. An error says why it failed, from its standard error.
+Result<nlohmann::json> member_result(const Member& m, std::chrono::steady_clock::time_point deadline) {
+  int status = 0;
+  while (::waitpid(m.pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(m.pid, SIGKILL);
+      ::waitpid(m.pid, &status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds{20});
+  }
+  nlohmann::json j{{"trials", nlohmann::json::array()}};
+  std::istringstream lines(slurp(m.out));
+  bool summary = false;
+  for (std::string line; std::getline(lines, line);) {
+    auto one = nlohmann::json::parse(line, nullptr, false);
+    if (one.is_discarded() || !one.is_object()) continue;
+    if (one.contains("trial")) {
+      j["trials"].push_back(one["trial"]);
+    } else {
+      j.update(one);
+      summary = true;
+    }
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && summary) return j;
+  std::string why = slurp(m.err);
+  if (!why.empty() && why.back() == '\n') why.pop_back();
+  return Error{why.empty() ? "a member ended without its line" : why};
+}
+
 // Two fleets of `spec.instances` processes at once, on the same outage: the first shares one
 // breaker, the second has one each. Each process prints one JSON line, read when all have ended.
 Result<std::array<std::vector<nlohmann::json>, 2>> run_members(const lab::FleetSpec& spec,
                                                                const BreakerOptions& breaker,
                                                                const FleetProcessesRun& how) {
-  const auto scaled = [&](microseconds d) {
-    return static_cast<long long>(static_cast<double>(d.count()) * how.scale);
-  };
-  const long long cooldown = std::max(1000LL, scaled(breaker.cooldown.base));
-  const long long down = scaled(spec.down_for);
-  const long long run = down + 2 * cooldown;
-  const long long every = std::max(100LL, scaled(spec.request_every));
-  const long long spread = scaled(spec.start_spread);
+  const Timings timings = timings_of(spec, breaker, how);
   std::string dir = (std::filesystem::temp_directory_path() / "cb-fleet-XXXXXX").string();
   if (::mkdtemp(dir.data()) == nullptr) return Error{"cannot make a directory for the fleet's output"};
   struct RemoveDir {
@@ -104,114 +224,30 @@ Result<std::array<std::vector<nlohmann::json>, 2>> run_members(const lab::FleetS
   const std::string name = "scene-fleet-" + std::to_string(::getpid()) + "-" + std::to_string(made_us);
   std::vector<Member> members;
   for (int k = 0; k < 2 * spec.instances; ++k) {
-    const bool shared = k < spec.instances;
-    const int i = k % spec.instances;
-    std::vector<std::string> args{"cb-lab",
-                                  "fleet-member",
-                                  "--instance",
-                                  "checkout-" + std::to_string(i),
-                                  "--name",
-                                  name,
-                                  "--start-from-stdin",
-                                  "--first-us",
-                                  std::to_string(spread * i / spec.instances),
-                                  "--down-us",
-                                  std::to_string(down),
-                                  "--run-us",
-                                  std::to_string(run),
-                                  "--every-us",
-                                  std::to_string(every),
-                                  "--cooldown-us",
-                                  std::to_string(cooldown),
-                                  "--permits",
-                                  std::to_string(breaker.half_open.permitted_calls),
-                                  "--seed",
-                                  std::to_string(spec.seed * 1000 + static_cast<std::uint64_t>(i))};
-    if (shared) {
-      args.insert(args.end(), {"--shared", how.shared});
-    } else {
-      args.insert(args.end(), {"--independent", "--jitter", "0.5"});
-    }
-    if (!how.live.empty()) args.insert(args.end(), {"--live", how.live});
-    auto m = spawn_member(args, dir, k, ready[1]);
+    auto m = spawn_member(member_args(spec, breaker, how, timings, name, k), dir, k, ready[1]);
     if (!m) {
       ::close(ready[0]);
       ::close(ready[1]);
-      for (const Member& started : members) {
-        ::close(started.start_fd);
-        ::kill(started.pid, SIGKILL);
-        ::waitpid(started.pid, nullptr, 0);
-      }
+      kill_members(members);
       return m.error();
     }
     members.push_back(*m);
   }
-  // Every member ready (or gone: its end of the pipe closes with it), then one start for all,
-  // the same instant in each.
   ::close(ready[1]);
-  std::size_t heard = 0;
-  const auto ready_by = std::chrono::steady_clock::now() + std::chrono::seconds{60};
-  while (heard < members.size() && std::chrono::steady_clock::now() < ready_by) {
-    pollfd p{ready[0], POLLIN, 0};
-    if (::poll(&p, 1, 1000) <= 0) continue;
-    char bytes[64];
-    const ssize_t n = ::read(ready[0], bytes, sizeof bytes);
-    if (n <= 0) break;
-    heard += static_cast<std::size_t>(n);
-  }
-  ::close(ready[0]);
-  const auto start = std::chrono::steady_clock::now() + std::chrono::milliseconds{100};
-  const std::string start_line =
-      std::to_string(std::chrono::duration_cast<microseconds>(start.time_since_epoch()).count()) + "\n";
-  // A member that died meanwhile has closed its stdin: the write fails, and must not raise
-  // SIGPIPE here (it would end cb-lab itself).
-  struct sigaction ignore {};
-  struct sigaction before {};
-  ignore.sa_handler = SIG_IGN;
-  ::sigaction(SIGPIPE, &ignore, &before);
-  for (Member& m : members) {
-    (void)!::write(m.start_fd, start_line.data(), start_line.size());
-    ::close(m.start_fd);
-  }
-  ::sigaction(SIGPIPE, &before, nullptr);
+  const auto start = start_together(members, ready[0]);
   // Each ends on its own after the run; one that does not within 30 s more is stopped.
-  const auto deadline = start + microseconds{run} + std::chrono::seconds{30};
+  const auto deadline = start + microseconds{timings.run} + std::chrono::seconds{30};
   std::array<std::vector<nlohmann::json>, 2> out;
   std::string failures;
   std::size_t failed = 0;
   for (std::size_t k = 0; k < members.size(); ++k) {
-    const Member& m = members[k];
-    int status = 0;
-    while (::waitpid(m.pid, &status, WNOHANG) == 0) {
-      if (std::chrono::steady_clock::now() > deadline) {
-        ::kill(m.pid, SIGKILL);
-        ::waitpid(m.pid, &status, 0);
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds{20});
-    }
-    // A line for each trial, then one with the counts.
-    nlohmann::json j{{"trials", nlohmann::json::array()}};
-    std::istringstream lines(slurp(m.out));
-    bool summary = false;
-    for (std::string line; std::getline(lines, line);) {
-      auto one = nlohmann::json::parse(line, nullptr, false);
-      if (one.is_discarded() || !one.is_object()) continue;
-      if (one.contains("trial")) {
-        j["trials"].push_back(one["trial"]);
-      } else {
-        j.update(one);
-        summary = true;
-      }
-    }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !summary) {
-      std::string why = slurp(m.err);
-      if (!why.empty() && why.back() == '\n') why.pop_back();
-      if (failures.empty()) failures = why.empty() ? "a member ended without its line" : why;
+    auto j = member_result(members[k], deadline);
+    if (!j) {
+      if (failures.empty()) failures = j.error().message;
       ++failed;
       continue;
     }
-    out[k < static_cast<std::size_t>(spec.instances) ? 0 : 1].push_back(std::move(j));
+    out[k < static_cast<std::size_t>(spec.instances) ? 0 : 1].push_back(std::move(j).value());
   }
   // One line: the first member's reason and how many failed (twenty of the same would bury it).
   if (failed > 0)

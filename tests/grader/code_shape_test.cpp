@@ -1,6 +1,6 @@
 // The grader's shape, held where a change would quietly undo it: its folders are layers, each
 // including only itself and those below it; cb-grade's main is flag parsing and one call; and no
-// function of the grader is longer than a reader can hold (120 lines).
+// function of the project is longer than a reader can hold (120 lines).
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -90,9 +90,11 @@ TEST_CASE("code shape: no include inside the grader runs back up to a layer abov
   CHECK_MESSAGE(upward.empty(), "includes that run back up:" << upward);
 }
 
-TEST_CASE("code shape: no function of the grader is over 120 lines") {
-  const std::vector<Function> found = functions_under("grader");
-  REQUIRE(found.size() > 200);  // the scan sees the grader's functions at all
+TEST_CASE("code shape: no function of the project is over 120 lines") {
+  std::vector<Function> found;
+  for (const char* dir : {"engine", "flaky_server", "fleet", "grader", "sandbox", "src", "support", "examples"})
+    for (Function& f : functions_under(dir)) found.push_back(std::move(f));
+  REQUIRE(found.size() > 600);  // the scan sees the project's functions at all
   std::string over;
   for (const Function& f : found)
     if (f.lines > 120) over += "\n" + f.file + ": " + f.name + ", " + std::to_string(f.lines) + " lines";

@@ -2,6 +2,7 @@
 // none), against payments that hang and recover. Simulated on a manual clock, or live against
 // the flaky server (/fast when payments answer, /hang when they hang) with time scaled down.
 #include <algorithm>
+#include <memory>
 #include <type_traits>
 #include <cstdio>
 #include <thread>
@@ -78,103 +79,134 @@ Simulated simulate_payments(const ChargesSpec& spec, Micros at) {
   return {};
 }
 
-}  // namespace
-
-Result<SceneOutput> run_charges(const ChargesSpec& spec, const std::optional<BreakerOptions>& options,
-                                const SceneRun& how) {
-  ManualClock manual;
-  SteadyClock::time_point live_start{};
-  Micros scaled_timeout = spec.timeout;
-  std::optional<ServerUrl> server;
-  std::optional<BreakerOptions> live_options = options;
-  if (how.live) {
-    auto url = parse_url(how.server);
-    if (!url) return url.error();
-    server = *url;
-    // Live: every duration of the scene shrinks by the scale, the breaker's included.
-    auto scale = [&](Micros d) { return Micros{static_cast<Micros::rep>(static_cast<double>(d.count()) * how.scale)}; };
-    scaled_timeout = scale(spec.timeout);
-    if (live_options) {
-      live_options->cooldown.base = scale(live_options->cooldown.base);
-      live_options->half_open.max_wait = scale(live_options->half_open.max_wait);
+// The scene's clock and its breaker: a manual clock stepped charge by charge, or live, every
+// duration shrunk by the scale (the breaker's included) and scene time scaled back up.
+class ChargeRun {
+ public:
+  static Result<std::unique_ptr<ChargeRun>> make(const ChargesSpec& spec, const std::optional<BreakerOptions>& options,
+                                                 const SceneRun& how) {
+    std::unique_ptr<ChargeRun> run(new ChargeRun(spec, how));
+    std::optional<BreakerOptions> live_options = options;
+    if (how.live) {
+      auto url = parse_url(how.server);
+      if (!url) return url.error();
+      run->server_ = *url;
+      run->timeout_ = run->scaled(spec.timeout);
+      if (live_options) {
+        live_options->cooldown.base = run->scaled(live_options->cooldown.base);
+        live_options->half_open.max_wait = run->scaled(live_options->half_open.max_wait);
+      }
     }
+    if (live_options) {
+      auto b = CircuitBreaker::create(*live_options, run->clock());
+      if (!b) return b.error();
+      run->breaker_ = std::move(b).value();
+    }
+    run->live_start_ = SteadyClock::now();
+    return run;
   }
-  cb::SteadyClock steady;
-  const Clock& clock = how.live ? static_cast<const Clock&>(steady) : static_cast<const Clock&>(manual);
-  std::unique_ptr<CircuitBreaker> breaker;
-  if (live_options) {
-    auto b = CircuitBreaker::create(*live_options, clock);
-    if (!b) return b.error();
-    breaker = std::move(b).value();
+
+  [[nodiscard]] bool has_breaker() const { return breaker_ != nullptr; }
+
+  // Every charge in turn, one at a time: a charge waits for the one before it.
+  std::vector<Row> send_all() {
+    std::vector<Row> rows;
+    Micros free_at{0};
+    for (std::size_t i = 0; i < spec_.send_at.size(); ++i) {
+      rows.push_back(send(static_cast<int>(i + 1), std::max(spec_.send_at[i], free_at)));
+      free_at = how_.live ? now() : rows.back().sent + took_;
+    }
+    return rows;
+  }
+
+ private:
+  ChargeRun(const ChargesSpec& spec, const SceneRun& how) : spec_(spec), how_(how), timeout_(spec.timeout) {}
+
+  const Clock& clock() const {
+    return how_.live ? static_cast<const Clock&>(steady_) : static_cast<const Clock&>(manual_);
+  }
+  Micros scaled(Micros d) const {
+    return Micros{static_cast<Micros::rep>(static_cast<double>(d.count()) * how_.scale)};
   }
   // Scene time now: the manual clock's, or live time since the start, scaled back up.
-  auto scene_now = [&]() -> Micros {
-    if (!how.live) return manual.now().time_since_epoch();
-    const auto real = std::chrono::duration_cast<Micros>(SteadyClock::now() - live_start);
-    return Micros{static_cast<Micros::rep>(static_cast<double>(real.count()) / how.scale)};
-  };
-  live_start = SteadyClock::now();
+  Micros now() const {
+    if (!how_.live) return manual_.now().time_since_epoch();
+    const auto real = std::chrono::duration_cast<Micros>(SteadyClock::now() - live_start_);
+    return Micros{static_cast<Micros::rep>(static_cast<double>(real.count()) / how_.scale)};
+  }
 
-  std::vector<Row> rows;
-  Micros free_at{0};  // one at a time: a charge waits for the one before it
-  for (std::size_t i = 0; i < spec.send_at.size(); ++i) {
+  // One charge, sent at scene time `at` (took_: how long it held the line).
+  Row send(int charge, Micros at) {
     Row row;
-    row.charge = static_cast<int>(i + 1);
-    const Micros send = std::max(spec.send_at[i], free_at);
-    if (how.live) {
-      const auto due = live_start + Micros{static_cast<Micros::rep>(static_cast<double>(send.count()) * how.scale)};
-      std::this_thread::sleep_until(due);
-      row.sent = scene_now();
+    row.charge = charge;
+    took_ = Micros{0};
+    if (how_.live) {
+      std::this_thread::sleep_until(live_start_ + scaled(at));
+      row.sent = now();
     } else {
-      manual.set(TimePoint{send});
-      row.sent = send;
+      manual_.set(TimePoint{at});
+      row.sent = at;
     }
     std::optional<Admission> admission;
-    if (breaker) {
-      admission = breaker->try_acquire();
+    if (breaker_) {
+      admission = breaker_->try_acquire();
       if (!*admission) {
         row.happened = "refused at once";
-        row.reply = fallback_for(spec.fallback, row.charge, clock.now());
-        row.state_after = std::string(to_string(breaker->state()));
-        free_at = how.live ? scene_now() : send;
-        rows.push_back(std::move(row));
-        continue;
+        row.reply = fallback_for(spec_.fallback, row.charge, clock().now());
+        row.state_after = std::string(to_string(breaker_->state()));
+        return row;
       }
       row.trial = admission->ticket.admitted_in == State::HalfOpen;
     }
-    bool failed = false;
-    bool timed_out = false;
-    Micros took{0};
-    if (how.live) {
-      // The scripted phase picks the endpoint; the real server and the real timeout decide.
-      const BackendPhase& p = phase_at(spec.backend, row.sent);
-      const std::string_view path = p.answer == BackendPhase::Answer::Ok     ? flaky::path::kFast
-                                    : p.answer == BackendPhase::Answer::Hang ? flaky::path::kHang
-                                                                             : flaky::path::kAlways500;
-      const HttpAnswer a = http_request(*server, "GET", std::string(path),
-                                        std::chrono::duration_cast<std::chrono::milliseconds>(scaled_timeout));
-      timed_out = a.observation.origin == classify::Origin::Timeout;
-      failed = classify::Classifier::http().classify(a.observation) == Verdict::Failure;
-      took = std::chrono::duration_cast<Micros>(a.elapsed);
-    } else {
-      const Simulated sim = simulate_payments(spec, send);
-      failed = sim.failed;
-      timed_out = sim.timed_out;
-      took = sim.took;
-      manual.set(TimePoint{send + took});
-    }
-    if (breaker) (void)breaker->record(admission->ticket, {failed ? Verdict::Failure : Verdict::Success, took});
-    row.happened = timed_out ? "waited out the timeout" : failed ? "error" : "answered";
-    if (failed) {
-      row.reply = fallback_for(spec.fallback, row.charge, clock.now());
-    } else {
-      row.reply = Answered<Receipt>{{row.charge, "charged"}};
-    }
-    row.state_after = breaker ? std::string(to_string(breaker->state())) : "-";
-    free_at = how.live ? scene_now() : send + took;
-    rows.push_back(std::move(row));
+    const Simulated outcome = how_.live ? call_payments(row.sent) : simulated(at);
+    took_ = outcome.took;
+    if (breaker_)
+      (void)breaker_->record(admission->ticket, {outcome.failed ? Verdict::Failure : Verdict::Success, outcome.took});
+    row.happened = outcome.timed_out ? "waited out the timeout" : outcome.failed ? "error" : "answered";
+    row.reply = outcome.failed ? fallback_for(spec_.fallback, row.charge, clock().now())
+                               : Reply<Receipt>{Answered<Receipt>{{row.charge, "charged"}}};
+    row.state_after = breaker_ ? std::string(to_string(breaker_->state())) : "-";
+    return row;
   }
 
+  // Live: the scripted phase picks the endpoint; the real server and the real timeout decide.
+  Simulated call_payments(Micros sent) const {
+    const BackendPhase& p = phase_at(spec_.backend, sent);
+    const std::string_view path = p.answer == BackendPhase::Answer::Ok     ? flaky::path::kFast
+                                  : p.answer == BackendPhase::Answer::Hang ? flaky::path::kHang
+                                                                           : flaky::path::kAlways500;
+    const HttpAnswer a = http_request(*server_, "GET", std::string(path),
+                                      std::chrono::duration_cast<std::chrono::milliseconds>(timeout_));
+    return {std::chrono::duration_cast<Micros>(a.elapsed),
+            classify::Classifier::http().classify(a.observation) == Verdict::Failure,
+            a.observation.origin == classify::Origin::Timeout};
+  }
+
+  Simulated simulated(Micros at) {
+    const Simulated sim = simulate_payments(spec_, at);
+    manual_.set(TimePoint{at + sim.took});
+    return sim;
+  }
+
+  const ChargesSpec& spec_;
+  const SceneRun& how_;
+  Micros timeout_;
+  std::optional<ServerUrl> server_;
+  ManualClock manual_;
+  cb::SteadyClock steady_;
+  std::unique_ptr<CircuitBreaker> breaker_;
+  SteadyClock::time_point live_start_{};
+  Micros took_{0};
+};
+
+std::string charge_list(const std::vector<int>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i == 0 ? "" : ", ") + std::to_string(v[i]);
+  return s.empty() ? std::string("none") : s;
+}
+
+// The rows as the scene shows them (a table and a line of counts) and as its data.
+SceneOutput charges_output(const std::vector<Row>& rows, const ChargesSpec& spec, bool with_breaker, bool live) {
   SceneOutput out;
   nlohmann::json charges = nlohmann::json::array();
   std::vector<int> waited;
@@ -202,22 +234,27 @@ Result<SceneOutput> run_charges(const ChargesSpec& spec, const std::optional<Bre
                        {"state_after", r.state_after},
                        {"reply", kind_of(r.reply)}});
   }
-  auto list = [](const std::vector<int>& v) {
-    std::string s;
-    for (std::size_t i = 0; i < v.size(); ++i) s += (i == 0 ? "" : ", ") + std::to_string(v[i]);
-    return s.empty() ? std::string("none") : s;
-  };
-  out.lines.push_back(std::to_string(waited.size()) + " charge(s) waited out a full timeout (" + list(waited) + "); " +
-                      std::to_string(refused.size()) + " refused at once (" + list(refused) + "); " +
-                      std::to_string(answered.size()) + " answered (" + list(answered) + ")");
+  out.lines.push_back(std::to_string(waited.size()) + " charge(s) waited out a full timeout (" + charge_list(waited) +
+                      "); " + std::to_string(refused.size()) + " refused at once (" + charge_list(refused) + "); " +
+                      std::to_string(answered.size()) + " answered (" + charge_list(answered) + ")");
   out.data = {{"charges", charges},
               {"waited", waited},
               {"refused", refused},
               {"answered", answered},
               {"trials", trials},
               {"timeout_s", static_cast<double>(spec.timeout.count()) / 1e6},
-              {"breaker", breaker ? nlohmann::json(spec.breaker) : nlohmann::json(nullptr)},
-              {"live", how.live}};
+              {"breaker", with_breaker ? nlohmann::json(spec.breaker) : nlohmann::json(nullptr)},
+              {"live", live}};
+  return out;
+}
+
+}  // namespace
+
+Result<SceneOutput> run_charges(const ChargesSpec& spec, const std::optional<BreakerOptions>& options,
+                                const SceneRun& how) {
+  auto run = ChargeRun::make(spec, options, how);
+  if (!run) return run.error();
+  SceneOutput out = charges_output((*run)->send_all(), spec, (*run)->has_breaker(), how.live);
   if (how.live) {
     // The live run must tell the same story as the simulation; say so, or say where it differs.
     SceneRun simulated;

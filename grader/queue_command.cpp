@@ -92,7 +92,8 @@ int push(const Options& o, const Asked& asked) {
     line += ", " + std::to_string(n) + " superseded by the same student's later hand-in";
   if (o.resume)
     line += ", " + std::to_string(pushed->requeued) + " whose entry Redis had lost queued again, " +
-            std::to_string(pushed->revived) + " dead-lettered given 3 more deliveries";
+            std::to_string(pushed->revived) + " dead-lettered given " + std::to_string(kMaxDeliveries) +
+            " more deliveries";
   say(line);
   return static_cast<int>(pushed->refused.empty() ? ExitCode::Ok : ExitCode::Failed);
 }
@@ -301,7 +302,9 @@ void add_queue_commands(CLI::App& app, Options& o) {
   add_queue_flags(push, o, "push");
   list_flags_taken(push, app, class_grading_flags());
   CLI::App* work = q->add_subcommand("work", "Take jobs from the queue and grade them, -j at a time, until stopped");
-  work->add_option("--heartbeat", o.heartbeat, "How often the jobs held are said to be alive; 3 missed: taken back")
+  work->add_option(
+          "--heartbeat", o.heartbeat,
+          "How often the jobs held are said to be alive; " + std::to_string(kMissedHeartbeats) + " missed: taken back")
       ->capture_default_str();
   work->add_option("--poll", o.poll, "How often an idle worker asks for a job")->capture_default_str();
   work->add_option("--worker", o.worker, "This worker's name (host:pid unless told)");

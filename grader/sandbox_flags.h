@@ -10,15 +10,16 @@
 
 namespace cb::grade {
 
+// As typed, each default the sandbox's own (limits.h), written as the flag takes it.
 struct SandboxFlags {
-  std::string mode = "auto";
-  std::string memory = "2G";
-  std::uint64_t processes = 128;
-  std::uint64_t open_files = 256;
-  std::string file_size = "64M";
-  std::string cpu = "30s";
-  std::string box_size = "256M";
-  std::uint64_t box_files = 20'000;
+  std::string mode = std::string(sandbox::to_string(sandbox::Policy{}.mode));
+  std::string memory = sandbox::size_flag(sandbox::Limits{}.memory_bytes);
+  std::uint64_t processes = sandbox::Limits{}.processes;
+  std::uint64_t open_files = sandbox::Limits{}.open_files;
+  std::string file_size = sandbox::size_flag(sandbox::Limits{}.file_bytes);
+  std::string cpu = std::to_string(sandbox::Limits{}.cpu.count()) + "s";
+  std::string box_size = sandbox::size_flag(sandbox::Limits{}.box_bytes);
+  std::uint64_t box_files = sandbox::Limits{}.box_files;
   std::vector<std::string> env;
 };
 

@@ -17,12 +17,13 @@
 --   P:interactive   stream, P:bulk stream: "job ID" entries, read by the group "workers"
 --   P:content:SHA   set: the submissions whose files are these bytes
 --   P:attempts      list: completions that came after the first, as JSON
---   P:dead          stream: jobs given up after 3 deliveries, and why
+--   P:dead          stream: jobs given up after max_deliveries, and why
 --   P:finished      sorted set: job -> the ms it was done (throughput)
 -- Blobs (P:blob:SHA) are written by the clients with SET NX, not here.
 
 local GROUP = 'workers'
-local MAX_DELIVERIES = 3
+-- The numbers of the rules (deliveries, heartbeats) are the clients' (queue.h), passed in: each
+-- is written once.
 
 local function now_ms()
   local t = redis.call('TIME')
@@ -166,7 +167,7 @@ end
 
 -- repair(P; id) -> "requeued" | "revived" | "ok": a job that is not done but whose entry Redis no
 -- longer has (a restart that lost the tail of its log) is given a new one; a dead-lettered job (the
--- machine since mended) is given MAX_DELIVERIES more.
+-- machine since mended) is given its deliveries again.
 local function repair(keys, args)
   local p, id = keys[1], args[1]
   local job = p .. ':job:' .. id
@@ -196,8 +197,8 @@ local function dead_letter(p, job, id, lane, entry, why)
 end
 
 -- Hands `worker` the job of stream entry `entry`, or deals with it and says no: a job no longer
--- to be graded is acknowledged, one delivered MAX_DELIVERIES times already is dead-lettered.
-local function hand_out(p, lane, entry, jobid, worker)
+-- to be graded is acknowledged, one delivered max_deliveries times already is dead-lettered.
+local function hand_out(p, lane, entry, jobid, worker, max_deliveries)
   local job = p .. ':job:' .. jobid
   local f = redis.call('HMGET', job, 'state', 'deliveries', 'last_error', 'entry')
   local state, deliveries, last_error, current_entry = f[1], tonumber(f[2] or '0'), f[3], f[4]
@@ -205,7 +206,7 @@ local function hand_out(p, lane, entry, jobid, worker)
     redis.call('XACK', lane_key(p, lane), GROUP, entry)
     return nil
   end
-  if deliveries >= MAX_DELIVERIES then
+  if deliveries >= max_deliveries then
     local why = last_error
     if not why or why == '' then why = 'its worker stopped answering' end
     dead_letter(p, job, jobid, lane, entry, why .. ' (' .. deliveries .. ' deliveries)')
@@ -223,14 +224,15 @@ local function up_ms()
   return ((tonumber(string.match(info, 'uptime_in_seconds:(%d+)')) or 0) - 1) * 1000
 end
 
--- take(P; worker, reclaim_ms) -> {id, lane, entry, delivery} or {} when there is nothing to do.
+-- take(P; worker, reclaim_ms, max_deliveries) -> {id, lane, entry, delivery} or {} when there is
+-- nothing to do.
 -- Interactive before bulk, and in each lane a job handed back (fail) or whose owner went silent
--- (idle past reclaim_ms: three missed heartbeats) before a new one. A Redis started again reads
+-- (idle past reclaim_ms: the missed heartbeats) before a new one. A Redis started again reads
 -- its entries' delivery times back from its log, so after an outage every job held looks as
 -- silent as a dead worker's: none held is taken back until this Redis has been up reclaim_ms,
 -- time for each living owner to beat.
 local function take(keys, args)
-  local p, worker, reclaim_ms = keys[1], args[1], args[2]
+  local p, worker, reclaim_ms, max_deliveries = keys[1], args[1], args[2], tonumber(args[3])
   local may_reclaim = nil  -- asked of INFO only when a held job is idle enough to take back
   for _, lane in ipairs({'interactive', 'bulk'}) do
     ensure_group(p, lane)
@@ -245,7 +247,7 @@ local function take(keys, args)
         if not handed_back and may_reclaim == nil then may_reclaim = up_ms() >= tonumber(reclaim_ms) end
         if handed_back or may_reclaim then
           redis.call('XCLAIM', key, GROUP, worker, reclaim_ms, entry, 'JUSTID')
-          local got = hand_out(p, lane, entry, e[2][2], worker)
+          local got = hand_out(p, lane, entry, e[2][2], worker, max_deliveries)
           if got then return got end
         end
       end
@@ -254,7 +256,7 @@ local function take(keys, args)
       local r = redis.call('XREADGROUP', 'GROUP', GROUP, worker, 'COUNT', 1, 'STREAMS', key, '>')
       if not r or not r[1] or not r[1][2][1] then break end
       local e = r[1][2][1]
-      local got = hand_out(p, lane, e[1], e[2][2], worker)
+      local got = hand_out(p, lane, e[1], e[2][2], worker, max_deliveries)
       if got then return got end
     end
   end
@@ -305,7 +307,7 @@ end
 
 -- fail(P; worker, id, why, reclaim_ms) -> "released" | "attempt": the grader's own failure (a box
 -- not made, a disk full) on a job this worker owns: released at once to be delivered again,
--- dead-lettered by the next take once it has been delivered MAX_DELIVERIES times.
+-- dead-lettered by the next take once it has been delivered max_deliveries times.
 local function fail(keys, args)
   local p, worker, id, why, reclaim_ms = keys[1], args[1], args[2], args[3], tonumber(args[4])
   local job = p .. ':job:' .. id

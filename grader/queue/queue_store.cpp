@@ -1,6 +1,7 @@
 #include "queue_store.h"
 
 #include "cb/decimal_time.h"
+#include "cb/grade/queue.h"
 #include "cb/hmac_sha256.h"
 #include "queue_library.h"
 
@@ -102,7 +103,7 @@ Result<std::string> QueueStore::blob(const std::string& sha) {
 }
 
 Result<std::optional<Taken>> QueueStore::take(const std::string& worker, long long reclaim_ms) {
-  auto r = call("take", {worker, std::to_string(reclaim_ms)});
+  auto r = call("take", {worker, std::to_string(reclaim_ms), std::to_string(kMaxDeliveries)});
   if (!r) return r.error();
   if (r->kind != RedisReply::Kind::Array || r->elements.size() < 4) return std::optional<Taken>{};
   Taken t;

@@ -184,8 +184,8 @@ struct Worker {
 
   // A Redis that is away (a restart, a lost connection) costs no job a delivery: each of the
   // worker's calls is asked again every --poll until Redis answers or the worker stops, and a
-  // restarted Redis takes no held job back before its owner has had three heartbeats to beat
-  // (cb_queue.lua). Said once when Redis goes, every three heartbeats after, and when it is back.
+  // restarted Redis takes no held job back before its owner has had kMissedHeartbeats to beat
+  // (cb_queue.lua). Said once when Redis goes, every reclaim_ms after, and when it is back.
   QueueStore store_of() {
     return {*fleet::parse_redis_address(o.queue.redis), o.queue.name,
             queue::Patience{o.poll, std::chrono::milliseconds{reclaim_ms},
@@ -285,7 +285,7 @@ Result<Worked> work_queue(const WorkOptions& given) {
   if (o.batch.conformance && o.batch.conformance->seed_drawn && theirs.contains("conformance") &&
       theirs["conformance"].is_object() && theirs["conformance"].value("seed", nlohmann::json()).is_number_unsigned())
     o.batch.conformance->seed = theirs["conformance"]["seed"].get<std::uint64_t>();
-  Worker w(o, o.worker.empty() ? default_worker_name() : o.worker, 3 * o.heartbeat.count(),
+  Worker w(o, o.worker.empty() ? default_worker_name() : o.worker, kMissedHeartbeats * o.heartbeat.count(),
            queue::grading_stamp(o.batch));
   {
     if (theirs != w.stamp)

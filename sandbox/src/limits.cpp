@@ -69,6 +69,16 @@ std::string size_text(std::uint64_t bytes) {
   return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
 }
 
+std::string size_flag(std::uint64_t bytes) {
+  if (bytes == kUnlimited) return "unlimited";
+  static constexpr std::array<std::pair<unsigned, const char*>, 4> units{{{40, "T"}, {30, "G"}, {20, "M"}, {10, "K"}}};
+  for (const auto& [shift, name] : units) {
+    const std::uint64_t unit = 1ULL << shift;
+    if (bytes >= unit && bytes % unit == 0) return std::to_string(bytes >> shift) + name;
+  }
+  return std::to_string(bytes);
+}
+
 namespace {
 
 bool says(std::string_view text, std::initializer_list<std::string_view> phrases) {

@@ -41,6 +41,14 @@ TEST_CASE("sandbox limits: sizes read and written in binary units") {
   CHECK(size_text(2ULL << 30) == "2 GiB");
   CHECK(size_text(64ULL << 20) == "64 MiB");
   CHECK(size_text(1000) == "1000 bytes");
+  // As a flag takes it, and read back the same: cb-grade's defaults are written this way.
+  CHECK(size_flag(2ULL << 30) == "2G");
+  CHECK(size_flag(256ULL << 20) == "256M");
+  CHECK(size_flag(1000) == "1000");
+  CHECK(size_flag(kUnlimited) == "unlimited");
+  for (const std::uint64_t n :
+       std::initializer_list<std::uint64_t>{1, 1000, 1ULL << 10, 3ULL << 20, 5ULL << 30, 7ULL << 40, kUnlimited})
+    CHECK(parse_size(size_flag(n)).value() == n);
 }
 
 TEST_CASE("sandbox limits: which limit a program ran into, from how it ended") {

@@ -22,6 +22,7 @@
 
 #include "cb/dir_handle.h"
 #include "cb/result.h"
+#include "cb/sandbox/policy.h"
 
 namespace cb::sandbox {
 
@@ -48,15 +49,15 @@ struct BoxOptions {
   bool copy = true;        // false: no box at all, the programs work in place (--sandbox none)
   // The grader is root: a uid of its own, leased from [first_uid, first_uid + uid_count).
   bool own_uid = false;
-  uid_t first_uid = 60000;
-  unsigned uid_count = 1000;
+  uid_t first_uid = Policy{}.first_uid;
+  unsigned uid_count = Policy{}.uid_count;
   // A control group of its own (cgroup.h) with these limits, where the machine gives one.
   bool cgroup = false;
   std::uint64_t memory_bytes = 0;
   std::uint64_t processes = 0;
   // Its size: a tmpfs of these where the grader may mount one, else counted (usage()).
-  std::uint64_t box_bytes = 256ULL << 20;
-  std::uint64_t box_files = 20'000;
+  std::uint64_t box_bytes = Limits{}.box_bytes;
+  std::uint64_t box_files = Limits{}.box_files;
 };
 
 // Why no box was made, and whose doing that is: the folder handed in (not there, not a folder, too

@@ -53,6 +53,8 @@ inline constexpr std::uint64_t kUnlimited = ~0ULL;
 [[nodiscard]] Result<std::uint64_t> parse_size(std::string_view text);
 // "2 GiB", "64 MiB", "100 bytes", "unlimited": how a report and an error say a size.
 [[nodiscard]] std::string size_text(std::uint64_t bytes);
+// "2G", "64M", "100", "unlimited": a size as a flag takes it (parse_size reads it back).
+[[nodiscard]] std::string size_flag(std::uint64_t bytes);
 
 // From how a program ended: `status` as waitpid gives it, the CPU time it used, and the end of
 // its output.

@@ -9,7 +9,7 @@
 // keep the first completion by a job's owner and record every other as an attempt, compared with
 // the first (a different verdict marks the job nondeterministic), so each submission has one row.
 // Only the grader's own failures (a box not made, a disk full, a worker lost) deliver a job
-// again, 3 times at most; then it is dead-lettered and its row says `error: infrastructure`. A
+// again, kMaxDeliveries times in all; then it is dead-lettered and its row says `error: infrastructure`. A
 // student's crash or timeout is a grade and is never retried.
 
 #include <chrono>
@@ -21,6 +21,11 @@
 #include "cb/grade/folder_bytes.h"
 
 namespace cb::grade {
+
+// The queue's two numbers, each written here only: cb_queue.lua is given them with each call,
+// and the help and the messages say them from here (docs/SCALE.md is held to them by a test).
+inline constexpr int kMaxDeliveries = 3;     // deliveries of a job the grader failed, before the dead letters
+inline constexpr int kMissedHeartbeats = 3;  // heartbeats a held job may go unheard before it is taken back
 
 struct QueueAddress {
   std::string redis;  // redis://HOST:PORT or unix:///PATH
@@ -59,7 +64,7 @@ struct WorkOptions {
   QueueAddress queue;
   BatchOptions batch;  // how to grade (root and reports_dir are the worker's own, below work_dir)
   int jobs = 1;
-  std::chrono::milliseconds heartbeat{10'000};       // a job idle for 3 of these is taken back
+  std::chrono::milliseconds heartbeat{10'000};       // a job idle for kMissedHeartbeats of these is taken back
   std::chrono::milliseconds poll{500};               // how often an idle worker asks again
   std::string work_dir;                              // where the submissions are unpacked; made, and emptied after
   std::string worker;                                // its consumer name: host:pid unless told
@@ -78,7 +83,7 @@ struct Worked {
 [[nodiscard]] Result<Worked> work_queue(const WorkOptions& options);
 
 // A worker as the queue last heard from it: the jobs it holds and when it last beat for them (a
-// worker killed or stopped shows the age growing until the jobs are taken back, at 3 heartbeats).
+// worker killed or stopped shows the age growing until the jobs are taken back, at kMissedHeartbeats).
 struct WorkerHold {
   std::string worker;
   std::size_t jobs = 0;

@@ -29,7 +29,7 @@ class Breaker {
  public:
   explicit Breaker(Settings s = {}, std::function<double()> clock = steady_ms) : settings(s), clock(std::move(clock)) {}
 
-  Settings settings;  // read the numbers from here, never write them into the rules
+  Settings settings;              // read the numbers from here, never write them into the rules
   std::function<double()> clock;  // milliseconds, monotonic (replay.cpp gives the trace's own times)
   std::string state = "CLOSED";
   std::deque<bool> window;               // the recent results, true for a failure

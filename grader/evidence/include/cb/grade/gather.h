@@ -57,7 +57,7 @@ struct Submission {
   std::chrono::milliseconds timeout{std::chrono::seconds{60}};
   std::optional<ConformanceRun> conformance;
   Prebuilt prebuilt = Prebuilt::HarnessRefused;  // what it may not hand in ready-made
-  ClassBuild* class_build = nullptr;              // in a class: what its boxes share (null: nothing)
+  ClassBuild* class_build = nullptr;             // in a class: what its boxes share (null: nothing)
   // Without a run: what the caller holds already (the files as found, a saved or live server's
   // record and how it was taken), which gather() completes.
   Evidence found;

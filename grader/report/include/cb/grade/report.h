@@ -1,7 +1,7 @@
 #pragma once
 // What the grader found: per step, a list of checks (each with its stable id, defined beside the
-// check in grader/checks/stepN_*.cpp), passed, failed, skipped or in error, with expected and actual values kept apart from the
-// message that says what to do.
+// check in grader/checks/stepN_*.cpp), passed, failed, skipped or in error, with expected and actual values kept apart
+// from the message that says what to do.
 
 #include <nlohmann/json.hpp>
 

@@ -57,7 +57,8 @@ BatchRow regrade_submission(const std::string& dir, const std::string& name, con
   (void)make_directories(at + "/files");
   auto files = SubmissionDir::open(at + "/files", shown);
   if (!files) return fail(files.error().message);
-  kept->evidence.files = std::move(*files);
+  // Read now, each file once: judge() reads the evidence, never a folder.
+  kept->evidence.files = SubmissionDir::snapshot(*files, (options.spec ? *options.spec : lab_spec()).files.names());
   auto digest = evidence_sha256(at);
   if (!digest) return fail(digest.error().message);
   Report report = judge(kept->evidence, options);

@@ -66,9 +66,7 @@ Result<void, GradingFailure> run_lab(const Submission& s, const LabSpec& spec, s
   auto out = box.out_handle();
   const SubmissionDir written = out ? SubmissionDir::adopt(std::move(out).value(), s.files_path)
                                     : SubmissionDir::refused(s.files_path, out.error().message);
-  std::vector<std::string> names;
-  for (std::string_view f : spec.files.all()) names.emplace_back(f);
-  e.files = SubmissionDir::snapshot(written, names);
+  e.files = SubmissionDir::snapshot(written, spec.files.names());
   if (s.copy_files_to && box.copied())
     if (auto copied = copy_lab_files(*e.files, *s.copy_files_to, spec); !copied)
       return program_failed(copied.error().message);
@@ -125,6 +123,9 @@ Result<Evidence, GradingFailure> gather(Submission s, sandbox::Sandbox* sandbox)
   const LabSpec& spec = s.spec ? *s.spec : lab_spec();
   e.student = s.student;
   e.numbers = kit_settings_json(spec);
+  // judge() reads only what was read here: files found in a live folder are taken as they stand
+  // now, each once, and a later change to the folder changes no verdict.
+  if (e.files) e.files = SubmissionDir::snapshot(*e.files, spec.files.names());
   if (!s.run && !s.conformance) return e;
   if (sandbox == nullptr) return grader_failed("no sandbox to run the submission in");
   if (s.run && s.copy_files_to)

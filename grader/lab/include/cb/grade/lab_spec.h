@@ -53,6 +53,7 @@ struct LabScript {
 struct LabFiles {
   std::string state, fastfail, ignore, transitions;
   [[nodiscard]] std::array<std::string_view, 4> all() const noexcept { return {state, fastfail, ignore, transitions}; }
+  [[nodiscard]] std::vector<std::string> names() const { return {state, fastfail, ignore, transitions}; }
   // "" for an unknown role ("state", "fastfail", "ignore", "transitions").
   [[nodiscard]] std::string_view of(std::string_view role) const noexcept;
 };

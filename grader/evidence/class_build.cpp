@@ -44,22 +44,23 @@ Result<std::string> kit_folder() {
   const char* tmp = std::getenv("TMPDIR");
   std::string path = std::string(tmp != nullptr && *tmp == '/' ? tmp : "/tmp") + "/cb-class-kit.XXXXXX";
   if (::mkdtemp(path.data()) == nullptr) return Error{"cannot make a folder for the kit: " + errno_text()};
-  auto dir = DirHandle::open(path);
-  if (!dir) return dir.error();
-  for (const KitFile& f : kit_files()) {
-    if (f.lang != kKit) continue;
-    const std::string name(f.name);
-    if (auto written = dir->write(name, std::string(f.text)); !written) return written.error();
-    if (::fchmodat(dir->fd(), name.c_str(), f.executable ? 0755 : 0644, 0) != 0)
-      return Error{"cannot set the mode of " + name + ": " + errno_text()};
+  const auto written = [&]() -> Result<void> {
+    auto dir = DirHandle::open(path);
+    if (!dir) return dir.error();
+    for (const KitFile& f : kit_files()) {
+      if (f.lang != kKit) continue;
+      const std::string name(f.name);
+      if (auto w = dir->write(name, std::string(f.text)); !w) return w.error();
+      if (::fchmodat(dir->fd(), name.c_str(), f.executable ? 0755 : 0644, 0) != 0)
+        return Error{"cannot set the mode of " + name + ": " + errno_text()};
+    }
+    return {};
+  }();
+  if (!written) {
+    (void)sandbox::remove_tree(path);  // half a kit is no use to anybody, and not to be left
+    return written.error();
   }
   return path;
-}
-
-void remove_kit_folder(const std::string& path) {
-  for (const KitFile& f : kit_files())
-    if (f.lang == kKit) ::unlink((path + "/" + std::string(f.name)).c_str());
-  ::rmdir(path.c_str());
 }
 
 // The last line of what a build said, for its failure.
@@ -124,7 +125,7 @@ void ClassBuild::build(sandbox::Sandbox& sandbox) {
     return;
   }
   auto box = sandbox.box(*kit, "");
-  remove_kit_folder(*kit);  // copied into the box, or not to be
+  (void)sandbox::remove_tree(*kit);  // copied into the box, or not to be
   if (!box) {
     failure_ = box.error().message;
     return;

@@ -26,7 +26,7 @@
 #include "cb/breaker/breaker.h"
 #include "cb/breaker/profiles.h"
 #include "cb/fleet/shared_breaker.h"
-#include "cb/fleet/redis_link.h"
+#include "cb/redis_link.h"
 
 namespace {
 
@@ -246,7 +246,7 @@ BENCHMARK(BM_Engine_Closed)->Threads(1)->Threads(2)->UseRealTime();
 // fleet-wide while the lock is held.
 void BM_Model_LockPerCall(benchmark::State& state) {
   Redis redis;
-  cb::fleet::RedisLink link(*cb::fleet::parse_redis_address("unix://" + redis.socket()), 1s);
+  cb::RedisLink link(*cb::parse_redis_address("unix://" + redis.socket()), 1s);
   for (auto _ : state) {
     auto lock = link.command({"SET", "{model}:lock", "me", "NX", "PX", "1000"});
     auto read = link.command({"GET", "{model}:state"});
@@ -265,7 +265,7 @@ BENCHMARK(BM_Model_LockPerCall)->UseRealTime();
 // (record the outcome in a window), both EVALSHA.
 void BM_Model_ScriptsPerCall(benchmark::State& state) {
   Redis redis;
-  cb::fleet::RedisLink link(*cb::fleet::parse_redis_address("unix://" + redis.socket()), 1s);
+  cb::RedisLink link(*cb::parse_redis_address("unix://" + redis.socket()), 1s);
   const auto get = link.command({"SCRIPT", "LOAD", "return redis.call('HGET', KEYS[1], 'state')"});
   const auto put = link.command(
       {"SCRIPT", "LOAD", "redis.call('ZADD', KEYS[1], ARGV[1], ARGV[1]); return redis.call('ZCARD', KEYS[1])"});

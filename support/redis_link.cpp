@@ -1,4 +1,4 @@
-#include "cb/fleet/redis_link.h"
+#include "cb/redis_link.h"
 
 #include <hiredis/hiredis.h>
 #include <pthread.h>
@@ -7,7 +7,7 @@
 
 #include <charconv>
 
-namespace cb::fleet {
+namespace cb {
 
 Result<RedisAddress> parse_redis_address(std::string_view url) {
   RedisAddress a;
@@ -34,7 +34,7 @@ Result<RedisAddress> parse_redis_address(std::string_view url) {
 
 namespace {
 
-timeval to_timeval(Duration d) {
+timeval to_timeval(std::chrono::microseconds d) {
   return timeval{static_cast<time_t>(d.count() / 1'000'000), static_cast<suseconds_t>(d.count() % 1'000'000)};
 }
 
@@ -97,7 +97,8 @@ class SigpipeBlocked {
 
 }  // namespace
 
-RedisLink::RedisLink(RedisAddress address, Duration timeout) : address_(std::move(address)), timeout_(timeout) {}
+RedisLink::RedisLink(RedisAddress address, std::chrono::microseconds timeout)
+    : address_(std::move(address)), timeout_(timeout) {}
 
 RedisLink::~RedisLink() { disconnect(); }
 
@@ -150,4 +151,4 @@ Result<RedisReply> RedisLink::command(const std::vector<std::string>& argv) {
   return out;
 }
 
-}  // namespace cb::fleet
+}  // namespace cb

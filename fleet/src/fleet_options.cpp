@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "name_chars.h"
-#include "cb/fleet/redis_link.h"
+#include "cb/redis_link.h"
 
 namespace cb::fleet {
 namespace {

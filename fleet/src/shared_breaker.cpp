@@ -16,7 +16,7 @@
 #include "cb/thread_safety.h"
 #include "fleet_library.h"
 #include "name_chars.h"
-#include "cb/fleet/redis_link.h"
+#include "cb/redis_link.h"
 
 namespace cb::fleet {
 namespace {

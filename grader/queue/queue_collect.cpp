@@ -101,7 +101,7 @@ Result<void> collect_superseded(queue::QueueStore& store, const CollectOptions& 
 }  // namespace
 
 Result<Collected> collect_queue(const CollectOptions& o) {
-  auto address = fleet::parse_redis_address(o.queue.redis);
+  auto address = parse_redis_address(o.queue.redis);
   if (!address) return Error{"--redis: " + address.error().message};
   queue::QueueStore store(*address, o.queue.name);
   auto kept = store.stamp();

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <set>
 
-#include "cb/fleet/redis_link.h"
+#include "cb/redis_link.h"
 #include "cb/grade/handed_in.h"
 #include "cb/grade/merge.h"
 #include "cb/grade/queue.h"
@@ -36,7 +36,7 @@ std::string stamp_refusal(const std::string& kept, const std::string& ours) {
 
 Result<Pushed> push_class(const PushOptions& o) {
   if (o.lane != "bulk" && o.lane != "interactive") return Error{"--lane: expected interactive or bulk, got " + o.lane};
-  auto address = fleet::parse_redis_address(o.queue.redis);
+  auto address = parse_redis_address(o.queue.redis);
   if (!address) return Error{"--redis: " + address.error().message};
   auto names = submission_folders(o.batch.root);
   if (!names) return names.error();
@@ -123,7 +123,7 @@ Result<Pushed> push_class(const PushOptions& o) {
     auto sharing = store.command({"SMEMBERS", store.prefix() + ":content:" + content});
     if (!sharing) return sharing.error();
     std::string first = name;
-    for (const fleet::RedisReply& r : sharing->elements) first = std::min(first, r.text);
+    for (const RedisReply& r : sharing->elements) first = std::min(first, r.text);
     if (first != name) out.notes.push_back(name + ": the same bytes as " + first);
   }
   return out;

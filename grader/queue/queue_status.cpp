@@ -45,7 +45,7 @@ std::string QueueStatus::text() const {
 }
 
 Result<QueueStatus> queue_status(const QueueAddress& queue) {
-  auto address = fleet::parse_redis_address(queue.redis);
+  auto address = parse_redis_address(queue.redis);
   if (!address) return Error{"--redis: " + address.error().message};
   queue::QueueStore store(*address, queue.name);
   if (auto known = store.stamp(); !known) return known.error();
@@ -67,10 +67,10 @@ Result<QueueStatus> queue_status(const QueueAddress& queue) {
   }
   s.oldest_waiting_ms = r->elements[1].integer;
   s.done_last_minute = static_cast<std::size_t>(r->elements[2].integer);
-  for (const fleet::RedisReply& h : r->elements[3].elements) {
+  for (const RedisReply& h : r->elements[3].elements) {
     if (h.elements.size() != 4) continue;
     WorkerHold w{h.elements[0].text, static_cast<std::size_t>(h.elements[1].integer), h.elements[2].integer, {}};
-    for (const fleet::RedisReply& f : h.elements[3].elements) w.folders.push_back(f.text);
+    for (const RedisReply& f : h.elements[3].elements) w.folders.push_back(f.text);
     s.holding.push_back(std::move(w));
   }
   s.attempts = static_cast<std::size_t>(r->elements[4].integer);

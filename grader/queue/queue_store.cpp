@@ -7,8 +7,6 @@
 
 namespace cb::grade::queue {
 
-using fleet::RedisReply;
-
 nlohmann::json grading_stamp(const BatchOptions& options) {
   nlohmann::json stamp = class_stamp(options);
   if (!options.course_key.empty())
@@ -16,7 +14,7 @@ nlohmann::json grading_stamp(const BatchOptions& options) {
   return stamp;
 }
 
-QueueStore::QueueStore(fleet::RedisAddress address, std::string name, Patience patience)
+QueueStore::QueueStore(RedisAddress address, std::string name, Patience patience)
     : link_(std::move(address), std::chrono::seconds{10}),
       patience_(std::move(patience)),
       name_(std::move(name)),

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cb/fleet/redis_link.h"
+#include "cb/redis_link.h"
 #include "cb/grade/batch.h"
 #include "cb/result.h"
 
@@ -42,15 +42,15 @@ struct Patience {
 
 class QueueStore {
  public:
-  QueueStore(fleet::RedisAddress address, std::string name, Patience patience = {});
+  QueueStore(RedisAddress address, std::string name, Patience patience = {});
 
   [[nodiscard]] const std::string& prefix() const noexcept { return prefix_; }
 
   // A command of the queue's own (HGET, SET NX...): its reply, or the transport's error, or
   // Redis's error reply as an Error.
-  [[nodiscard]] Result<fleet::RedisReply> command(const std::vector<std::string>& argv);
+  [[nodiscard]] Result<RedisReply> command(const std::vector<std::string>& argv);
   // FCALL cb_queue_v1_NAME 1 PREFIX args...
-  [[nodiscard]] Result<fleet::RedisReply> call(const std::string& function, const std::vector<std::string>& args);
+  [[nodiscard]] Result<RedisReply> call(const std::string& function, const std::vector<std::string>& args);
 
   [[nodiscard]] Result<std::optional<std::string>> hget(const std::string& key, const std::string& field);
   // How the queue's pushes said to grade (grading_stamp); an Error naming the queue when nothing was
@@ -64,8 +64,8 @@ class QueueStore {
  private:
   [[nodiscard]] Result<void> load_library();
   // One command on the link; with a Patience, asked again while Redis is away.
-  [[nodiscard]] Result<fleet::RedisReply> send(const std::vector<std::string>& argv);
-  fleet::RedisLink link_;
+  [[nodiscard]] Result<RedisReply> send(const std::vector<std::string>& argv);
+  RedisLink link_;
   Patience patience_;
   std::string name_;
   std::string prefix_;

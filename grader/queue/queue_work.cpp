@@ -99,7 +99,7 @@ struct Worker {
     std::vector<std::string> students;  // the queue's students are the keys of P:sub
     if (!o.batch.course_key.empty())
       if (auto subs = store.command({"HKEYS", store.prefix() + ":sub"}))
-        for (const fleet::RedisReply& s : subs->elements) students.push_back(s.text);
+        for (const RedisReply& s : subs->elements) students.push_back(s.text);
     BatchOptions everyone = o.batch;
     everyone.roster.clear();
     everyone.roster_only = false;
@@ -187,7 +187,7 @@ struct Worker {
   // restarted Redis takes no held job back before its owner has had kMissedHeartbeats to beat
   // (cb_queue.lua). Said once when Redis goes, every reclaim_ms after, and when it is back.
   QueueStore store_of() {
-    return {*fleet::parse_redis_address(o.queue.redis), o.queue.name,
+    return {*parse_redis_address(o.queue.redis), o.queue.name,
             queue::Patience{o.poll, std::chrono::milliseconds{reclaim_ms},
                             [this](std::chrono::milliseconds d) { return holding.wait(d); },
                             [this](const std::string& line) { say_once(line); }}};
@@ -213,7 +213,7 @@ struct Worker {
     auto s = store.command({"HMGET", store.prefix() + ":n", "queued", "running"});
     if (!s || s->elements.size() != 2) return false;
     long long left = 0;
-    for (const fleet::RedisReply& r : s->elements) left += std::atoll(r.text.c_str());
+    for (const RedisReply& r : s->elements) left += std::atoll(r.text.c_str());
     auto any = store.command({"EXISTS", store.prefix() + ":meta"});
     return left == 0 && any && any->integer == 1;
   }
@@ -257,7 +257,7 @@ struct Worker {
       if (auto lost = store.call("beat", args); !lost)
         log("heartbeat: " + lost.error().message);
       else
-        for (const fleet::RedisReply& j : lost->elements) {
+        for (const RedisReply& j : lost->elements) {
           const auto folder = fields(store, j.text, "name");
           log((folder ? *folder : "job " + j.text) + ": taken back by the queue (another worker has it now)");
         }
@@ -274,7 +274,7 @@ std::string default_worker_name() {
 }  // namespace
 
 Result<Worked> work_queue(const WorkOptions& given) {
-  auto address = fleet::parse_redis_address(given.queue.redis);
+  auto address = parse_redis_address(given.queue.redis);
   if (!address) return Error{"--redis: " + address.error().message};
   WorkOptions o = given;
   QueueStore store(*address, o.queue.name);

@@ -14,7 +14,7 @@
 
 #include "cb/fleet/shared_breaker.h"
 #include "fleet_library.h"
-#include "cb/fleet/redis_link.h"
+#include "cb/redis_link.h"
 #include "redis_server.h"
 #include "temp_dir.h"
 

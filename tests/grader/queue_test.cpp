@@ -18,7 +18,7 @@
 #include <regex>
 #include <thread>
 
-#include "cb/fleet/redis_link.h"
+#include "cb/redis_link.h"
 #include "cb/grade/queue.h"
 #include "dated.h"
 #include "queue_store.h"
@@ -151,7 +151,7 @@ TEST_CASE(
   q.redis.stop();
   q.redis.start();
   {
-    fleet::RedisLink admin(*fleet::parse_redis_address(q.redis.address()), std::chrono::seconds{5});
+    RedisLink admin(*parse_redis_address(q.redis.address()), std::chrono::seconds{5});
     auto queued = admin.command({"XRANGE", "{cbq:cls}:bulk", "-", "+"});
     REQUIRE(queued);
     REQUIRE(!queued->elements.empty());
@@ -335,7 +335,7 @@ TEST_CASE("queue: Redis away for longer than a job may go unheard, then started 
   REQUIRE(!read_until(*w, "redis: still away after 0.6 s of asking").empty());
   q.redis.start();
   // Another worker asks first, before the holder's next try: the job is not its to take.
-  grade::queue::QueueStore other(*fleet::parse_redis_address(q.redis.address()), "cls");
+  grade::queue::QueueStore other(*parse_redis_address(q.redis.address()), "cls");
   const auto taken = other.take("other", 600);
   REQUIRE(taken);
   CHECK_FALSE(taken->has_value());
@@ -477,7 +477,7 @@ TEST_CASE(
   CHECK(other.exit_code == 2);
   CHECK(other.err.find("graded otherwise than this worker would (course_key_hmac)") != std::string::npos);
   // Redis holds a fingerprint of the key, not the key.
-  fleet::RedisLink admin(*fleet::parse_redis_address(q.redis.address()), std::chrono::seconds{5});
+  RedisLink admin(*parse_redis_address(q.redis.address()), std::chrono::seconds{5});
   const auto stamp = admin.command({"HGET", "{cbq:cls}:meta", "stamp"});
   REQUIRE(stamp);
   CHECK(stamp->text.find("course_key_hmac") != std::string::npos);
@@ -675,7 +675,7 @@ TEST_CASE(
     "heartbeat never takes a job back, and three failures dead-letter a job") {
   TempDir dir;
   RedisServer redis(dir.path());
-  grade::queue::QueueStore q(*fleet::parse_redis_address(redis.address()), "t");
+  grade::queue::QueueStore q(*parse_redis_address(redis.address()), "t");
   const auto push = [&q](const std::string& name) {
     auto r = q.call("push", {name, "job-" + name, name, "content-" + name, "bulk", "{}", "t", "[]"});
     REQUIRE(r);

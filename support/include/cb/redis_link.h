@@ -5,16 +5,17 @@
 // longer fails with an I/O error, and the connection is dropped (its replies would be out of
 // step) and made again on the next command.
 
+#include <chrono>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "cb/breaker/time.h"
 #include "cb/result.h"
 
 struct redisContext;
 
-namespace cb::fleet {
+namespace cb {
 
 struct RedisAddress {
   std::string host;  // empty for a unix socket
@@ -34,7 +35,7 @@ struct RedisReply {
 
 class RedisLink {
  public:
-  RedisLink(RedisAddress address, Duration timeout);
+  RedisLink(RedisAddress address, std::chrono::microseconds timeout);
   ~RedisLink();
   RedisLink(const RedisLink&) = delete;
   RedisLink& operator=(const RedisLink&) = delete;
@@ -47,8 +48,8 @@ class RedisLink {
  private:
   [[nodiscard]] Result<void> connect();
   RedisAddress address_;
-  Duration timeout_;
+  std::chrono::microseconds timeout_;
   redisContext* c_ = nullptr;
 };
 
-}  // namespace cb::fleet
+}  // namespace cb

@@ -21,15 +21,26 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-// The subcommand given on the line, if any: its flags are the ones the person was typing.
+// The subcommand given on the line, if any, the deepest ("queue push"): its flags are the ones the
+// person was typing. Each word that is not a flag names a subcommand of the one before, or ends it.
 const CLI::App* given_subcommand(const CLI::App& app, const std::vector<std::string>& args) {
+  const CLI::App* at = &app;
   for (const auto& arg : args) {
     if (arg.empty() || arg[0] == '-') continue;
-    for (const CLI::App* sub : app.get_subcommands({}))
-      if (sub->get_name() == arg) return sub;
-    return nullptr;  // the first word that is not a flag names the subcommand or nothing
+    const CLI::App* next = nullptr;
+    for (const CLI::App* sub : at->get_subcommands({}))
+      if (sub->get_name() == arg) next = sub;
+    if (next == nullptr) break;
+    at = next;
   }
-  return nullptr;
+  return at == &app ? nullptr : at;
+}
+
+// The subcommand's name as typed after the program's ("queue push").
+std::string command_words(const CLI::App& app, const CLI::App* sub) {
+  std::string words;
+  for (; sub != nullptr && sub != &app; sub = sub->get_parent()) words.insert(0, " " + sub->get_name());
+  return words;
 }
 
 bool is_known_flag(const CLI::App& app, std::string_view flag) {
@@ -43,6 +54,22 @@ bool is_known_flag(const CLI::App& app, std::string_view flag) {
 }
 
 std::string_view flag_name(std::string_view arg) { return arg.substr(0, arg.find('=')); }
+
+// The program and its subcommands that take `flag`, as typed ("cb-grade", "cb-grade class").
+void commands_taking(const CLI::App& app, const CLI::App& at, std::string_view flag, const std::string& name,
+                     std::vector<std::string>& out) {
+  if (is_known_flag(at, flag)) out.push_back(&at == &app ? name + " itself" : name + command_words(app, &at));
+  for (const CLI::App* sub : at.get_subcommands({}))
+    if (!sub->get_name().empty()) commands_taking(app, *sub, flag, name, out);
+}
+
+// "a, b and c"
+std::string listed(const std::vector<std::string>& items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+  return out;
+}
 
 // "Could not convert: --port = x" said as what the flag takes.
 std::string conversion(const CLI::App& app, const std::string& message) {
@@ -85,7 +112,7 @@ std::string usage_error(const CLI::App& app, const CLI::ParseError& error, std::
   std::string name(program);
   const CLI::App* flags = &app;
   if (const CLI::App* sub = given_subcommand(app, args)) {
-    name += " " + sub->get_name();
+    name += command_words(app, sub);
     flags = sub;
   }
   std::string what = error.what();
@@ -96,7 +123,15 @@ std::string usage_error(const CLI::App& app, const CLI::ParseError& error, std::
     for (const auto& arg : args) {
       if (arg.size() < 2 || arg[0] != '-' || arg == "--") continue;
       const std::string_view flag = flag_name(arg);
-      if (is_known_flag(*flags, flag) || is_known_flag(app, flag)) continue;
+      if (is_known_flag(*flags, flag)) continue;
+      // A flag of another command of the program's: say which take it.
+      std::vector<std::string> takers;
+      commands_taking(app, app, flag, std::string(program), takers);
+      if (!takers.empty()) {
+        what = std::string(flag) + " is not one of its flags; " + listed(takers) +
+               (takers.size() == 1 ? " takes it" : " take it");
+        break;
+      }
       what = "unknown flag " + std::string(flag);
       if (const std::string near = nearest_flag(*flags, flag); !near.empty()) what += " (did you mean " + near + "?)";
       break;

@@ -22,7 +22,7 @@ namespace cb::grade {
 namespace {
 
 bool gradebook_json_wanted(const Options& o) {
-  return o.format == "json" || (o.output.size() > 5 && o.output.substr(o.output.size() - 5) == ".json");
+  return o.gradebook_format == "json" || (o.output.size() > 5 && o.output.substr(o.output.size() - 5) == ".json");
 }
 
 }  // namespace
@@ -56,34 +56,6 @@ int finish_joined(const Options& o, const std::vector<BatchRow>& rows, const std
   const int rc = finish(o, rows);
   if (rc == static_cast<int>(ExitCode::CouldNotRun) || missing.empty()) return rc;
   return static_cast<int>(ExitCode::Incomplete);
-}
-
-std::string flags_not_for_a_class(const CLI::App& app, const Options& o) {
-  // Each of these is about one submission (or one run): with a class, each submission's own
-  // folder, server, record and report come from the batch itself.
-  std::vector<std::string> refused;
-  for (const char* flag : {"--dir", "--server", "--record", "--save-record", "--submission", "--student", "--settings",
-                           "--submission-metadata"})
-    if (app.count(flag) > 0) refused.emplace_back(flag);
-  if (!o.regrade.empty() || !o.merge.empty() || !o.verify.empty() || o.queue_action == "status" ||
-      o.queue_action == "collect") {
-    // A regrade, a merge, a verify or a queue's status or collect runs nothing and works out no numbers: it reads what
-    // --reports kept.
-    for (const char* flag : {"--batch", "--run", "--conformance", "--timeout", "--traces", "--seed", "--trace-timeout",
-                             "--conformance-timeout", "--refuse-prebuilt", "--warm-up", "--course-key", "--roster",
-                             "--batch-files", "--sandbox", "--shard", "--resume"})
-      if (app.count(flag) > 0) refused.emplace_back(flag);
-    if ((!o.regrade.empty() || !o.verify.empty()) && app.count("--reports") > 0) refused.emplace_back("--reports");
-    if (!o.verify.empty() && app.count("-o") > 0) refused.emplace_back("-o");
-    if (!o.regrade.empty() && (!o.merge.empty() || !o.verify.empty())) refused.emplace_back("--regrade");
-  }
-  if (app.count("--format") > 0 && o.format != "json" && o.format != "csv")
-    refused.push_back("--format " + o.format +
-                      " (a gradebook is csv or json; --reports DIR writes each student's "
-                      "report as text, JSON and HTML)");
-  std::string out;
-  for (const std::string& f : refused) out += (out.empty() ? "" : ", ") + f;
-  return out;
 }
 
 namespace {
@@ -245,7 +217,7 @@ Result<BatchOptions> batch_options(const Options& o, const Asked& asked) {
   return b;
 }
 
-int run_batch(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
+int run_class(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
   auto options = batch_options(o, asked);
   if (!options) return could_not_run(options.error().message);
   BatchOptions& b = *options;

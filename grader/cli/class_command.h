@@ -1,5 +1,5 @@
 #pragma once
-// cb-grade --batch ROOT, --regrade DIR, merge SHARD... and verify DIR: a class at once.
+// cb-grade class ROOT, regrade DIR, merge SHARD... and verify DIR: a class at once.
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -12,13 +12,10 @@
 
 namespace cb::grade {
 
-// The flags that were given and mean nothing for a class, named in one message; empty if none.
-[[nodiscard]] std::string flags_not_for_a_class(const CLI::App& app, const Options& o);
-
-// What --batch's flags ask of a class (the queue's push and work read them so too). Errors: a
+// What a class's flags ask (the queue's push and work read them so too). Errors: a
 // roster or shard that cannot be read, flags that do not go together.
 [[nodiscard]] Result<BatchOptions> batch_options(const Options& o, const Asked& asked);
-int run_batch(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox);
+int run_class(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox);
 
 // What every command about a class ends with: "300 submissions in 4:12: 280 graded (...)"; the
 // class's name and page beside its reports; the gradebook to -o, and the exit (0 when every

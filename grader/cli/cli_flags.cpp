@@ -85,11 +85,10 @@ Result<void> read_lab(Options& o, Asked& a) {
     a.course_key = *key;
   }
   if (!o.student.empty() && a.course_key.empty()) return Error{"--student: goes with --course-key FILE"};
-  if (!o.shard.empty() && o.batch.empty()) return Error{"--shard: goes with --batch DIR (a share of a class)"};
-  if (!o.roster.empty() && (o.batch.empty() || a.course_key.empty()))
-    return Error{"--roster: goes with --batch and --course-key"};
-  if (!a.course_key.empty() && o.student.empty() && o.batch.empty())
-    return Error{"--course-key: goes with --student ID, --submission-metadata FILE or --batch DIR"};
+  const bool a_class = o.mode != Mode::One;
+  if (!o.roster.empty() && a.course_key.empty()) return Error{"--roster: goes with --course-key"};
+  if (!a.course_key.empty() && o.student.empty() && !a_class)
+    return Error{"--course-key: goes with --student ID or --submission-metadata FILE (a class: cb-grade class DIR)"};
   const LabSpec& base = a.grade.spec ? *a.grade.spec : lab_spec();
   if (!o.settings.empty() && o.handout_numbers) return Error{"--settings: does not go with --handout-numbers"};
   if (!o.settings.empty()) {
@@ -102,7 +101,7 @@ Result<void> read_lab(Options& o, Asked& a) {
     return {};
   }
   // Each folder's numbers are the key's, or the handout's; a merge or a regrade reads them as kept.
-  if (!o.batch.empty() || !o.regrade.empty() || !o.merge.empty() || !o.verify.empty()) return {};
+  if (a_class) return {};
   auto own = folder_numbers(o.submission);
   if (!own) return own.error();
   if (!o.student.empty()) {
@@ -149,9 +148,9 @@ Result<void> read_rubric(const Options& o, Asked& a) {
 ConformanceRun read_conformance(const CLI::App& app, const Options& o, const Asked& a) {
   ConformanceRun c;
   c.command = o.conformance;
-  c.traces = app.count("--traces") > 0 || !a.grade.rubric.traces ? o.traces : *a.grade.rubric.traces;
-  c.seed_drawn = app.count("--seed") == 0 && !a.grade.rubric.seed;
-  c.seed = app.count("--seed") > 0 ? o.seed : a.grade.rubric.seed ? *a.grade.rubric.seed : random_seed();
+  c.traces = given(app, "--traces") || !a.grade.rubric.traces ? o.traces : *a.grade.rubric.traces;
+  c.seed_drawn = !given(app, "--seed") && !a.grade.rubric.seed;
+  c.seed = given(app, "--seed") ? o.seed : a.grade.rubric.seed ? *a.grade.rubric.seed : random_seed();
   c.jobs = o.jobs > 0 ? o.jobs : computing_jobs(this_process());  // JVMs side by side: one a CPU
   // What the answers depend on besides the command and the seed, as it was given.
   if (c.traces != ConformanceRun{}.traces) c.repeat_flags += " --traces " + std::to_string(c.traces);
@@ -166,124 +165,71 @@ ConformanceRun read_conformance(const CLI::App& app, const Options& o, const Ask
 
 }  // namespace
 
-void list_flags_taken(CLI::App* sub, const CLI::App& app, std::vector<std::string> flags) {
-  sub->footer([&app, flags = std::move(flags)] {
-    std::string out = "Also takes these flags of cb-grade's:";
-    for (const std::string& f : flags)
-      if (const CLI::Option* opt = app.get_option_no_throw(f); opt != nullptr)
-        out += "\n  " + opt->get_name(false, true) + "  " + opt->get_description();
-    return out;
-  });
+bool given(const CLI::App& app, const char* flag) {
+  const CLI::Option* opt = app.get_option_no_throw(flag);
+  return opt != nullptr && opt->count() > 0;
 }
 
-std::vector<std::string> class_grading_flags() {
-  return {"--run",
-          "--conformance",
-          "--timeout",
-          "--rubric",
-          "--course-key",
-          "--roster",
-          "--id-field",
-          "--batch-files",
-          "--traces",
-          "--seed",
-          "--trace-timeout",
-          "--conformance-timeout",
-          "--refuse-prebuilt",
-          "--warm-up",
-          "--sandbox",
-          "--limit-memory",
-          "--limit-processes",
-          "--limit-files",
-          "--limit-file-size",
-          "--limit-cpu",
-          "--limit-box-size",
-          "--limit-box-files",
-          "--program-env",
-          "-j",
-          "--reports",
-          "-o",
-          "--format"};
-}
-
-std::vector<std::string> class_joining_flags() { return {"--reports", "-o", "--rubric", "-j", "--format"}; }
-
-void add_grade_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool& max_score, bool& list) {
-  app.add_option("--dir", o.dir, "The lab's output directory")->capture_default_str();
-  app.add_option("--step", o.steps,
-                 "Check what must hold right after step N (repeatable); default: every step, finished")
-      ->check(CLI::Range(1, kGradedSteps));
-  app.add_option("--server", o.server,
-                 "The flaky server whose record is the evidence (default: try " + cb::flaky::default_url() + ")");
-  app.add_option("--run", o.run, "Start a fresh server, run this command (CB_SERVER, CB_DIR set), then grade");
-  app.add_option("--submission", o.submission,
-                 "--run, --conformance: the folder the program is from; it works in a private copy of it, and sees "
-                 "nothing else of the file system but the system, read-only")
-      ->capture_default_str();
-  add_sandbox_flags(app, sandbox);
-  app.add_option("--timeout", o.timeout,
-                 "--run: time limit; on expiry the command is killed and graded as far as it got")
-      ->capture_default_str();
-  app.add_flag("--any-port", o.any_port, "--run: always use a free port (CB_SERVER says which)");
+void add_report_flags(CLI::App& app, Options& o) {
   app.add_option("--format", o.format,
                  "text, json, junit, gradescope, html (a page with the run drawn on a time axis) or classroom (GitHub "
                  "Classroom's grading reporter)")
       ->capture_default_str();
   app.add_option("-o,--output", o.output, "Write the report here (atomically) instead of standard output");
-  app.add_option(
-      "--spec", o.spec,
-      "Grade against this lab (scenarios/lab.json's format: its numbers, step titles and files) instead of the "
-      "one built in");
-  app.add_option("--student", o.student,
-                 "Grade on this student's own numbers (with --course-key; cb-lab variant prints them)");
-  app.add_option("--course-key", o.course_key,
-                 "The course's secret: with --student, one student's numbers; with --batch, each folder's (its name "
-                 "is the student, or --roster says)");
-  app.add_option("--settings", o.settings,
-                 "Grade on the numbers of this lab-settings.json (a kit made for one student: checking your own work)");
-  app.add_flag("--handout-numbers", o.handout_numbers,
-               "Grade on the handout's numbers even when the folder's lab-settings.json holds others (an instructor "
-               "grading without a course key)");
-  app.add_option("--roster", o.roster,
-                 "--batch with --course-key: a roster, a header naming the folder column and the id field's "
-                 "(folder,email,... in any case; comma, semicolon or tab); a Submitted column, in UTC, is when each "
-                 "folder was handed in");
-  app.add_option("--id-field", o.id_field,
-                 "Which field names a student for their numbers: email (the default, or the rubric's id_field), "
-                 "sid, folder (a batch's folder name) or a column of --roster");
-  app.add_option("--submission-metadata", o.submission_metadata,
-                 "With --course-key: the student is the one Gradescope's submission_metadata.json names");
+}
+
+void add_gradebook_flags(CLI::App& app, Options& o) {
+  app.add_option("--format", o.gradebook_format,
+                 "The gradebook's: csv, or json (also when -o ends in .json); --reports DIR keeps each student's "
+                 "report as text, JSON and HTML")
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](const std::string& v) {
+            return v == "csv" || v == "json" ? std::string()
+                                             : "'" + v +
+                                                   "': a gradebook is csv or json (--reports DIR keeps each "
+                                                   "student's report as text, JSON and HTML)";
+          },
+          "csv|json"));
+  app.add_option("-o,--output", o.output, "Write the gradebook here (atomically) instead of standard output");
+}
+
+void add_rubric_flag(CLI::App& app, Options& o) {
   app.add_option("--rubric", o.rubric,
                  "JSON: points per part, Gradescope's visibility of each, the conformance seed and traces "
                  "(docs/TEACHING.md)");
-  app.add_flag("--max-score", max_score,
-               "Print the points a report is out of under --rubric (with --conformance: its part too), and exit");
-  app.add_flag("--list-checks", list,
-               "Print every check, step by step (with --format json: as JSON), on the numbers graded on, and exit");
-  app.add_option("--record", o.record_file, "Grade on a saved record (from --save-record) instead of a live server");
-  app.add_option("--save-record", o.save_record, "Keep the server's record this grade was given on, as JSON");
-  app.add_option("--batch", o.batch, "Grade every subdirectory of this directory into one gradebook (CSV, or JSON)");
-  app.add_option("--batch-files", o.batch_files, "--batch: where the lab's files are inside each submission")
+}
+
+void add_jobs_flag(CLI::App& app, Options& o, const char* what) { app.add_option("-j,--jobs", o.jobs, what); }
+
+void add_reports_flag(CLI::App& app, Options& o, const char* what) { app.add_option("--reports", o.reports, what); }
+
+void add_spec_flag(CLI::App& app, Options& o) {
+  app.add_option("--spec", o.spec,
+                 "Grade against this lab (scenarios/lab.json's format: its numbers, step titles and files) instead of "
+                 "the one built in");
+}
+
+void add_key_flags(CLI::App& app, Options& o, bool a_class) {
+  app.add_option("--course-key", o.course_key,
+                 a_class ? "The course's secret: each folder is graded on its student's own numbers (the folder's "
+                           "name is the student, or --roster says)"
+                         : "The course's secret: with --student, that student's own numbers");
+  app.add_option("--id-field", o.id_field,
+                 "Which field names a student for their numbers: email (the default, or the rubric's id_field), "
+                 "sid, folder (a class's folder name) or a column of --roster");
+  if (!a_class) return;
+  app.add_option("--roster", o.roster,
+                 "With --course-key: a roster, a header naming the folder column and the id field's "
+                 "(folder,email,... in any case; comma, semicolon or tab); a Submitted column, in UTC, is when each "
+                 "folder was handed in");
+}
+
+void add_program_flags(CLI::App& app, Options& o, SandboxFlags& sandbox) {
+  app.add_option("--run", o.run, "Start a fresh server, run this command (CB_SERVER, CB_DIR set), then grade");
+  app.add_option("--timeout", o.timeout,
+                 "--run: time limit; on expiry the command is killed and graded as far as it got")
       ->capture_default_str();
-  app.add_option("--reports", o.reports,
-                 "--batch: keep each submission's reports (text, JSON, HTML), its record, its files and its "
-                 "conformance answers in DIR/NAME/, for the student and for --regrade; one submission: its "
-                 "reports in DIR");
-  app.add_flag("--resume", o.resume,
-               "--batch --reports DIR: grade only the submissions DIR holds no whole grade of from a batch with the "
-               "same grader, lab, numbers, rubric and traces (what an interrupted batch left); the rest are judged "
-               "from what was kept");
-  app.add_option("--shard", o.shard,
-                 "--batch: grade shard I of N (I from 0) of the class, for a job array: the folders at positions I, "
-                 "I+N, ...; env/N takes I from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID, env also N from "
-                 "SLURM_ARRAY_TASK_COUNT; `cb-grade merge` joins the shards' --reports");
-  app.add_option("--regrade", o.regrade,
-                 "Grade a class again from what --batch --reports kept in this directory, running nothing (with "
-                 "--rubric or --spec: the new ones); rewrites the reports and says what changed");
-  app.add_option("-j,--jobs", o.jobs,
-                 "--batch, queue work: submissions graded at once (default: 4 per CPU this "
-                 "process may use, its affinity, control group or Slurm allocation, and one per 512 MiB of its "
-                 "memory; --conformance, --regrade, merge, verify: one per CPU)");
   app.add_option(
       "--conformance", o.conformance,
       "Drive this command's breaker call by call with generated traces (the line protocol of docs/CONTRACTS.md) "
@@ -292,8 +238,8 @@ void add_grade_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool& max
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
   app.add_option("--seed", o.seed,
-                 "--conformance: the traces' seed (default: a random one, printed in the report; with --batch, one for "
-                 "the whole class)");
+                 "--conformance: the traces' seed (default: a random one, printed in the report; for a class, one "
+                 "for the whole class)");
   app.add_option("--trace-timeout", o.trace_timeout,
                  "--conformance: time limit of one trace, start to exit (--timeout sets it too, without --run)")
       ->capture_default_str();
@@ -309,6 +255,70 @@ void add_grade_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool& max
                  "--conformance: extra time for the traces that start before the first has finished (a program "
                  "that builds itself on its first start)")
       ->capture_default_str();
+  add_sandbox_flags(app, sandbox);
+}
+
+void add_grading_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool a_class) {
+  add_program_flags(app, o, sandbox);
+  add_spec_flag(app, o);
+  add_key_flags(app, o, a_class);
+  add_rubric_flag(app, o);
+  add_jobs_flag(app, o,
+                a_class ? "Submissions graded at once (default: 4 per CPU this process may use, its affinity, control "
+                          "group or Slurm allocation, and one per 512 MiB of its memory)"
+                        : "--conformance: traces run at once (default: one per CPU this process may use)");
+  add_reports_flag(app, o,
+                   a_class ? "Keep each submission's reports (text, JSON, HTML), its record, its files and its "
+                             "conformance answers in DIR/NAME/, for the student and for regrade"
+                           : "Keep the reports (text, JSON, HTML) in DIR too");
+  if (a_class) {
+    add_gradebook_flags(app, o);
+  } else {
+    add_report_flags(app, o);
+  }
+}
+
+void add_one_submission_flags(CLI::App& app, Options& o, bool& max_score, bool& list) {
+  app.add_option("--dir", o.dir, "The lab's output directory")->capture_default_str();
+  app.add_option("--step", o.steps,
+                 "Check what must hold right after step N (repeatable); default: every step, finished")
+      ->check(CLI::Range(1, kGradedSteps));
+  app.add_option("--server", o.server,
+                 "The flaky server whose record is the evidence (default: try " + cb::flaky::default_url() + ")");
+  app.add_option("--submission", o.submission,
+                 "--run, --conformance: the folder the program is from; it works in a private copy of it, and sees "
+                 "nothing else of the file system but the system, read-only")
+      ->capture_default_str();
+  app.add_flag("--any-port", o.any_port, "--run: always use a free port (CB_SERVER says which)");
+  app.add_option("--student", o.student,
+                 "Grade on this student's own numbers (with --course-key; cb-lab variant prints them)");
+  app.add_option("--settings", o.settings,
+                 "Grade on the numbers of this lab-settings.json (a kit made for one student: checking your own work)");
+  app.add_flag("--handout-numbers", o.handout_numbers,
+               "Grade on the handout's numbers even when the folder's lab-settings.json holds others (an instructor "
+               "grading without a course key)");
+  app.add_option("--submission-metadata", o.submission_metadata,
+                 "With --course-key: the student is the one Gradescope's submission_metadata.json names");
+  app.add_flag("--max-score", max_score,
+               "Print the points a report is out of under --rubric (with --conformance: its part too), and exit");
+  app.add_flag("--list-checks", list,
+               "Print every check, step by step (with --format json: as JSON), on the numbers graded on, and exit");
+  app.add_option("--record", o.record_file, "Grade on a saved record (from --save-record) instead of a live server");
+  app.add_option("--save-record", o.save_record, "Keep the server's record this grade was given on, as JSON");
+}
+
+void add_class_flags(CLI::App& app, Options& o, bool in_shards) {
+  app.add_option("--batch-files", o.batch_files, "Where the lab's files are inside each submission")
+      ->capture_default_str();
+  if (!in_shards) return;
+  app.add_flag("--resume", o.resume,
+               "With --reports DIR: grade only the submissions DIR holds no whole grade of from a class graded with "
+               "the same grader, lab, numbers, rubric and traces (what an interrupted run left); the rest are judged "
+               "from what was kept");
+  app.add_option("--shard", o.shard,
+                 "Grade shard I of N (I from 0) of the class, for a job array: the folders at positions I, I+N, ...; "
+                 "env/N takes I from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID, env also N from "
+                 "SLURM_ARRAY_TASK_COUNT; `cb-grade merge` joins the shards' --reports");
 }
 
 Result<Asked> read_flags(const CLI::App& app, Options& o) {
@@ -323,9 +333,9 @@ Result<Asked> read_flags(const CLI::App& app, Options& o) {
   // --conformance alone grades only the conformance part; with anything that points at the
   // lab's files or evidence, it is one more part beside the steps.
   a.conformance_only = !o.conformance.empty() && o.run.empty() && o.server.empty() && o.record_file.empty() &&
-                       o.steps.empty() && app.count("--dir") == 0 && o.batch.empty();
-  auto trace_limit = duration_flag(
-      "--trace-timeout", a.conformance_only && app.count("--timeout") > 0 ? o.timeout : o.trace_timeout, "5s");
+                       o.steps.empty() && !given(app, "--dir") && o.mode == Mode::One;
+  auto trace_limit = duration_flag("--trace-timeout",
+                                   a.conformance_only && given(app, "--timeout") ? o.timeout : o.trace_timeout, "5s");
   if (!trace_limit) return trace_limit.error();
   auto conformance_limit = duration_flag("--conformance-timeout", o.conformance_timeout, "120s");
   if (!conformance_limit) return conformance_limit.error();
@@ -339,7 +349,7 @@ Result<Asked> read_flags(const CLI::App& app, Options& o) {
                  "' is not email, sid, folder or a roster's column (letters, digits, _)"};
   a.id_field = o.id_field.empty() ? a.grade.rubric.id_field : o.id_field;
   if (auto lab = read_lab(o, a); !lab) return lab.error();
-  if (!o.conformance.empty() && o.regrade.empty()) {
+  if (!o.conformance.empty()) {
     ConformanceRun c = read_conformance(app, o, a);
     // The rubric as applied: a flag that fixes the traces otherwise wins, and the grade is judged
     // on those (a regrade holds kept answers to the rubric's traces, judge.h).
@@ -347,7 +357,7 @@ Result<Asked> read_flags(const CLI::App& app, Options& o) {
     if (a.grade.rubric.traces) a.grade.rubric.traces = c.traces;
     c.trace_limit = *trace_limit;
     c.warm_up = *warm_up;
-    c.time_limit = app.count("--conformance-timeout") == 0 && a.grade.rubric.conformance_timeout
+    c.time_limit = !given(app, "--conformance-timeout") && a.grade.rubric.conformance_timeout
                        ? *a.grade.rubric.conformance_timeout
                        : *conformance_limit;
     a.conformance = std::move(c);

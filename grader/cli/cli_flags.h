@@ -16,17 +16,31 @@
 
 namespace cb::grade {
 
-// `max_score`, `list`: --max-score and --list-checks, which print and exit.
-void add_grade_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool& max_score, bool& list);
+// The flags, in groups: each mode (modes.cpp) declares those it takes, so its --help lists exactly
+// them and any other is refused by name (cb::usage_error says which mode takes it).
 
-// A subcommand that takes some of cb-grade's own flags (CLI11's fallthrough) names them in its
-// --help, in cb-grade's own words: CLI11 lists a subcommand's own options only.
-void list_flags_taken(CLI::App* sub, const CLI::App& app, std::vector<std::string> flags);
+// The grading flags, one group every mode that grades takes (one submission, a class, queue push
+// and work): how each program is run and judged, the numbers, the rubric, -j, what is kept and
+// written. `a_class`: its output is a gradebook, and a roster may name the students.
+void add_grading_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool a_class);
+// Its parts, for the modes that take only some (a regrade, a merge, verify, queue collect).
+void add_program_flags(CLI::App& app, Options& o, SandboxFlags& sandbox);
+void add_spec_flag(CLI::App& app, Options& o);
+void add_key_flags(CLI::App& app, Options& o, bool a_class);  // --course-key, --id-field (a class: --roster)
+void add_rubric_flag(CLI::App& app, Options& o);
+void add_jobs_flag(CLI::App& app, Options& o, const char* what);
+void add_reports_flag(CLI::App& app, Options& o, const char* what);
+void add_report_flags(CLI::App& app, Options& o);     // --format (a report's), -o
+void add_gradebook_flags(CLI::App& app, Options& o);  // --format (csv or json), -o
+// One submission's own: its folder, its server or record, whose numbers; `max_score`, `list`:
+// --max-score and --list-checks, which print and exit.
+void add_one_submission_flags(CLI::App& app, Options& o, bool& max_score, bool& list);
+// A class's own: where each folder's files are; `in_shards` (cb-grade class, not the queue):
+// resuming, and a shard of it.
+void add_class_flags(CLI::App& app, Options& o, bool in_shards);
 
-// The flags every command that grades a class takes: how each program is run and judged.
-[[nodiscard]] std::vector<std::string> class_grading_flags();
-// The flags of a command that joins kept grades into a class (merge, queue collect).
-[[nodiscard]] std::vector<std::string> class_joining_flags();
+// Whether `flag` is one of `app`'s and was given.
+[[nodiscard]] bool given(const CLI::App& app, const char* flag);
 
 // What the flags ask, read once.
 struct Asked {
@@ -40,7 +54,8 @@ struct Asked {
   std::string id_field = "email";             // which field names a student (--id-field, else the rubric's)
 };
 
-// Errors are one line naming the flag (or its file) and what was expected.
+// `app`: the mode's own (its flags). Errors are one line naming the flag (or its file) and what
+// was expected.
 [[nodiscard]] Result<Asked> read_flags(const CLI::App& app, Options& o);
 
 }  // namespace cb::grade

@@ -1,7 +1,8 @@
 #pragma once
-// cb-grade's command line, shared by single_command.cpp (one submission) and class_command.cpp (--batch,
-// --regrade): the flags as given, the exit codes, and how a result leaves the program.
+// cb-grade's command line, shared by every mode's file: the flags as given, the exit codes, and how
+// a result leaves the program.
 
+#include <cstdint>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -22,13 +23,20 @@ inline int could_not_run(const std::string& message) {
   return static_cast<int>(ExitCode::CouldNotRun);
 }
 
+// Which mode the command line named (its subcommand; none: one submission), never worked out
+// from which flags were given.
+enum class Mode : std::uint8_t { One, Class, Regrade, Merge, Verify, QueuePush, QueueWork, QueueStatus, QueueCollect };
+
+// Every mode's flags as given: each mode declares its own (modes.cpp) and reads only those.
 struct Options {
+  Mode mode = Mode::One;
   std::string dir = "./cb";
   std::vector<int> steps;
   std::string server;
   std::string run;
   std::string timeout = "60s";
   std::string format = "text";
+  std::string gradebook_format = "csv";
   std::string output;
   std::string rubric;
   std::string batch;
@@ -41,7 +49,6 @@ struct Options {
   std::string verify;              // cb-grade verify REPORTS
   std::string verify_gradebook;    // ... --gradebook BOOK.json: held to the kept grades too
   // cb-grade queue push|work|status|collect (queue_command.h)
-  std::string queue_action;
   std::string redis;
   std::string queue_name;
   std::string lane = "bulk";

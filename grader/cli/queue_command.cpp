@@ -26,10 +26,12 @@
 namespace cb::grade {
 namespace {
 
-void add_queue_flags(CLI::App* c, Options& o, const char* action) {
+void add_queue_flags(CLI::App* c, Options& o, Mode mode) {
   c->add_option("--redis", o.redis, "The queue's Redis: redis://HOST:PORT or unix:///PATH")->required();
-  c->fallthrough();  // the grading flags (--run, --rubric, -j, --reports, -o...) are cb-grade's own
-  c->parse_complete_callback([&o, action] { o.queue_action = action; });
+  c->add_option(
+      "--queue", o.queue_name,
+      mode == Mode::QueuePush ? "The queue's name (the class folder's name unless told)" : "The queue's name");
+  c->parse_complete_callback([&o, mode] { o.mode = mode; });
 }
 
 Result<std::chrono::milliseconds> millis(const std::string& flag, const std::string& text) {
@@ -290,17 +292,21 @@ int collect(const Options& o, const GradeOptions& grade) {
 
 }  // namespace
 
-void add_queue_commands(CLI::App& app, Options& o) {
+void add_queue_commands(CLI::App& app, Options& o, SandboxFlags& sandbox) {
   CLI::App* q = app.add_subcommand("queue", "Grade a class through a queue on Redis, by workers on many machines");
   q->require_subcommand(1);
+  // Before the action too (`queue --queue NAME work ...`), as scripts have it.
   q->add_option("--queue", o.queue_name, "The queue's name (push: the class folder's name unless told)");
-  q->fallthrough();
   CLI::App* push = q->add_subcommand("push", "Send each submission of ROOT to the queue, with how it is to be graded");
   push->add_option("root", o.batch, "The class: a folder a submission")->required();
   push->add_option("--lane", o.lane, "interactive (taken first) or bulk")->capture_default_str();
   push->add_option("--manifest", o.manifest, "Only the folders this file names, one a line (# starts a comment)");
-  add_queue_flags(push, o, "push");
-  list_flags_taken(push, app, class_grading_flags());
+  push->add_flag("--resume", o.resume,
+                 "Repair the queue: queue again each job whose entry Redis lost, and give each dead-lettered one " +
+                     std::to_string(kMaxDeliveries) + " more deliveries");
+  add_queue_flags(push, o, Mode::QueuePush);
+  add_grading_flags(*push, o, sandbox, true);
+  add_class_flags(*push, o, false);
   CLI::App* work = q->add_subcommand("work", "Take jobs from the queue and grade them, -j at a time, until stopped");
   work->add_option(
           "--heartbeat", o.heartbeat,
@@ -310,35 +316,34 @@ void add_queue_commands(CLI::App& app, Options& o) {
   work->add_option("--worker", o.worker, "This worker's name (host:pid unless told)");
   work->add_option("--work-dir", o.work_dir, "Where submissions are unpacked (made; removed after)");
   work->add_flag("--until-done", o.until_done, "Stop once no job is queued or running");
-  add_queue_flags(work, o, "work");
-  list_flags_taken(work, app, class_grading_flags());
-  // A worker grades as a batch does (its flags are --batch's), in a folder of its own.
+  add_queue_flags(work, o, Mode::QueueWork);
+  add_grading_flags(*work, o, sandbox, true);
+  add_class_flags(*work, o, false);
+  // A worker grades as a class is graded, in a folder of its own.
   work->parse_complete_callback([&o] {
-    o.queue_action = "work";
+    o.mode = Mode::QueueWork;
     if (o.work_dir.empty()) o.work_dir = temp_folder() + "/" + kWorkDirPrefix + std::to_string(::getpid());
     o.batch = o.work_dir;
   });
   CLI::App* status = q->add_subcommand("status", "How far the queue is: queued, running per worker, done, dead");
   status->add_flag("--watch", o.watch, "A line a second until every job is done");
-  add_queue_flags(status, o, "status");
+  status->add_option("--format", o.format, "text, or json (the counts, each worker's jobs and heartbeat)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "json"}));
+  add_queue_flags(status, o, Mode::QueueStatus);
   CLI::App* collect = q->add_subcommand("collect", "Write the reports and gradebook of what the workers graded");
   collect->add_flag("--wait", o.wait, "Wait until every job is done or dead first");
-  add_queue_flags(collect, o, "collect");
-  list_flags_taken(collect, app, class_joining_flags());
-}
-
-const char* queue_mode(const Options& o) {
-  if (o.queue_action == "status" || o.queue_action == "collect")
-    return "queue status and collect run nothing, they read the queue; these do not go with them: ";
-  if (o.queue_action == "push" || o.queue_action == "work")
-    return "the queue grades a class; these are about one submission: ";
-  return nullptr;
+  add_queue_flags(collect, o, Mode::QueueCollect);
+  add_reports_flag(*collect, o, "Write each submission's reports (text, JSON, HTML) and the class page in DIR/NAME/");
+  add_gradebook_flags(*collect, o);
+  add_rubric_flag(*collect, o);
+  add_jobs_flag(*collect, o, "Submissions judged at once (default: one per CPU)");
 }
 
 int run_queue(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
-  if (o.queue_action == "push") return push(o, asked);
-  if (o.queue_action == "work") return work(o, asked, sandbox);
-  if (o.queue_action == "status") return status(o);
+  if (o.mode == Mode::QueuePush) return push(o, asked);
+  if (o.mode == Mode::QueueWork) return work(o, asked, sandbox);
+  if (o.mode == Mode::QueueStatus) return status(o);
   return collect(o, asked.grade);
 }
 

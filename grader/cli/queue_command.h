@@ -10,10 +10,8 @@
 
 namespace cb::grade {
 
-void add_queue_commands(CLI::App& app, Options& o);
-
-// What a queue command is, said before the flags it refuses.
-[[nodiscard]] const char* queue_mode(const Options& o);
+// queue push, work, status and collect, each with its own flags (push and work: the grading flags).
+void add_queue_commands(CLI::App& app, Options& o, SandboxFlags& sandbox);
 
 int run_queue(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox);
 

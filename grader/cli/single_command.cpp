@@ -138,7 +138,7 @@ int report_on(const Options& o, const Asked& a, std::chrono::steady_clock::time_
 
 }  // namespace
 
-int grade_single(const Options& o, Asked a, sandbox::Sandbox& sandbox) {
+int run_one(const Options& o, Asked a, sandbox::Sandbox& sandbox) {
   const auto started = std::chrono::steady_clock::now();
   // A try the grader fails (it stalled, no box could be made) is no grade: tried again,
   // kGradingTries in all, and the report says so.

@@ -49,6 +49,8 @@ std::map<std::string, std::string> synopsis_defaults(const std::string& doc) {
 std::map<std::string, std::string> program_defaults() {
   std::map<std::string, std::string> out;
   for (const std::vector<std::string>& mode : std::vector<std::vector<std::string>>{{},
+                                                                                    {"class"},
+                                                                                    {"regrade"},
                                                                                     {"merge"},
                                                                                     {"verify"},
                                                                                     {"queue", "push"},

@@ -1,0 +1,38 @@
+#pragma once
+// cb-grade's modes, each a subcommand with the flags it takes and no other: one submission (no
+// subcommand), class, regrade, merge, verify and the queue's push, work, status and collect.
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "cli_options.h"
+#include "sandbox_flags.h"
+
+namespace cb::grade {
+
+// What the command line gave, whichever mode it named.
+struct Command {
+  Options o;
+  SandboxFlags sandbox;
+  bool max_score = false;  // --max-score: print and exit
+  bool list = false;       // --list-checks: print and exit
+};
+
+// All but the queue's, which main.cpp adds where the program is built with it (add_queue_commands).
+void declare_modes(CLI::App& app, Command& c);
+// The program's help ends with how to see a mode's; called once every mode is declared.
+void say_the_modes(CLI::App& app);
+
+// The spellings from before the modes were subcommands, which scripts and course files keep:
+// `--batch DIR` is `class DIR` and `--regrade DIR` is `regrade DIR`, wherever on the line.
+[[nodiscard]] std::vector<std::string> today_spelling(std::vector<std::string> args);
+
+// The mode's own flags: the subcommand given (the deepest), else the program's.
+[[nodiscard]] const CLI::App& mode_app(const CLI::App& app);
+
+// A flag of the program's own given before a subcommand ("--format json merge ..."): a mode reads
+// only its own flags, so it would be dropped unsaid. Empty when none.
+[[nodiscard]] std::string flags_before_the_mode(const CLI::App& app);
+
+}  // namespace cb::grade

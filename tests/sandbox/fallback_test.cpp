@@ -121,7 +121,7 @@ TEST_CASE("fallback: an ordinary user's batch is graded in one shared uid only w
                                       "--run", "python3 breaker.py"}));
     INFO(refused.out, refused.err);
     CHECK(refused.exit_code == 2);
-    CHECK(refused.err.find("cb-grade: --batch: no full sandbox here, and the fallback of an ordinary user runs every "
+    CHECK(refused.err.find("cb-grade: class: no full sandbox here, and the fallback of an ordinary user runs every "
                            "student's program as the grader's own uid") == 0);
     // A queue's worker grades students one after another as a batch does: refused alike, by its own name,
     // before it takes a job (no queue is reachable here).

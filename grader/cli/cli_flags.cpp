@@ -200,7 +200,7 @@ void add_rubric_flag(CLI::App& app, Options& o) {
                  "(docs/TEACHING.md)");
 }
 
-void add_jobs_flag(CLI::App& app, Options& o, const char* what) { app.add_option("-j,--jobs", o.jobs, what); }
+void add_jobs_flag(CLI::App& app, Options& o, const std::string& what) { app.add_option("-j,--jobs", o.jobs, what); }
 
 void add_reports_flag(CLI::App& app, Options& o, const char* what) { app.add_option("--reports", o.reports, what); }
 
@@ -243,10 +243,12 @@ void add_program_flags(CLI::App& app, Options& o, SandboxFlags& sandbox) {
   app.add_option("--trace-timeout", o.trace_timeout,
                  "--conformance: time limit of one trace, start to exit (--timeout sets it too, without --run)")
       ->capture_default_str();
-  app.add_option("--conformance-timeout", o.conformance_timeout,
-                 "--conformance: time limit of one submission's whole part, its traces and the runs that explain a "
-                 "failure (default: the rubric's conformance_timeout, else 120s); past it no run starts, and a part "
-                 "with nothing wrong by then fails as too slow")
+  app.add_option(
+         "--conformance-timeout", o.conformance_timeout,
+         "--conformance: time limit of one submission's whole part, its traces and the runs that explain a "
+         "failure (default: the rubric's conformance_timeout, else the one shown); past it no run starts, and a "
+         "part "
+         "with nothing wrong by then fails as too slow")
       ->capture_default_str();
   app.add_option("--refuse-prebuilt", o.refuse_prebuilt,
                  "--conformance: what a submission may not hand in ready-made: harness (a copy of cb-lab or cb-grade; "
@@ -264,9 +266,11 @@ void add_grading_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool a_
   add_key_flags(app, o, a_class);
   add_rubric_flag(app, o);
   add_jobs_flag(app, o,
-                a_class ? "Submissions graded at once (default: 4 per CPU this process may use, its affinity, control "
-                          "group or Slurm allocation, and one per 512 MiB of its memory)"
-                        : "--conformance: traces run at once (default: one per CPU this process may use)");
+                a_class ? "Submissions graded at once (default: " + std::to_string(kJobsPerCpu) +
+                              " per CPU this process may use, its affinity, control group or Slurm allocation, and at "
+                              "most one per " +
+                              std::to_string(kMemoryPerJob >> 20) + " MiB of its memory)"
+                        : std::string("--conformance: traces run at once (default: one per CPU this process may use)"));
   add_reports_flag(app, o,
                    a_class ? "Keep each submission's reports (text, JSON, HTML), its record, its files and its "
                              "conformance answers in DIR/NAME/, for the student and for regrade"

@@ -28,7 +28,7 @@ void add_program_flags(CLI::App& app, Options& o, SandboxFlags& sandbox);
 void add_spec_flag(CLI::App& app, Options& o);
 void add_key_flags(CLI::App& app, Options& o, bool a_class);  // --course-key, --id-field (a class: --roster)
 void add_rubric_flag(CLI::App& app, Options& o);
-void add_jobs_flag(CLI::App& app, Options& o, const char* what);
+void add_jobs_flag(CLI::App& app, Options& o, const std::string& what);
 void add_reports_flag(CLI::App& app, Options& o, const char* what);
 void add_report_flags(CLI::App& app, Options& o);     // --format (a report's), -o
 void add_gradebook_flags(CLI::App& app, Options& o);  // --format (csv or json), -o

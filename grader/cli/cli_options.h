@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "cb/atomic_file.h"
+#include "cb/decimal_time.h"
 #include "cb/dir_handle.h"
+#include "cb/grade/gather.h"
 
 namespace cb::grade {
 
@@ -28,13 +30,19 @@ inline int could_not_run(const std::string& message) {
 enum class Mode : std::uint8_t { One, Class, Regrade, Merge, Verify, QueuePush, QueueWork, QueueStatus, QueueCollect };
 
 // Every mode's flags as given: each mode declares its own (modes.cpp) and reads only those.
+// A default duration as its flag takes it ("60s"): the defaults are the library's own, written once
+// (gather.h), and --help shows them from there.
+inline std::string duration_flag_text(std::chrono::milliseconds d) {
+  return format_seconds(std::chrono::duration_cast<std::chrono::microseconds>(d)) + "s";
+}
+
 struct Options {
   Mode mode = Mode::One;
   std::string dir = "./cb";
   std::vector<int> steps;
   std::string server;
   std::string run;
-  std::string timeout = "60s";
+  std::string timeout = duration_flag_text(Submission{}.timeout);
   std::string format = "text";
   std::string gradebook_format = "csv";
   std::string output;
@@ -52,9 +60,9 @@ struct Options {
   std::string redis;
   std::string queue_name;
   std::string lane = "bulk";
-  std::string manifest;  // queue push --manifest FILE
-  std::string heartbeat = "10s";
-  std::string poll = "500ms";
+  std::string manifest;   // queue push --manifest FILE
+  std::string heartbeat;  // queue work: the defaults are queue.h's (queue_command.cpp)
+  std::string poll;
   std::string worker;
   std::string work_dir;
   bool until_done = false;
@@ -65,12 +73,12 @@ struct Options {
   int jobs = 0;
   bool any_port = false;
   std::string conformance;
-  int traces = 200;
+  int traces = ConformanceRun{}.traces;
   std::uint64_t seed = 0;
-  std::string trace_timeout = "5s";
-  std::string conformance_timeout = "120s";
+  std::string trace_timeout = duration_flag_text(ConformanceRun{}.trace_limit);
+  std::string conformance_timeout = duration_flag_text(ConformanceRun{}.time_limit);
   std::string refuse_prebuilt;  // empty: the rubric's
-  std::string warm_up = "20s";
+  std::string warm_up = duration_flag_text(ConformanceRun{}.warm_up);
   std::string submission = ".";
   std::string spec;
   std::string student;

@@ -308,6 +308,8 @@ void add_queue_commands(CLI::App& app, Options& o, SandboxFlags& sandbox) {
   add_grading_flags(*push, o, sandbox, true);
   add_class_flags(*push, o, false);
   CLI::App* work = q->add_subcommand("work", "Take jobs from the queue and grade them, -j at a time, until stopped");
+  o.heartbeat = duration_flag_text(WorkOptions{}.heartbeat);
+  o.poll = std::to_string(WorkOptions{}.poll.count()) + "ms";
   work->add_option(
           "--heartbeat", o.heartbeat,
           "How often the jobs held are said to be alive; " + std::to_string(kMissedHeartbeats) + " missed: taken back")

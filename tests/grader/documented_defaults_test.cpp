@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "cb/flaky/endpoints.h"
+#include "cb/grade/gather.h"
+#include "cb/grade/jobs.h"
 #include "process.h"
 
 namespace {
@@ -125,6 +127,73 @@ TEST_CASE("documented defaults: the lab's port is flaky::kDefaultPort in every s
     CHECK((*it)[1] == port);
   }
   CHECK(seen >= 20);  // the files were read at all
+}
+
+// A value as --help writes it: "60 s" is 60s, "2 GiB" 2G, "20,000" 20000.
+std::string as_flag_value(std::string number, const std::string& unit) {
+  std::erase(number, ',');
+  if (unit == "GiB") return number + "G";
+  if (unit == "MiB") return number + "M";
+  return number + unit;
+}
+
+// The docs a user reads for what the program does now (PERFORMANCE.md records what was measured
+// then, with the flags of then).
+std::vector<std::filesystem::path> user_docs() {
+  std::vector<std::filesystem::path> out{std::string(CB_SOURCE_DIR) + "/README.md"};
+  for (const auto& e : std::filesystem::directory_iterator(std::string(CB_SOURCE_DIR) + "/docs"))
+    if (e.path().extension() == ".md" && e.path().filename() != "PERFORMANCE.md") out.push_back(e.path());
+  return out;
+}
+
+TEST_CASE("documented defaults: a default the docs give beside its flag, in words, is the one --help shows") {
+  const auto has = program_defaults();
+  // "`--conformance-timeout` (120 s)", "`--warm-up`, 20 s", "30 s of CPU (`--limit-cpu`", "256 open files
+  // (`--limit-files`)": a number, its unit, and the flag beside it.
+  static const std::regex after(R"(`(--[a-z-]+)`(?:,| \() ?([0-9][0-9,.]*) ?(s|ms|GiB|MiB)?[ );,])");
+  static const std::regex before(R"(\b([0-9][0-9,.]*) ?(s|ms|GiB|MiB)?\b[a-zA-Z ]{0,16}\(`(--[a-z-]+)`)");
+  int seen = 0;
+  for (const auto& path : user_docs()) {
+    const std::string text = slurp(path.string());
+    const auto hold = [&](const std::string& flag, const std::string& value) {
+      if (has.count(flag) == 0) return;  // a flag without a default, or one the build left out
+      ++seen;
+      INFO(path.filename().string() << ": " << flag << " " << value);
+      CHECK(has.at(flag) == value);
+    };
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), after); it != std::sregex_iterator(); ++it)
+      hold((*it)[1], as_flag_value((*it)[2], (*it)[3]));
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), before); it != std::sregex_iterator(); ++it)
+      hold((*it)[3], as_flag_value((*it)[1], (*it)[2]));
+  }
+  CHECK(seen >= 8);
+}
+
+TEST_CASE("documented defaults: -j's rule and the traces a conformance part runs are the code's, wherever said") {
+  static const std::regex per_cpu(R"(\b([0-9]+) per CPU)");
+  static const std::regex per_memory(R"(one per ([0-9]+) MiB)");
+  int seen = 0;
+  for (const auto& path : user_docs()) {
+    const std::string text = slurp(path.string());
+    INFO(path.filename().string());
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), per_cpu); it != std::sregex_iterator(); ++it, ++seen)
+      CHECK(std::stoi((*it)[1]) == cb::grade::kJobsPerCpu);
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), per_memory); it != std::sregex_iterator();
+         ++it, ++seen)
+      CHECK(std::stoull((*it)[1]) == (cb::grade::kMemoryPerJob >> 20));
+  }
+  CHECK(seen >= 6);
+  // A kit's README shows `cb-grade --conformance ...` with no --traces, and says how many it runs.
+  static const std::regex traces(R"(cb-grade --conformance [^\n#]*# ([0-9]+) traces)");
+  int kits = 0;
+  for (const char* kit : {"python", "node", "cpp", "java", "go"}) {
+    const std::string text = slurp(std::string(CB_SOURCE_DIR) + "/kits/" + kit + "/README.md");
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), traces); it != std::sregex_iterator(); ++it, ++kits) {
+      INFO(kit);
+      CHECK(std::stoi((*it)[1]) == cb::grade::ConformanceRun{}.traces);
+    }
+  }
+  CHECK(kits == 5);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// grade(): reads the four files, analyses the record, runs each step's checks, and then asks
+// grade_steps(): reads the four files, analyses the record, runs each step's checks, and then asks
 // whether the evidence itself held. Evidence that failed (a record reset mid-run, with entries
 // lost, with two runs in it, or from another run than the files) turns every verdict that stood
 // on it into an error: the grader's fault to report, never a mistake charged to the student.
@@ -151,7 +151,7 @@ int exit_code(const Report& report) noexcept {
   return report.passed ? 0 : 1;
 }
 
-Report grade(const Evidence& e, const GradeOptions& options) {
+Report grade_steps(const Evidence& e, const GradeOptions& options) {
   const SubmissionDir none = SubmissionDir::absent(e.files ? std::string() : "");
   const SubmissionDir& dir = e.files ? *e.files : none;
   const std::optional<Record>& record = e.record;

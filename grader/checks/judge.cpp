@@ -165,7 +165,7 @@ void apply_caps(Report& r, const Rubric& rubric) {
 }  // namespace
 
 Report judge(const Evidence& e, const GradeOptions& options) {
-  Report report = e.files ? grade(e, options) : no_steps(options);
+  Report report = e.files ? grade_steps(e, options) : no_steps(options);
   if (e.files) report.headline = never_called(e, report);
   if (e.files && report.headline.empty()) name_the_crash(report, e, options.spec ? *options.spec : lab_spec());
   report.run_output = e.run_output;

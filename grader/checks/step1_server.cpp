@@ -29,7 +29,7 @@ constexpr CheckDef kAnswers{.id = "s1.server",
 
 void s1_once(CheckVerdict& v, const Inputs& in, bool just_after) {
   // Only where the record is the program's alone (--run) is a second run its mistake; anywhere
-  // else the evidence failed and grade() says so.
+  // else the evidence failed and grade_steps() says so.
   const LabRun& run = *in.run;
   // An empty record is no run at all. (Right after step 1 it is what a fresh server holds.)
   if (run.lab.empty() && !just_after)

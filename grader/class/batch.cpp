@@ -313,9 +313,11 @@ BatchRow no_submission_row(const BatchOptions& o, const std::string& name, const
   return row;
 }
 
-BatchRow grade_submission(const BatchOptions& o, const std::string& name, const ClassContext& the_class) {
-  // The grader's failure is never a grade: graded again, and after the last try a row that says
-  // why it is not graded (--resume grades it).
+namespace {
+
+// The grader's failure is never a grade: graded again, kGradingTries in all, and after the last
+// try a row that says why it is not graded (--resume grades it).
+BatchRow graded_or_not(const BatchOptions& o, const std::string& name, const ClassContext& the_class) {
   std::vector<std::string> earlier;
   BatchRow row = grade_once(o, name, the_class, earlier);
   while (row.status == RowStatus::Error && row.fault == Fault::Grader) {
@@ -330,10 +332,12 @@ BatchRow grade_submission(const BatchOptions& o, const std::string& name, const 
   return row;
 }
 
-BatchRow grade_and_keep(const BatchOptions& o, const std::string& name, const ClassContext& the_class) {
+}  // namespace
+
+BatchRow grade_in_class(const BatchOptions& o, const std::string& name, const ClassContext& the_class) {
   BatchRow row = the_class.superseded.contains(name)  ? superseded_row(o, name, the_class.superseded.at(name))
                  : the_class.no_folder.contains(name) ? no_submission_row(o, name, the_class.no_folder.at(name))
-                                                      : grade_submission(o, name, the_class);
+                                                      : graded_or_not(o, name, the_class);
   if (!o.reports_dir.empty() && row.status != RowStatus::Graded)
     if (auto kept = keep_ungraded(o.reports_dir + "/" + row.submission, row); !kept)
       row.error += "; keeping it: " + kept.error().message;
@@ -415,7 +419,7 @@ Result<void> keep_shard(const BatchOptions& o, const std::vector<std::string>& m
 
 }  // namespace
 
-Result<std::vector<BatchRow>> grade_batch(const BatchOptions& o) {
+Result<std::vector<BatchRow>> grade_class(const BatchOptions& o) {
   auto folders = submission_folders(o.root);
   if (!folders) return folders.error();
   if (!o.reports_dir.empty())
@@ -434,7 +438,7 @@ Result<std::vector<BatchRow>> grade_batch(const BatchOptions& o) {
   std::vector<BatchRow> rows(names.size());
   for_each_submission(
       rows.size(), o.jobs > 0 ? o.jobs : grading_jobs(this_process()).count,
-      [&](std::size_t i) { rows[i] = grade_and_keep(o, names[i], the_class); },
+      [&](std::size_t i) { rows[i] = grade_in_class(o, names[i], the_class); },
       [&](std::size_t i, std::size_t done, std::size_t total) {
         if (o.finished) o.finished(rows[i], done, total);
       });

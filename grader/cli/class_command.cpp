@@ -272,7 +272,7 @@ int run_class(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
     std::cerr << "cb-grade: stopped: " << summary(rows, elapsed()) << "; the gradebook of those is written"
               << (o.output.empty() ? "" : " to " + o.output) << '\n';
   });
-  auto rows = grade_batch(b);
+  auto rows = grade_class(b);
   sandbox::set_last_words({});
   if (!rows) return could_not_run(rows.error().message);
   progress.done();

@@ -138,8 +138,8 @@ struct Worker {
     return row;
   }
 
-  Result<Finished> grade(QueueStore& store, const queue::Taken& t, const Result<std::string>& sub,
-                         const std::string& area) {
+  Result<Finished> grade_taken(QueueStore& store, const queue::Taken& t, const Result<std::string>& sub,
+                               const std::string& area) {
     auto student = fields(store, t.job, "student");
     auto files = fields(store, t.job, "files");
     if (!sub || !student || !files)
@@ -163,7 +163,7 @@ struct Worker {
     // A folder whose own names cannot all be made again (two that are one on this file system)
     // cannot be graded as handed in: its row, completed once, like any failure of its own.
     const BatchRow row =
-        unpacked ? grade_and_keep(b, *sub, class_of(store))
+        unpacked ? grade_in_class(b, *sub, class_of(store))
                  : unpackable(b, *sub, "its folder cannot be made as handed in: " + unpacked.error().message);
     if (const std::string why = b.class_build->failure(); !why.empty())
       say_once("the C++ kit's harness could not be built once (" + why + "): each box builds its own");
@@ -234,7 +234,7 @@ struct Worker {
       const auto sub = fields(store, t.job, "name");
       const std::string shown = (sub ? *sub : "job " + t.job) + " (delivery " + std::to_string(t.delivery) + ")";
       log(shown + ": taken");
-      auto graded = grade(store, t, sub, area);
+      auto graded = grade_taken(store, t, sub, area);
       holding.remove(t.job);
       if (graded) {
         count(graded->kept_as_attempt ? &Worked::fenced : &Worked::done);

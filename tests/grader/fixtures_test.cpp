@@ -26,7 +26,7 @@ void check_fixture(const std::string& name) {
   auto record = parse_record(slurp(dir_path + "/record.json"));
   REQUIRE_MESSAGE(record.ok(), (record.ok() ? "" : record.error().message));
   const auto expected = nlohmann::json::parse(slurp(dir_path + "/expected.json"));
-  const Report report = grade(cb::testing::evidence_of(*dir, *record, ""), GradeOptions{});
+  const Report report = grade_steps(cb::testing::evidence_of(*dir, *record, ""), GradeOptions{});
   REQUIRE(report.steps.size() == 8);
   std::string messages;
   for (const StepReport& s : report.steps) {
@@ -101,8 +101,8 @@ TEST_CASE("fixtures: every fixture directory is in the table") {
 TEST_CASE("without a record the server's checks are skipped - with the reason - and the rest still judged") {
   auto dir = SubmissionDir::open(std::string(CB_FIXTURES) + "/submissions/good");
   REQUIRE(dir.ok());
-  const Report report =
-      grade(cb::testing::evidence_of(*dir, std::nullopt, "no flaky server at http://127.0.0.1:8110"), GradeOptions{});
+  const Report report = grade_steps(
+      cb::testing::evidence_of(*dir, std::nullopt, "no flaky server at http://127.0.0.1:8110"), GradeOptions{});
   CHECK(report.passed);  // nothing failed
   CHECK(report.checks_run < report.checks_total);
   for (const StepReport& s : report.steps) {
@@ -134,13 +134,13 @@ TEST_CASE("a record the program alone could reach: two runs, or one that lost it
     if (std::string(name) == "good") {
       record->entries.erase(record->entries.begin(), record->entries.begin() + 5);
       record->gap = true;
-      const Report shared = grade(cb::testing::evidence_of(*dir, *record, ""), GradeOptions{});
+      const Report shared = grade_steps(cb::testing::evidence_of(*dir, *record, ""), GradeOptions{});
       CHECK(shared.status == Status::Error);
     }
     Evidence own = cb::testing::evidence_of(*dir, *record);
     own.expected_epoch = 1;
     own.record_private = true;
-    const Report report = grade(own, GradeOptions{});
+    const Report report = grade_steps(own, GradeOptions{});
     CHECK(report.status == Status::Fail);
     CHECK(exit_code(report) == 1);
     CHECK(report.evidence.problem.empty());
@@ -158,7 +158,7 @@ TEST_CASE("--step: what must hold right after a step") {
   GradeOptions just_after;
   just_after.steps = {3};
   // The good run's final state.json says CLOSED; right after step 3 it must say OPEN.
-  const Report report = grade(cb::testing::evidence_of(*dir, std::nullopt, "no server"), just_after);
+  const Report report = grade_steps(cb::testing::evidence_of(*dir, std::nullopt, "no server"), just_after);
   REQUIRE(report.steps.size() == 1);
   CHECK(report.steps[0].step == 3);
   CHECK(report.steps[0].status == Status::Fail);
@@ -166,7 +166,7 @@ TEST_CASE("--step: what must hold right after a step") {
   // With the record of a run that went on: it says so, and what to do.
   const auto record = parse_record(slurp(std::string(CB_FIXTURES) + "/submissions/good/record.json"));
   REQUIRE(record.ok());
-  const Report on = grade(cb::testing::evidence_of(*dir, *record, ""), just_after);
+  const Report on = grade_steps(cb::testing::evidence_of(*dir, *record, ""), just_after);
   CHECK(on.steps[0].checks[1].message ==
         "found \"CLOSED\": state.json is from a later step, since the record shows the "
         "run went on to step 7; stop the program after step 3 (a starter kit: sh run.sh --until 3)");
@@ -181,7 +181,7 @@ TEST_CASE("--step 3 and --step 5: what state.json counts as failures in OPEN and
     REQUIRE(sub.ok());
     GradeOptions o;
     o.steps = {step};
-    const Report r = grade(cb::testing::evidence_of(*sub, std::nullopt, "no server"), o);
+    const Report r = grade_steps(cb::testing::evidence_of(*sub, std::nullopt, "no server"), o);
     for (const Check& c : r.steps[0].checks)
       if (c.id == "s" + std::to_string(step) + ".failures") return c;
     FAIL("no failures check");
@@ -211,7 +211,7 @@ Report good_with(const std::string& file, const std::string& content) {
   REQUIRE(sub.ok());
   auto record = parse_record(slurp(good + "/record.json"));
   REQUIRE(record.ok());
-  return grade(cb::testing::evidence_of(*sub, *record), GradeOptions{});
+  return grade_steps(cb::testing::evidence_of(*sub, *record), GradeOptions{});
 }
 
 TEST_CASE("a file that breaks its contract is said once - by its contract's check - and pointed to elsewhere") {
@@ -237,7 +237,7 @@ TEST_CASE("--step 5: CLOSED after one trial is named as closing on the first tri
   REQUIRE(sub.ok());
   GradeOptions o;
   o.steps = {5};
-  const Report r = grade(cb::testing::evidence_of(*sub, std::nullopt, "no server"), o);
+  const Report r = grade_steps(cb::testing::evidence_of(*sub, std::nullopt, "no server"), o);
   const auto state = std::find_if(r.steps[0].checks.begin(), r.steps[0].checks.end(),
                                   [](const Check& c) { return c.id == "s5.state"; });
   REQUIRE(state != r.steps[0].checks.end());
@@ -265,7 +265,7 @@ TEST_CASE("a rubric weighs the steps") {
   REQUIRE(record.ok());
   GradeOptions o;
   o.rubric = *Rubric::parse(R"({"points": {"4": 30, "8": 20}})");
-  const Report report = grade(cb::testing::evidence_of(*dir, *record, ""), o);
+  const Report report = grade_steps(cb::testing::evidence_of(*dir, *record, ""), o);
   CHECK(report.max_score == 56);  // 6 steps at 1 point, 30 and 20
   CHECK(report.score == 26);      // everything but step 4
 }
@@ -282,12 +282,12 @@ TEST_CASE("the timeline places requests where the program that ran the lab says 
     return steps;
   };
   // Guessed from the record's shape: every step that sends something (this run skipped step 1's /count).
-  CHECK(steps_of(grade(cb::testing::evidence_of(*dir, *record, ""), GradeOptions{})) ==
+  CHECK(steps_of(grade_steps(cb::testing::evidence_of(*dir, *record, ""), GradeOptions{})) ==
         std::set<int>{2, 3, 4, 5, 6, 7});
   // Told: the first request was step 1, the rest step 2 (whatever their shape says).
   Evidence told = cb::testing::evidence_of(*dir, *record);
   told.step_last_seq = {record->entries.front().seq, record->entries.back().seq};
-  const Report r = grade(told, GradeOptions{});
+  const Report r = grade_steps(told, GradeOptions{});
   CHECK(steps_of(r) == std::set<int>{1, 2});
   CHECK(r.timeline.requests.front().step == 1);
   CHECK(r.timeline.requests.back().step == 2);

@@ -25,7 +25,7 @@ const Check* find(const Report& r, int step, const std::string& name) {
 Report grade_dir(const TempDir& t) {
   auto dir = SubmissionDir::open(t.path());
   REQUIRE(dir.ok());
-  return grade(cb::testing::evidence_of(*dir, std::nullopt, "no server in this test"), GradeOptions{});
+  return grade_steps(cb::testing::evidence_of(*dir, std::nullopt, "no server in this test"), GradeOptions{});
 }
 
 const std::string kGoodState = R"({"state":"CLOSED","failures":0,"window_size":10,"permitted_in_half_open":3})";

@@ -96,7 +96,7 @@ TEST_CASE("html: the refusals the record and the files show are drawn, by count,
   REQUIRE(dir.ok());
   auto record = parse_record(cb::testing::slurp(good + "/record.json"));
   REQUIRE(record.ok());
-  const Report r = grade(cb::testing::evidence_of(*dir, *record), GradeOptions{});
+  const Report r = grade_steps(cb::testing::evidence_of(*dir, *record), GradeOptions{});
   const std::string page = render(r, Format::Html, false);
   CHECK(page.find("<g class=\"refused-group\" data-count=\"2\">") != std::string::npos);
   CHECK(page.find("<g class=\"refused-group\" data-count=\"10\">") != std::string::npos);

@@ -79,7 +79,7 @@ std::map<std::string, Window> windows(const std::string& dir) {
 std::map<std::string, std::string> verdicts(const std::string& dir, const Record& record) {
   auto sub = SubmissionDir::open(dir);
   REQUIRE(sub.ok());
-  const Report report = grade(cb::testing::evidence_of(*sub, record, ""), GradeOptions{});
+  const Report report = grade_steps(cb::testing::evidence_of(*sub, record, ""), GradeOptions{});
   std::map<std::string, std::string> out;
   for (const StepReport& s : report.steps) {
     out["step " + std::to_string(s.step)] = to_string(s.status);
@@ -149,7 +149,7 @@ Report regrade_with_log(const std::string& name, const std::string& log) {
   dir.write("transitions.log", log);
   auto sub = SubmissionDir::open(dir.path());
   REQUIRE(sub.ok());
-  return grade(cb::testing::evidence_of(*sub, *record, ""), GradeOptions{});
+  return grade_steps(cb::testing::evidence_of(*sub, *record, ""), GradeOptions{});
 }
 
 TEST_CASE("placement: a > breaker is charged to step 3, never to step 4, wherever its stamp falls") {

@@ -31,7 +31,7 @@ struct GradeOptions {
 
 // The lab's steps, judged on `evidence`'s files and record (the conformance part is judge()'s:
 // judge.h). Evidence without files is graded as a folder that is not there.
-[[nodiscard]] Report grade(const Evidence& evidence, const GradeOptions& options);
+[[nodiscard]] Report grade_steps(const Evidence& evidence, const GradeOptions& options);
 
 // The catalogue of checks, step by step, with their titles on `spec`'s numbers (cb-grade
 // --list-checks): a Markdown table (docs/GRADER.md holds it), or with `json`, a JSON array of

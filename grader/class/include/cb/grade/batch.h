@@ -107,7 +107,7 @@ struct BatchRow {
 [[nodiscard]] Result<std::vector<std::string>> batch_folders(const BatchOptions& options);
 
 // Errors: the root cannot be listed, or the reports directory cannot be made.
-[[nodiscard]] Result<std::vector<BatchRow>> grade_batch(const BatchOptions& options);
+[[nodiscard]] Result<std::vector<BatchRow>> grade_class(const BatchOptions& options);
 
 // Every student of the class and their numbers, with a course key: whose numbers a run on
 // another's were, when the key can tell.
@@ -127,19 +127,16 @@ struct ClassContext {
 // ids) are `folders`.
 [[nodiscard]] ClassContext class_context(const BatchOptions& options, const std::vector<std::string>& folders);
 
-// One submission, ROOT/NAME, graded as grade_batch grades each (the queue's workers grade so
-// too), and with reports_dir kept there, graded or not. A try the grader fails (Fault::Grader) is
-// tried again, kGradingTries in all; then the row is not_graded, saying why.
-[[nodiscard]] BatchRow grade_submission(const BatchOptions& options, const std::string& name,
-                                        const ClassContext& the_class);
 // The row of a folder whose student handed in again later: not graded, and saying which is.
 [[nodiscard]] BatchRow superseded_row(const BatchOptions& options, const std::string& name, const Superseded& why);
 // The row of a roster's student who handed in nothing (ClassContext::no_folder).
 [[nodiscard]] BatchRow no_submission_row(const BatchOptions& options, const std::string& name,
                                          const std::string& student);
-// grade_submission, or superseded_row for a folder the class's context says is superseded; with
-// reports_dir, what is not a grade is kept too (keep_ungraded).
-[[nodiscard]] BatchRow grade_and_keep(const BatchOptions& options, const std::string& name,
+// One submission of a class, ROOT/NAME, as grade_class grades each (and the queue's workers):
+// graded, superseded_row for a folder the class's context says is superseded, or
+// no_submission_row. A try the grader fails (Fault::Grader) is tried again, kGradingTries in all;
+// then the row is not_graded, saying why. With reports_dir, it is kept there, graded or not.
+[[nodiscard]] BatchRow grade_in_class(const BatchOptions& options, const std::string& name,
                                       const ClassContext& the_class);
 
 // What every grade of the batch depends on besides the submission and the student's numbers:

@@ -1,7 +1,7 @@
 #pragma once
 // `cb-grade queue`: a class graded by any number of workers on any number of machines, through
 // a work queue on Redis Streams (docs/SCALE.md). `push` sends each submission's files (held by
-// their SHA-256) with its student; `work` grades them as --batch grades each (grade_and_keep), in
+// their SHA-256) with its student; `work` grades them as --batch grades each (grade_in_class), in
 // the same boxes, and sends back what --reports keeps; `collect` writes that into a reports
 // folder and gradebook like --batch --reports's; `status` says how far it is.
 //

@@ -202,6 +202,11 @@ void add_rubric_flag(CLI::App& app, Options& o) {
 
 void add_jobs_flag(CLI::App& app, Options& o, const std::string& what) { app.add_option("-j,--jobs", o.jobs, what); }
 
+void add_judging_flags(CLI::App& app, Options& o) {
+  add_rubric_flag(app, o);
+  add_jobs_flag(app, o, "Submissions judged at once (default: one per CPU)");
+}
+
 void add_reports_flag(CLI::App& app, Options& o, const char* what) { app.add_option("--reports", o.reports, what); }
 
 void add_spec_flag(CLI::App& app, Options& o) {

@@ -30,6 +30,9 @@ void add_key_flags(CLI::App& app, Options& o, bool a_class);  // --course-key, -
 void add_rubric_flag(CLI::App& app, Options& o);
 void add_jobs_flag(CLI::App& app, Options& o, const std::string& what);
 void add_reports_flag(CLI::App& app, Options& o, const char* what);
+// What the modes that judge kept grades again take (regrade, merge, verify, queue collect): the
+// --rubric, and -j (one per CPU: they only compute).
+void add_judging_flags(CLI::App& app, Options& o);
 void add_report_flags(CLI::App& app, Options& o);     // --format (a report's), -o
 void add_gradebook_flags(CLI::App& app, Options& o);  // --format (csv or json), -o
 // One submission's own: its folder, its server or record, whose numbers; `max_score`, `list`:

@@ -30,8 +30,7 @@ void declare_modes(CLI::App& app, Command& c) {
                            o, Mode::Regrade);
   regrade->add_option("reports", o.regrade, "A --reports folder (of a class, a merge or a regrade)")->required();
   add_spec_flag(*regrade, o);
-  add_rubric_flag(*regrade, o);
-  add_jobs_flag(*regrade, o, "Submissions judged at once (default: one per CPU)");
+  add_judging_flags(*regrade, o);
   add_gradebook_flags(*regrade, o);
 
   CLI::App* merge = mode(app, "merge",
@@ -40,8 +39,7 @@ void declare_modes(CLI::App& app, Command& c) {
                          o, Mode::Merge);
   merge->add_option("shards", o.merge, "Each shard's --reports folder")->required();
   add_reports_flag(*merge, o, "Where the class joined is kept (each submission's reports and the class page)");
-  add_rubric_flag(*merge, o);
-  add_jobs_flag(*merge, o, "Submissions judged at once (default: one per CPU)");
+  add_judging_flags(*merge, o);
   add_gradebook_flags(*merge, o);
 
   CLI::App* verify = mode(app, "verify",
@@ -52,8 +50,7 @@ void declare_modes(CLI::App& app, Command& c) {
   verify->add_option("--gradebook", o.verify_gradebook,
                      "A gradebook of that class (-o gradebook.csv or .json): each row, and its digest, held to what "
                      "the kept grades give");
-  add_rubric_flag(*verify, o);
-  add_jobs_flag(*verify, o, "Submissions judged at once (default: one per CPU)");
+  add_judging_flags(*verify, o);
 }
 
 void say_the_modes(CLI::App& app) {

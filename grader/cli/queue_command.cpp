@@ -338,8 +338,7 @@ void add_queue_commands(CLI::App& app, Options& o, SandboxFlags& sandbox) {
   add_queue_flags(collect, o, Mode::QueueCollect);
   add_reports_flag(*collect, o, "Write each submission's reports (text, JSON, HTML) and the class page in DIR/NAME/");
   add_gradebook_flags(*collect, o);
-  add_rubric_flag(*collect, o);
-  add_jobs_flag(*collect, o, "Submissions judged at once (default: one per CPU)");
+  add_judging_flags(*collect, o);
 }
 
 int run_queue(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {

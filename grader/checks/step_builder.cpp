@@ -8,16 +8,6 @@
 
 namespace cb::grade {
 
-const char* to_string(Status s) noexcept {
-  switch (s) {
-    case Status::Pass: return "pass";
-    case Status::Fail: return "fail";
-    case Status::Skip: return "skip";
-    case Status::Error: return "error";
-  }
-  return "?";
-}
-
 namespace {
 
 bool applies(const CheckDef& c, bool just_after) {

@@ -24,11 +24,13 @@ namespace {
 
 using json = nlohmann::json;
 
-// Whether a kit's lab run is under way (its run.sh running), within a bound.
-bool lab_run_started(std::chrono::seconds bound) {
+// Whether one of the grader's kits has its lab run under way (its run.sh running), within a
+// bound. Only the grader's own processes count: a kit's run.sh of a test running beside this one
+// would have it stop the grader before any run began, and find nothing to grade again.
+bool lab_run_started(pid_t grader, std::chrono::seconds bound) {
   const auto until = std::chrono::steady_clock::now() + bound;
   while (std::chrono::steady_clock::now() < until) {
-    for (const auto& [pid, cmd] : process_command_lines())
+    for (const auto& [pid, cmd] : process_tree_command_lines(grader))
       if (cmd.find("run.sh") != std::string::npos && cmd.find(CB_GRADE_BIN) == std::string::npos) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds{10});
   }
@@ -42,7 +44,7 @@ TEST_CASE("whose fault: a grader stopped in the middle of a batch grades its rig
   for (const Kit& kit : all_kits()) make_kit(root + "/" + kit.lang, kit, reference_rules(kit));
   Process grader({CB_GRADE_BIN, "--batch", root, "--run", "sh run.sh", "--timeout", "60s", "-j", "2", "--reports",
                   dir / "reports", "-o", dir / "book.json"});
-  REQUIRE(lab_run_started(std::chrono::seconds{60}));
+  REQUIRE(lab_run_started(grader.pid(), std::chrono::seconds{60}));
   // Stopped from a second into the run for ten: over the cool-down's end, so the trials and the
   // 4xx calls go unanswered past their 2 s timeout (before the stall was seen, right kits got
   // 6 of 8 so: "HALF_OPEN->OPEN").

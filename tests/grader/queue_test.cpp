@@ -558,7 +558,7 @@ TEST_CASE("queue: a worker stopped mid-grading with no peer grades its right pro
   // Stopped a second into a lab run, for ten: past the cool-down's end and the calls' timeouts.
   bool started = false;
   for (int i = 0; i < 6000 && !started; ++i) {
-    for (const auto& [pid, cmd] : process_command_lines())
+    for (const auto& [pid, cmd] : process_tree_command_lines(w->pid()))  // its own, not a test's beside it
       if (cmd.find("python3") != std::string::npos && cmd.find("lab.py") != std::string::npos) started = true;
     if (!started) std::this_thread::sleep_for(std::chrono::milliseconds{10});
   }

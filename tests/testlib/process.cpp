@@ -9,6 +9,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -242,6 +245,47 @@ std::vector<std::pair<pid_t, std::string>> process_command_lines() {
     out.emplace_back(static_cast<pid_t>(std::stoi(name)), std::move(cmd));
   }
   return out;
+}
+
+namespace {
+
+// The parent of `pid`, from /proc/PID/stat ("pid (comm) state ppid ..."; comm may hold spaces and
+// parentheses, so the fields are read after its last ')'); none once it has ended.
+std::optional<pid_t> parent_of(pid_t pid) {
+  std::string stat;
+  try {
+    std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+    stat.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  } catch (const std::ios_base::failure&) {
+    return std::nullopt;
+  }
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream rest(stat.substr(close + 1));
+  std::string state;
+  pid_t ppid = 0;
+  if (!(rest >> state >> ppid)) return std::nullopt;
+  return ppid;
+}
+
+}  // namespace
+
+std::vector<std::pair<pid_t, std::string>> process_tree_command_lines(pid_t root) {
+  auto all = process_command_lines();
+  std::map<pid_t, pid_t> parent;
+  for (const auto& entry : all)
+    if (const auto p = parent_of(entry.first)) parent[entry.first] = *p;
+  const auto in_tree = [&](pid_t pid) {
+    for (int depth = 0; depth < 64 && pid > 1; ++depth) {
+      if (pid == root) return true;
+      const auto up = parent.find(pid);
+      if (up == parent.end()) return false;
+      pid = up->second;
+    }
+    return false;
+  };
+  std::erase_if(all, [&](const auto& entry) { return !in_tree(entry.first); });
+  return all;
 }
 
 }  // namespace cb::testing

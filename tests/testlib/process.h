@@ -65,6 +65,10 @@ std::vector<Ran> run_all(const std::vector<std::vector<std::string>>& argvs, std
 // libstdc++'s stream throws it.
 std::vector<std::pair<pid_t, std::string>> process_command_lines();
 
+// The same for `root` and the processes it started, however deep: what a test waits for in a
+// program it runs, never a like-named process of a test running beside it.
+std::vector<std::pair<pid_t, std::string>> process_tree_command_lines(pid_t root);
+
 // Two busy loops (yes > /dev/null) for as long as it lives, for tests that must hold on a busy
 // machine; ended by pid (with their process groups) when it goes.
 class BusyMachine {

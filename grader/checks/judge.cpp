@@ -33,29 +33,26 @@ Report no_steps(const GradeOptions& options) {
 
 ConformancePart judge_conformance(const ConformanceEvidence& c, const Rubric& rubric) {
   ConformanceOptions co;
-  co.command = c.command;
   co.traces = c.traces;
-  co.seed = c.seed;
   co.points = rubric.conformance;
   co.visibility = rubric.conformance_visibility;
   // A rubric that fixes the traces other than these answers are to: they cannot be judged on
   // them without running the program again, and guessing would be a grade of another test.
-  if ((rubric.seed && *rubric.seed != c.seed) || (rubric.traces && *rubric.traces != c.traces)) {
+  if ((rubric.seed && *rubric.seed != c.traces.seed) || (rubric.traces && *rubric.traces != c.traces.count)) {
     ConformancePart part = conformance_refused(co, "other_traces", "");
     part.status = Status::Error;
-    part.message = "the rubric asks for " + std::to_string(rubric.traces.value_or(c.traces)) + " traces of seed " +
-                   std::to_string(rubric.seed.value_or(c.seed)) + "; the answers kept are to " +
-                   std::to_string(c.traces) + " traces of seed " + std::to_string(c.seed) +
+    part.message = "the rubric asks for " + std::to_string(rubric.traces.value_or(c.traces.count)) +
+                   " traces of seed " + std::to_string(rubric.seed.value_or(c.traces.seed)) +
+                   "; the answers kept are to " + std::to_string(c.traces.count) + " traces of seed " +
+                   std::to_string(c.traces.seed) +
                    ": grade the submission again (cb-grade --batch ... --resume grades what changed)";
     part.seconds = c.seconds;
-    part.repeat_flags = c.repeat_flags;
     return part;
   }
   const bool too_slow = c.refused.first == "too_slow";
   if (!c.refused.first.empty() && !(too_slow && c.judged >= 0)) {
     ConformancePart part = conformance_refused(co, c.refused.first, c.refused.second);
     part.seconds = c.seconds;
-    part.repeat_flags = c.repeat_flags;
     return part;
   }
   // The first grading's times, as the points it met them at; a grade kept before those were
@@ -74,7 +71,6 @@ ConformancePart judge_conformance(const ConformanceEvidence& c, const Rubric& ru
     }
   }
   part.seconds = c.seconds;
-  part.repeat_flags = c.repeat_flags;
   return part;
 }
 

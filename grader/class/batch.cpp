@@ -84,12 +84,9 @@ nlohmann::json batch_stamp(const BatchOptions& o, const GradeOptions& options, c
                    {"run", o.run_command ? nlohmann::json(*o.run_command) : nlohmann::json(nullptr)},
                    {"timeout_ms", o.timeout.count()}};
   if (const auto& c = o.conformance)
-    j["conformance"] = {{"command", c->command},
-                        {"traces", c->traces},
-                        {"seed", c->seed},
-                        {"trace_limit_ms", c->trace_limit.count()},
-                        {"warm_up_ms", c->warm_up.count()},
-                        {"time_limit_ms", c->time_limit.count()}};
+    j["conformance"] = {{"command", c->traces.command},     {"traces", c->traces.count},
+                        {"seed", c->traces.seed},           {"trace_limit_ms", c->trace_limit.count()},
+                        {"warm_up_ms", c->warm_up.count()}, {"time_limit_ms", c->time_limit.count()}};
   // A shard's grades are of the same class as its sibling shards' (the same manifest, the same
   // split); which share it took is in shard.json.
   if (!shard.is_null()) j["shard"] = shard;

@@ -343,7 +343,7 @@ std::string class_page_html(const ClassPage& page) {
     scores.push_back(r.report->score);
     grader = r.report->grader_version;
     spec = r.report->lab_spec_sha256.substr(0, 12);
-    if (r.report->conformance) seeds.insert(r.report->conformance->seed);
+    if (r.report->conformance) seeds.insert(r.report->conformance->traces.seed);
   }
   std::sort(scores.begin(), scores.end());
   double mean = 0;

@@ -49,9 +49,9 @@ nlohmann::json inputs_json(const Evidence& in) {
                     {"description", in.sandbox->description},
                     {"details", in.sandbox->details}};
   if (const auto& c = in.conformance)
-    j["conformance"] = {{"command", c->command},
-                        {"traces", c->traces},
-                        {"seed", c->seed},
+    j["conformance"] = {{"command", c->traces.command},
+                        {"traces", c->traces.count},
+                        {"seed", c->traces.seed},
                         {"refused", c->refused.first.empty() ? nlohmann::json(nullptr)
                                                              : nlohmann::json{{"rule", c->refused.first},
                                                                               {"message", c->refused.second},
@@ -94,9 +94,9 @@ Result<void> inputs_of(const nlohmann::json& j, const std::string& name, Evidenc
     if (const auto c = j.find("conformance"); c != j.end() && c->is_object()) {
       if (!answers) return Error{name + ": conformance: its answers (conformance.json) are not kept"};
       ConformanceEvidence& kept = in.conformance.emplace();
-      kept.command = c->at("command").get<std::string>();
-      kept.traces = c->at("traces").get<int>();
-      kept.seed = c->at("seed").get<std::uint64_t>();
+      kept.traces.command = c->at("command").get<std::string>();
+      kept.traces.count = c->at("traces").get<int>();
+      kept.traces.seed = c->at("seed").get<std::uint64_t>();
       kept.answers = *answers;
       kept.shrink_cut = c->value("shrink_cut", false);
       kept.time_limit = std::chrono::milliseconds{c->value("time_limit_ms", std::int64_t{0})};
@@ -182,9 +182,9 @@ Result<void> keep_grade(const std::string& dir, Report& report, const Evidence& 
     if (auto w = write_file_atomically(dir + "/record.json", to_json(*evidence.record)); !w) return w.error();
   if (evidence.conformance && report.conformance) {
     const nlohmann::json c{{"format", "cb-grade conformance 1"},
-                           {"command", report.conformance->command},
-                           {"seed", report.conformance->seed},
-                           {"traces", report.conformance->traces},
+                           {"command", report.conformance->traces.command},
+                           {"seed", report.conformance->traces.seed},
+                           {"traces", report.conformance->traces.count},
                            {"verdict", conformance_json(*report.conformance)},
                            {"answers", evidence.conformance->answers.to_json()}};
     if (auto w = write_file_atomically(dir + "/conformance.json",

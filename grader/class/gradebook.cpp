@@ -99,7 +99,7 @@ std::string gradebook_csv(const std::vector<BatchRow>& rows) {
       }
       if (r->conformance) {
         out += std::string(",") + to_string(r->conformance->status) + "," + csv_cell(r->conformance->rule) + "," +
-               std::to_string(r->conformance->seed);
+               std::to_string(r->conformance->traces.seed);
       } else {
         out += ",,,";
       }
@@ -170,8 +170,8 @@ nlohmann::json gradebook_row_json(const BatchRow& row) {
                         {"score", r.conformance->score},
                         {"rule", r.conformance->rule},
                         {"message", r.conformance->message},
-                        {"seed", r.conformance->seed},
-                        {"traces", r.conformance->traces}};
+                        {"seed", r.conformance->traces.seed},
+                        {"traces", r.conformance->traces.count}};
   if (r.program)
     j["program"] = {{"exit_code", r.program->exit_code},
                     {"seconds", r.program->seconds},

@@ -193,7 +193,7 @@ Result<BatchOptions> batch_options(const Options& o, const Asked& asked) {
   if (b.conformance) b.conformance->jobs = 1;  // the class runs side by side already
   // A class has one seed: a resumed batch whose seed nobody chose takes the one its first run drew.
   if (o.resume && b.conformance && b.conformance->seed_drawn)
-    if (const auto kept = kept_seed(o.reports)) b.conformance->seed = *kept;
+    if (const auto kept = kept_seed(o.reports)) b.conformance->traces.seed = *kept;
   if (!o.roster.empty()) {
     const auto text = read_bounded_file(o.roster, 4 << 20, "roster");
     if (!text) return text.error();

@@ -147,19 +147,19 @@ Result<void> read_rubric(const Options& o, Asked& a) {
 // The traces: the flags', else the rubric's (an assignment's fixed seed), else a random seed.
 ConformanceRun read_conformance(const CLI::App& app, const Options& o, const Asked& a) {
   ConformanceRun c;
-  c.command = o.conformance;
-  c.traces = given(app, "--traces") || !a.grade.rubric.traces ? o.traces : *a.grade.rubric.traces;
+  c.traces.command = o.conformance;
+  c.traces.count = given(app, "--traces") || !a.grade.rubric.traces ? o.traces : *a.grade.rubric.traces;
   c.seed_drawn = !given(app, "--seed") && !a.grade.rubric.seed;
-  c.seed = given(app, "--seed") ? o.seed : a.grade.rubric.seed ? *a.grade.rubric.seed : random_seed();
+  c.traces.seed = given(app, "--seed") ? o.seed : a.grade.rubric.seed ? *a.grade.rubric.seed : random_seed();
   c.jobs = o.jobs > 0 ? o.jobs : computing_jobs(this_process());  // JVMs side by side: one a CPU
   // What the answers depend on besides the command and the seed, as it was given.
-  if (c.traces != ConformanceRun{}.traces) c.repeat_flags += " --traces " + std::to_string(c.traces);
+  if (c.traces.count != TraceSet{}.count) c.traces.repeat_flags += " --traces " + std::to_string(c.traces.count);
   for (const char* flag : {"--submission", "--trace-timeout", "--warm-up", "--conformance-timeout", "--refuse-prebuilt",
                            "--sandbox", "--limit-memory", "--limit-processes", "--limit-files", "--limit-file-size",
                            "--limit-cpu", "--limit-box-size", "--limit-box-files", "--program-env"})
     if (const CLI::Option* opt = app.get_option_no_throw(flag); opt != nullptr && opt->count() > 0)
       for (const std::string& value : opt->results())
-        c.repeat_flags += " " + std::string(flag) + " " + shell_quoted(value);
+        c.traces.repeat_flags += " " + std::string(flag) + " " + shell_quoted(value);
   return c;
 }
 
@@ -362,8 +362,8 @@ Result<Asked> read_flags(const CLI::App& app, Options& o) {
     ConformanceRun c = read_conformance(app, o, a);
     // The rubric as applied: a flag that fixes the traces otherwise wins, and the grade is judged
     // on those (a regrade holds kept answers to the rubric's traces, judge.h).
-    if (a.grade.rubric.seed) a.grade.rubric.seed = c.seed;
-    if (a.grade.rubric.traces) a.grade.rubric.traces = c.traces;
+    if (a.grade.rubric.seed) a.grade.rubric.seed = c.traces.seed;
+    if (a.grade.rubric.traces) a.grade.rubric.traces = c.traces.count;
     c.trace_limit = *trace_limit;
     c.warm_up = *warm_up;
     c.time_limit = !given(app, "--conformance-timeout") && a.grade.rubric.conformance_timeout

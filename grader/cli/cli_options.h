@@ -73,7 +73,7 @@ struct Options {
   int jobs = 0;
   bool any_port = false;
   std::string conformance;
-  int traces = ConformanceRun{}.traces;
+  int traces = TraceSet{}.count;
   std::uint64_t seed = 0;
   std::string trace_timeout = duration_flag_text(ConformanceRun{}.trace_limit);
   std::string conformance_timeout = duration_flag_text(ConformanceRun{}.time_limit);

@@ -277,7 +277,7 @@ class Judge {
   // What the program reads of its settings, found out the first time it matters.
   const SettingsProbe& probe() {
     if (!probe_) {
-      probe_ = probe_settings(gated_.explore, o_.seed);
+      probe_ = probe_settings(gated_.explore, o_.traces.seed);
       spent_ += probe_->runs;
     }
     return *probe_;
@@ -332,8 +332,6 @@ namespace {
 // The part as asked for, before anything is judged: what ran, on which traces, for how much.
 ConformancePart asked(const ConformanceOptions& o) {
   ConformancePart part;
-  part.command = o.command;
-  part.seed = o.seed;
   part.traces = o.traces;
   part.max_score = o.points;
   part.visibility = o.visibility;
@@ -367,15 +365,15 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Programs& p
   // Whether the program takes calls in flight is said in its first answer, so the first trace
   // is a round of its own; from then on, every 4th trace has calls in flight when it does.
   bool in_flight = false;
-  for (int i = 0, size = 1; i < o.traces && !silent && !hanging; i += size, size = jobs) {
+  for (int i = 0, size = 1; i < o.traces.count && !silent && !hanging; i += size, size = jobs) {
     if (judge.out_of_time() || (o.stop_after >= 0 && i >= o.stop_after)) {
       too_slow = true;
       break;
     }
     // A round of traces at once, judged in order, so what is found does not depend on `jobs`.
     std::vector<Trace> round;
-    for (int j = i; j < std::min(o.traces, i + size); ++j)
-      round.push_back(in_flight && j % 4 == 2 ? generate_in_flight(o.seed, j) : generate(o.seed, j));
+    for (int j = i; j < std::min(o.traces.count, i + size); ++j)
+      round.push_back(in_flight && j % 4 == 2 ? generate_in_flight(o.traces.seed, j) : generate(o.traces.seed, j));
     std::vector<std::future<Replies>> running;
     for (std::size_t j = 1; j < round.size(); ++j)
       running.push_back(std::async(std::launch::async, [&programs, &t = round[j]] { return programs.run(t); }));
@@ -396,11 +394,11 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Programs& p
       } else {
         ++part.agreed;
       }
-      if (o.progress) o.progress(static_cast<std::size_t>(index) + 1, static_cast<std::size_t>(o.traces));
+      if (o.progress) o.progress(static_cast<std::size_t>(index) + 1, static_cast<std::size_t>(o.traces.count));
     }
   }
   // Why the traces after the last judged were not run, when they were not.
-  const int not_run = o.traces - part.judged;
+  const int not_run = o.traces.count - part.judged;
   std::string cut_short;
   if (hanging && not_run > 0) {
     cut_short = "; then " + std::to_string(unanswered) +
@@ -439,7 +437,7 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Programs& p
   } else if (too_slow) {
     part.status = Status::Fail;
     part.rule = "too_slow";
-    part.message = "answered " + std::to_string(part.judged) + " of " + std::to_string(o.traces) +
+    part.message = "answered " + std::to_string(part.judged) + " of " + std::to_string(o.traces.count) +
                    " traces rightly, then ran out of the " + whole_seconds(o.time_limit) +
                    " a submission's conformance may take (--conformance-timeout): a breaker answers a trace in "
                    "milliseconds";

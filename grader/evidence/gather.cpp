@@ -78,16 +78,13 @@ Result<void, GradingFailure> run_lab(const Submission& s, const LabSpec& spec, s
 ConformanceEvidence run_conformance(const ConformanceRun& c, const std::optional<std::string>& prebuilt, Prebuilt rule,
                                     sandbox::Sandbox& sandbox, const sandbox::Box& box, std::string& grader_failure) {
   ConformanceEvidence out;
-  out.command = c.command;
   out.traces = c.traces;
-  out.seed = c.seed;
-  out.repeat_flags = c.repeat_flags;
   if (prebuilt) {
     out.refused = {"prebuilt", prebuilt_reason(*prebuilt, rule)};
     return out;
   }
   conformance::ProcessOptions po;
-  po.command = c.command;
+  po.command = c.traces.command;
   po.trace_limit = c.trace_limit;
   po.warm_up = c.warm_up;
   po.sandbox = &sandbox;
@@ -98,9 +95,7 @@ ConformanceEvidence run_conformance(const ConformanceRun& c, const std::optional
     if (grader_failure.empty()) grader_failure = why;
   };
   ConformanceOptions co;
-  co.command = c.command;
   co.traces = c.traces;
-  co.seed = c.seed;
   co.jobs = c.jobs;
   co.progress = c.progress;
   co.time_limit = c.time_limit;

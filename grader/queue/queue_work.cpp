@@ -284,7 +284,7 @@ Result<Worked> work_queue(const WorkOptions& given) {
   // A class has one seed: a worker told none runs the traces of the seed its push drew.
   if (o.batch.conformance && o.batch.conformance->seed_drawn && theirs.contains("conformance") &&
       theirs["conformance"].is_object() && theirs["conformance"].value("seed", nlohmann::json()).is_number_unsigned())
-    o.batch.conformance->seed = theirs["conformance"]["seed"].get<std::uint64_t>();
+    o.batch.conformance->traces.seed = theirs["conformance"]["seed"].get<std::uint64_t>();
   Worker w(o, o.worker.empty() ? default_worker_name() : o.worker, kMissedHeartbeats * o.heartbeat.count(),
            queue::grading_stamp(o.batch));
   {

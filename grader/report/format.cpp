@@ -127,7 +127,7 @@ std::string render_gradescope(const Report& r) {
   }
   if (r.conformance) {
     const ConformancePart& c = *r.conformance;
-    tests.push_back({{"name", "Conformance: your breaker on " + std::to_string(c.traces) + " generated traces"},
+    tests.push_back({{"name", "Conformance: your breaker on " + std::to_string(c.traces.count) + " generated traces"},
                      {"number", "C"},
                      {"score", c.score},
                      {"max_score", c.max_score},
@@ -175,7 +175,7 @@ std::string render_gradescope(const Report& r) {
   if (!r.run_output.empty()) summary += "\n\nYour program's output (the end of it):\n" + r.run_output;
   summary += "\nGraded by cb-grade " + r.grader_version + " on lab spec " + r.lab_spec_sha256.substr(0, 12) + ".";
   nlohmann::json extra{{"grader_version", r.grader_version}, {"lab_spec_sha256", r.lab_spec_sha256}};
-  if (r.conformance) extra["conformance_seed"] = r.conformance->seed;
+  if (r.conformance) extra["conformance_seed"] = r.conformance->traces.seed;
   if (!r.student.empty()) extra["student"] = r.student;
   nlohmann::json out{{"score", r.score},
                      {"max_score", r.max_score},
@@ -200,7 +200,7 @@ std::string render_classroom(const Report& r) {
                      {"message", s.status == Status::Pass ? std::string() : check_lines(s)}});
   if (r.conformance)
     tests.push_back(
-        {{"name", "Conformance: your breaker on " + std::to_string(r.conformance->traces) + " generated traces"},
+        {{"name", "Conformance: your breaker on " + std::to_string(r.conformance->traces.count) + " generated traces"},
          {"status", status_of(r.conformance->status)},
          {"score", r.conformance->score},
          {"message", r.conformance->status == Status::Pass ? std::string() : conformance_lines(*r.conformance)}});
@@ -254,7 +254,8 @@ std::string render_junit(const Report& r) {
         "    <testcase name=\"Conformance: your breaker on generated traces\" classname=\"cb-lab.conformance\" time=\"" +
         std::string(time) + "\">\n      <properties>\n        <property name=\"score\" value=\"" + points(c.score) +
         "\"/>\n        <property name=\"max_score\" value=\"" + points(c.max_score) +
-        "\"/>\n        <property name=\"seed\" value=\"" + std::to_string(c.seed) + "\"/>\n      </properties>\n";
+        "\"/>\n        <property name=\"seed\" value=\"" + std::to_string(c.traces.seed) +
+        "\"/>\n      </properties>\n";
     if (c.status == Status::Error) {
       ++errors;
       cases += "      <error message=\"" + xml_escape(c.message) + "\" type=\"grader\">" + body + "</error>\n";

@@ -66,8 +66,8 @@ std::string conformance_lines(const ConformancePart& c) {
   if (c.status == Status::Error) return c.message + "\n";
   const std::string in = c.processes > 0 ? ", in " + how_many(c.processes, "process", "processes") : "";
   if (c.status == Status::Pass)
-    return "answered every call of " + std::to_string(c.traces) + " generated traces as the rules do (seed " +
-           std::to_string(c.seed) + in + ")\n" + not_probed_line(c);
+    return "answered every call of " + std::to_string(c.traces.count) + " generated traces as the rules do (seed " +
+           std::to_string(c.traces.seed) + in + ")\n" + not_probed_line(c);
   if (c.example.trace < 0) {
     // Nothing was answered to show on a trace (it never answered, or was refused before it ran):
     // what happened, in one line; the standard error only when it says more than that line.
@@ -77,11 +77,11 @@ std::string conformance_lines(const ConformancePart& c) {
       out += "its standard error (the end of it):\n" + c.stderr_tail + (c.stderr_tail.back() == '\n' ? "" : "\n");
     return out;
   }
-  const int wrong = c.traces - c.agreed;
-  out += "seed " + std::to_string(c.seed) + ": " + std::to_string(wrong) + " of " + traces_text(c.traces) +
+  const int wrong = c.traces.count - c.agreed;
+  out += "seed " + std::to_string(c.traces.seed) + ": " + std::to_string(wrong) + " of " + traces_text(c.traces.count) +
          " answered otherwise than the rules" + in + "; the first, " + shrunk_text(c.example, c.shrunk_fully) + ":\n";
   out += "what it got wrong [" + c.rule + "]: " + c.message + "\n";
-  out += example_lines(c.example, c.command);
+  out += example_lines(c.example, c.traces.command);
   if (!c.rules.empty()) {
     out += "every departure, over all " + traces_text(c.judged) + " (traces put down to each):\n";
     for (const ConformanceRule& r : c.rules)
@@ -89,11 +89,11 @@ std::string conformance_lines(const ConformancePart& c) {
     for (const ConformanceRule& r : c.rules) {
       if (r.example.trace == c.example.trace && r.rule == c.rule) continue;  // the first, above
       out += "[" + r.rule + "] where it went wrong soonest: " + shrunk_text(r.example, r.shrunk_fully) + ":\n";
-      out += example_lines(r.example, c.command);
+      out += example_lines(r.example, c.traces.command);
     }
   }
-  out += "to repeat the run: cb-grade --conformance " + shell_quoted(c.command) + c.repeat_flags + " --seed " +
-         std::to_string(c.seed) + "\n";
+  out += "to repeat the run: cb-grade --conformance " + shell_quoted(c.traces.command) + c.traces.repeat_flags +
+         " --seed " + std::to_string(c.traces.seed) + "\n";
   if (!c.stderr_tail.empty())
     out += "its standard error (the end of it):\n" + c.stderr_tail + (c.stderr_tail.back() == '\n' ? "" : "\n");
   return out + not_probed_line(c);
@@ -118,11 +118,11 @@ nlohmann::json rows_json(const std::vector<ConformanceRow>& rows) {
 }  // namespace
 
 nlohmann::json conformance_json(const ConformancePart& c) {
-  nlohmann::json out{
-      {"command", c.command},          {"seed", c.seed},   {"traces", c.traces},       {"agreed", c.agreed},
-      {"status", to_string(c.status)}, {"score", c.score}, {"max_score", c.max_score}, {"seconds", c.seconds}};
+  nlohmann::json out{{"command", c.traces.command}, {"seed", c.traces.seed},         {"traces", c.traces.count},
+                     {"agreed", c.agreed},          {"status", to_string(c.status)}, {"score", c.score},
+                     {"max_score", c.max_score},    {"seconds", c.seconds}};
   if (c.processes > 0) out["processes"] = c.processes;
-  if (c.judged != c.traces) out["judged"] = c.judged;
+  if (c.judged != c.traces.count) out["judged"] = c.judged;
   if (c.judged > 0) out["in_flight"] = c.in_flight;
   if (!c.not_probed.empty()) out["not_probed"] = c.not_probed;
   if (c.status == Status::Fail) {

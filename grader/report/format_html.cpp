@@ -583,7 +583,7 @@ std::string render_html(const Report& r) {
   while (folder.size() > 1 && (folder.back() == '/' || folder.ends_with("/."))) folder.pop_back();
   if (const auto slash = folder.rfind('/'); slash != std::string::npos && slash + 1 < folder.size())
     folder = folder.substr(slash + 1);
-  const std::string name = r.dir.empty() && r.conformance ? "conformance of " + r.conformance->command
+  const std::string name = r.dir.empty() && r.conformance ? "conformance of " + r.conformance->traces.command
                            : r.student.empty()            ? folder
                                                           : r.student + " (" + folder + ")";
   const std::string title = name + ": " + score + " - the circuit-breaker lab";

@@ -75,7 +75,7 @@ std::string render_text_raw(const Report& r, bool colour) {
   // codes below are the report's own.
   std::string out = "cb-grade " + printable(r.dir);
   if (r.steps.empty() && r.conformance) {
-    out = "cb-grade --conformance " + printable(shell_quoted(r.conformance->command)) + "\n";
+    out = "cb-grade --conformance " + printable(shell_quoted(r.conformance->traces.command)) + "\n";
   } else if (r.server.empty()) {
     out += "  (files only: " + printable(r.evidence_note) + ")\n";
   } else {

@@ -370,8 +370,8 @@ TEST_CASE("conformance: departures the unread settings explain are grouped under
     s.window = std::numeric_limits<int>::max();
   });
   ConformanceOptions co;
-  co.command = "typed";
-  co.seed = 1;
+  co.traces.command = "typed";
+  co.traces.seed = 1;
   const ConformancePart part = check_conformance(co, Programs{typed, {}, {}, {}});
   REQUIRE(part.status == Status::Fail);
   std::string rules;
@@ -385,7 +385,7 @@ TEST_CASE("conformance: departures the unread settings explain are grouped under
   // past the lab's 10) stays a rule of its own. Before, the same breaker was also told of a
   // threshold, trials and a wait it never got wrong (8 departures, 103 traces put down to the
   // settings): the lab's numbers, where the trace's were others, explained every one.
-  CHECK(grouped * 4 >= (part.traces - part.agreed) * 3);
+  CHECK(grouped * 4 >= (part.traces.count - part.agreed) * 3);
   for (const ConformanceRule& r : part.rules) {
     CAPTURE(r.rule);
     CHECK((r.rule == "settings_ignored" || r.rule == "window_slides" || r.rule == "minimum_calls" ||

@@ -190,7 +190,7 @@ TEST_CASE("documented defaults: -j's rule and the traces a conformance part runs
     const std::string text = slurp(std::string(CB_SOURCE_DIR) + "/kits/" + kit + "/README.md");
     for (auto it = std::sregex_iterator(text.begin(), text.end(), traces); it != std::sregex_iterator(); ++it, ++kits) {
       INFO(kit);
-      CHECK(std::stoi((*it)[1]) == cb::grade::ConformanceRun{}.traces);
+      CHECK(std::stoi((*it)[1]) == cb::grade::TraceSet{}.count);
     }
   }
   CHECK(kits == 5);

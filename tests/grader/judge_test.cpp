@@ -29,13 +29,9 @@ constexpr std::uint64_t kSeed = 7;
 // The first run, live, recording into `c.answers`.
 ConformancePart first_run(ConformanceEvidence& c,
                           conformance::ShrinkBudget shrink = {5000, std::chrono::seconds{60}, {}}) {
-  c.command = "one-trial";
-  c.traces = kTraces;
-  c.seed = kSeed;
+  c.traces = {"one-trial", kTraces, kSeed, ""};
   ConformanceOptions co;
-  co.command = c.command;
   co.traces = c.traces;
-  co.seed = c.seed;
   co.shrink = std::move(shrink);
   const Program p = one_trial();
   ConformancePart live = check_conformance(co, c.answers.recording(Programs{p, p, {}, {}}));
@@ -47,12 +43,9 @@ ConformancePart first_run(ConformanceEvidence& c,
 // A first run of a right breaker (the model itself), recorded into `c`.
 void record_right(ConformanceEvidence& c) {
   const Program right = [](const conformance::Trace& t) { return conformance::model_answers(t.settings, t.calls); };
-  c.command = "right";
-  c.traces = kTraces;
-  c.seed = kSeed;
+  c.traces = {"right", kTraces, kSeed, ""};
   ConformanceOptions co;
-  co.traces = kTraces;
-  co.seed = kSeed;
+  co.traces = c.traces;
   (void)check_conformance(co, c.answers.recording(Programs{right, right, {}, {}}));
 }
 
@@ -120,13 +113,9 @@ struct Timed {
 // A first run, live on `clock`, recorded into `c` as gather() keeps it.
 ConformancePart timed_run(ConformanceEvidence& c, Timed& clock, const Program& p, std::chrono::milliseconds limit,
                           conformance::ShrinkBudget shrink) {
-  c.command = "timed";
-  c.traces = kTraces;
-  c.seed = kSeed;
+  c.traces = {"timed", kTraces, kSeed, ""};
   ConformanceOptions co;
-  co.command = c.command;
   co.traces = c.traces;
-  co.seed = c.seed;
   co.shrink = std::move(shrink);
   co.time_limit = limit;
   co.now = [&clock] { return clock.now; };

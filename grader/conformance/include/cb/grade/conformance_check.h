@@ -11,13 +11,12 @@
 #include "cb/grade/conformance_deadline.h"
 #include "cb/grade/conformance_traces.h"
 #include "cb/grade/report.h"
+#include "cb/grade/trace_set.h"
 
 namespace cb::grade {
 
 struct ConformanceOptions {
-  std::string command;  // as the report shows it
-  int traces = 200;
-  std::uint64_t seed = 0;
+  TraceSet traces;
   // For asking more than the traces: experiments on the wrong ones, and shrinking, all told.
   conformance::ShrinkBudget shrink{5000, std::chrono::seconds{60}, {}};
   double points = 1;  // all or nothing: one wrong answer is a wrong breaker

@@ -17,6 +17,7 @@
 #include "cb/grade/files.h"
 #include "cb/grade/record.h"
 #include "cb/grade/report.h"
+#include "cb/grade/trace_set.h"
 
 namespace cb::grade {
 
@@ -28,9 +29,7 @@ struct ServerProbe {
 
 // The conformance part's evidence: what was run, on which traces, and what it answered.
 struct ConformanceEvidence {
-  std::string command;
-  int traces = 0;
-  std::uint64_t seed = 0;
+  TraceSet traces;
   conformance::AnswerLog answers;
   // The part failed before every trace was judged: rule "prebuilt" (nothing ran) or "too_slow"
   // (`judged` traces were, then its time ran out), and why, as the first grading said it.
@@ -43,8 +42,7 @@ struct ConformanceEvidence {
   // regrade stops at the same points. nullopt: kept before these were.
   std::optional<conformance::TimeCuts> cuts;
   std::chrono::milliseconds time_limit{0};
-  double seconds = 0;        // how long the program took to answer, as first graded
-  std::string repeat_flags;  // ConformanceRun's: to repeat the run as it was given
+  double seconds = 0;  // how long the program took to answer, as first graded
 };
 
 struct Evidence {

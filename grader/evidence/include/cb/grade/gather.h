@@ -19,6 +19,7 @@
 #include "cb/grade/fault.h"
 #include "cb/grade/lab_spec.h"
 #include "cb/grade/prebuilt.h"
+#include "cb/grade/trace_set.h"
 #include "cb/result.h"
 #include "cb/sandbox/sandbox.h"
 
@@ -26,17 +27,12 @@ namespace cb::grade {
 
 // --conformance: the command driven with generated traces, and its limits.
 struct ConformanceRun {
-  std::string command;
-  int traces = 200;
-  std::uint64_t seed = 0;   // in a class, one for all
+  TraceSet traces;          // in a class, one seed for all
   bool seed_drawn = false;  // nobody chose it (no --seed, no rubric seed): a resumed batch takes its first run's
   std::chrono::milliseconds trace_limit{std::chrono::seconds{5}};
   std::chrono::milliseconds warm_up{std::chrono::seconds{20}};
   std::chrono::milliseconds time_limit{std::chrono::seconds{120}};  // all the traces of one submission
   int jobs = 1;                                                     // traces run at once
-  // The flags besides the command and the seed that the same answers need again (" --traces 60
-  // --program-env 'CXX=clang++'"), shell-quoted: the report's line to repeat the run carries them.
-  std::string repeat_flags;
   std::function<void(std::size_t done, std::size_t total)> progress;
 };
 

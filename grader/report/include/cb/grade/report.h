@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cb/grade/timeline.h"
+#include "cb/grade/trace_set.h"
 #include <optional>
 #include <string>
 #include <vector>
@@ -118,10 +119,7 @@ struct TimeCuts {
 }  // namespace conformance
 
 struct ConformancePart {
-  std::string command;
-  std::string repeat_flags;  // what else the run was given that its answers depend on, shell-quoted
-  std::uint64_t seed = 0;
-  int traces = 0;                // asked for
+  TraceSet traces;               // asked for
   int judged = 0;                // run and judged: all, unless one got no answer at all
   int agreed = 0;                // traces answered as the rules do
   Status status = Status::Skip;  // pass, fail, or error (the program could not be started at all)

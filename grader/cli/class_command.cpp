@@ -21,26 +21,26 @@
 namespace cb::grade {
 namespace {
 
-bool gradebook_json_wanted(const Options& o) {
+bool gradebook_json_wanted(const OutputFlags& o) {
   return o.gradebook_format == "json" || (o.output.size() > 5 && o.output.substr(o.output.size() - 5) == ".json");
 }
 
 }  // namespace
 
-int finish(const Options& o, const std::vector<BatchRow>& rows) {
+int finish(const OutputFlags& o, const std::string& handed_in, const std::vector<BatchRow>& rows) {
   const std::string book = gradebook_json_wanted(o) ? gradebook_json(rows) : gradebook_csv(rows);
-  if (const int rc = emit(o, book); rc != 0) return rc;
+  if (const int rc = emit(o, handed_in, book); rc != 0) return rc;
   // The digest of the rows goes beside the gradebook, not into it: a last row or a trailer would
   // be a student to a spreadsheet or an LMS import, and would make the JSON no longer an array.
   if (!o.output.empty()) {
     const std::string digest = gradebook_digest(rows);
-    Options beside = o;
+    OutputFlags beside = o;
     beside.output = o.output + ".digest";
     const nlohmann::json d{{"rows", rows.size()},
                            {"sha256", digest},
                            {"of", "each row as the JSON gradebook has it, compact, sorted by submission, a line each"},
                            {"file_sha256", hex(sha256(book))}};
-    if (const int rc = emit(beside, d.dump(1) + "\n"); rc != 0) return rc;
+    if (const int rc = emit(beside, handed_in, d.dump(1) + "\n"); rc != 0) return rc;
     std::cerr << "cb-grade: the gradebook's digest: " << digest << " (" << rows.size() << " rows; in " << beside.output
               << ")\n";
   }
@@ -52,8 +52,10 @@ int finish(const Options& o, const std::vector<BatchRow>& rows) {
   return static_cast<int>(all_passed ? ExitCode::Ok : ExitCode::Failed);
 }
 
-int finish_joined(const Options& o, const std::vector<BatchRow>& rows, const std::vector<std::string>& missing) {
-  const int rc = finish(o, rows);
+// Nothing of a joined class was handed in here; -o's file in the working folder is reached as in
+// one handed in, with no link followed, as when it was a class's.
+int finish_joined(const OutputFlags& o, const std::vector<BatchRow>& rows, const std::vector<std::string>& missing) {
+  const int rc = finish(o, ".", rows);
   if (rc == static_cast<int>(ExitCode::CouldNotRun) || missing.empty()) return rc;
   return static_cast<int>(ExitCode::Incomplete);
 }
@@ -66,10 +68,10 @@ namespace {
 // file; removed once the whole gradebook is written.
 class Journal {
  public:
-  explicit Journal(const Options& o) {
+  explicit Journal(const ClassArgs& o) {
     if (!o.reports.empty()) {
       path_ = o.reports + "/gradebook.journal";
-    } else if (!o.output.empty() && !inside(output_folder(o.output), o.batch)) {
+    } else if (!o.output.empty() && !inside(output_folder(o.output), o.root)) {
       path_ = o.output + ".journal";
     }
     if (!path_.empty())
@@ -176,10 +178,10 @@ std::optional<std::uint64_t> kept_seed(const std::string& reports) {
 
 }  // namespace
 
-Result<BatchOptions> batch_options(const Options& o, const Asked& asked) {
+Result<BatchOptions> batch_options(const ClassArgs& o, const Asked& asked) {
   BatchOptions b;
-  b.root = o.batch;
-  b.files_dir = o.batch_files;
+  b.root = o.root;
+  b.files_dir = o.files;
   if (!o.run.empty()) b.run_command = o.run;
   b.timeout = asked.timeout;
   b.grade = asked.grade;
@@ -217,7 +219,7 @@ Result<BatchOptions> batch_options(const Options& o, const Asked& asked) {
   return b;
 }
 
-int run_class(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
+int run_class(const ClassArgs& o, const Asked& asked, sandbox::Sandbox& sandbox) {
   auto options = batch_options(o, asked);
   if (!options) return could_not_run(options.error().message);
   BatchOptions& b = *options;
@@ -267,8 +269,8 @@ int run_class(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
       r.error = "the batch was stopped before it was graded" +
                 std::string(o.reports.empty() ? "" : " (--resume with the same --reports grades what is left)");
     }
-    (void)emit(o, gradebook_json_wanted(o) ? gradebook_json(rows) : gradebook_csv(rows));
-    write_batch_page(o.reports, class_name(o.batch), rows);
+    (void)emit(o, o.root, gradebook_json_wanted(o) ? gradebook_json(rows) : gradebook_csv(rows));
+    write_batch_page(o.reports, class_name(o.root), rows);
     std::cerr << "cb-grade: stopped: " << summary(rows, elapsed()) << "; the gradebook of those is written"
               << (o.output.empty() ? "" : " to " + o.output) << '\n';
   });
@@ -281,15 +283,15 @@ int run_class(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
   if (const std::string why = b.class_build->failure(); !why.empty())
     std::cerr << "cb-grade: the C++ kit's harness could not be built once for the class (" << why
               << "): each box built its own\n";
-  write_batch_page(o.reports, class_name(o.batch), *rows);
-  const int rc = finish(o, *rows);
+  write_batch_page(o.reports, class_name(o.root), *rows);
+  const int rc = finish(o, o.root, *rows);
   journal.remove();
   return rc;
 }
 
-int run_regrade(const Options& o, const GradeOptions& grade) {
+int run_regrade(const RegradeArgs& o, const GradeOptions& grade) {
   RegradeOptions r;
-  r.dir = o.regrade;
+  r.dir = o.kept;
   r.grade = grade;
   r.jobs = o.jobs;
   auto rows = [&] {
@@ -316,17 +318,17 @@ int run_regrade(const Options& o, const GradeOptions& grade) {
   if (rescaled > 0)
     std::cerr << "cb-grade: " << rescaled << " only rescaled (the same verdicts, other points or grader), e.g. "
               << example << '\n';
-  write_page(o.regrade, kept_class_name(o.regrade), *rows);
+  write_page(o.kept, kept_class_name(o.kept), *rows);
   std::cerr << "cb-grade: regraded " << rows->size() << " submissions: " << verdicts << " verdicts changed, "
             << rescaled << " only rescaled\n";
-  return finish(o, *rows);
+  return finish(o, ".", *rows);
 }
 
-int run_merge(const Options& o, const GradeOptions& grade) {
+int run_merge(const MergeArgs& o, const GradeOptions& grade) {
   if (o.reports.empty()) return could_not_run("merge: --reports DIR: where the class's reports go, joined");
   const auto started = std::chrono::steady_clock::now();
   MergeOptions m;
-  m.shards = o.merge;
+  m.shards = o.shards;
   m.out = o.reports;
   m.grade = grade;
   m.jobs = o.jobs;
@@ -334,7 +336,7 @@ int run_merge(const Options& o, const GradeOptions& grade) {
   if (!merged) return could_not_run("merge: " + merged.error().message);
   for (const std::string& note : merged->notes) std::cerr << "cb-grade: merge: " << note << '\n';
   write_batch_page(o.reports, merged->class_name, merged->rows);
-  std::cerr << "cb-grade: merged " << o.merge.size() << (o.merge.size() == 1 ? " shard: " : " shards: ")
+  std::cerr << "cb-grade: merged " << o.shards.size() << (o.shards.size() == 1 ? " shard: " : " shards: ")
             << summary(merged->rows, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count())
             << '\n';
   if (!merged->missing.empty()) {

@@ -67,32 +67,28 @@ std::string other_numbers_note(const LabNumbers& own, const std::string& why) {
 
 // The lab and the numbers graded on: --spec's, then --settings', --student's, the folder's
 // lab-settings.json (a student checking their own kit), or the handout's.
-Result<void> read_lab(Options& o, Asked& a) {
-  if (!o.spec.empty()) {
-    auto spec = load_lab_spec(o.spec);
-    if (!spec) return spec.error();
-    a.grade.spec = *spec;
-  }
+// The lab itself (--spec) is read_judging()'s.
+Result<void> read_lab(const GradingFlags& o, bool a_class, Asked& a) {
+  std::string student = o.student;
   if (!o.submission_metadata.empty()) {
-    if (!o.student.empty()) return Error{"--submission-metadata names the student; it does not go with --student"};
+    if (!student.empty()) return Error{"--submission-metadata names the student; it does not go with --student"};
     auto who = student_from_metadata(o.submission_metadata, a.id_field);
     if (!who) return Error{"--submission-metadata: " + who.error().message};
-    o.student = *who;
+    student = *who;
   }
   if (!o.course_key.empty()) {
     auto key = read_course_key(o.course_key);
     if (!key) return Error{"--course-key: " + key.error().message};
     a.course_key = *key;
   }
-  if (!o.student.empty() && a.course_key.empty()) return Error{"--student: goes with --course-key FILE"};
-  const bool a_class = o.mode != Mode::One;
+  if (!student.empty() && a.course_key.empty()) return Error{"--student: goes with --course-key FILE"};
   if (!o.roster.empty() && a.course_key.empty()) return Error{"--roster: goes with --course-key"};
-  if (!a.course_key.empty() && o.student.empty() && !a_class)
+  if (!a.course_key.empty() && student.empty() && !a_class)
     return Error{"--course-key: goes with --student ID or --submission-metadata FILE (a class: cb-grade class DIR)"};
   const LabSpec& base = a.grade.spec ? *a.grade.spec : lab_spec();
   if (!o.settings.empty() && o.handout_numbers) return Error{"--settings: does not go with --handout-numbers"};
   if (!o.settings.empty()) {
-    if (!o.student.empty() || !a.course_key.empty())
+    if (!student.empty() || !a.course_key.empty())
       return Error{"--settings: the course key decides a student's numbers; give one or the other"};
     auto spec = spec_of_settings_file(base, o.settings);
     if (!spec) return spec.error();
@@ -104,8 +100,8 @@ Result<void> read_lab(Options& o, Asked& a) {
   if (a_class) return {};
   auto own = folder_numbers(o.submission);
   if (!own) return own.error();
-  if (!o.student.empty()) {
-    auto variant = variant_spec(base, o.student, a.course_key);
+  if (!student.empty()) {
+    auto variant = variant_spec(base, student, a.course_key);
     if (!variant) return Error{"--student: " + variant.error().message};
     LabSpec keyed = **variant;
     keyed.numbers_from = "the course key and the student's " + a.id_field;
@@ -128,14 +124,10 @@ Result<void> read_lab(Options& o, Asked& a) {
   return {};
 }
 
-Result<void> read_rubric(const Options& o, Asked& a) {
-  if (!o.rubric.empty()) {
-    const auto text = read_bounded_file(o.rubric, kMaxRubricBytes, "rubric");
-    if (!text) return text.error();
-    auto rubric = Rubric::parse(*text);
-    if (!rubric) return Error{o.rubric + ": " + rubric.error().message};
-    a.grade.rubric = *rubric;
-  }
+Result<void> read_rubric(const GradingFlags& o, Asked& a) {
+  auto judging = read_judging(o);
+  if (!judging) return judging.error();
+  a.grade = std::move(*judging);
   if (!o.refuse_prebuilt.empty()) {
     auto rule = parse_prebuilt(o.refuse_prebuilt);
     if (!rule) return Error{"--refuse-prebuilt: " + rule.error().message};
@@ -145,7 +137,7 @@ Result<void> read_rubric(const Options& o, Asked& a) {
 }
 
 // The traces: the flags', else the rubric's (an assignment's fixed seed), else a random seed.
-ConformanceRun read_conformance(const CLI::App& app, const Options& o, const Asked& a) {
+ConformanceRun read_conformance(const CLI::App& app, const GradingFlags& o, const Asked& a) {
   ConformanceRun c;
   c.traces.command = o.conformance;
   c.traces.count = given(app, "--traces") || !a.grade.rubric.traces ? o.traces : *a.grade.rubric.traces;
@@ -170,7 +162,7 @@ bool given(const CLI::App& app, const char* flag) {
   return opt != nullptr && opt->count() > 0;
 }
 
-void add_report_flags(CLI::App& app, Options& o) {
+void add_report_flags(CLI::App& app, OutputFlags& o) {
   app.add_option("--format", o.format,
                  "text, json, junit, gradescope, html (a page with the run drawn on a time axis) or classroom (GitHub "
                  "Classroom's grading reporter)")
@@ -178,7 +170,7 @@ void add_report_flags(CLI::App& app, Options& o) {
   app.add_option("-o,--output", o.output, "Write the report here (atomically) instead of standard output");
 }
 
-void add_gradebook_flags(CLI::App& app, Options& o) {
+void add_gradebook_flags(CLI::App& app, OutputFlags& o) {
   app.add_option("--format", o.gradebook_format,
                  "The gradebook's: csv, or json (also when -o ends in .json); --reports DIR keeps each student's "
                  "report as text, JSON and HTML")
@@ -194,28 +186,28 @@ void add_gradebook_flags(CLI::App& app, Options& o) {
   app.add_option("-o,--output", o.output, "Write the gradebook here (atomically) instead of standard output");
 }
 
-void add_rubric_flag(CLI::App& app, Options& o) {
+void add_rubric_flag(CLI::App& app, JudgingFlags& o) {
   app.add_option("--rubric", o.rubric,
                  "JSON: points per part, Gradescope's visibility of each, the conformance seed and traces "
                  "(docs/TEACHING.md)");
 }
 
-void add_jobs_flag(CLI::App& app, Options& o, const std::string& what) { app.add_option("-j,--jobs", o.jobs, what); }
+void add_jobs_flag(CLI::App& app, JudgingFlags& o, const std::string& what) {
+  app.add_option("-j,--jobs", o.jobs, what);
+}
 
-void add_judging_flags(CLI::App& app, Options& o) {
+void add_judging_flags(CLI::App& app, JudgingFlags& o) {
   add_rubric_flag(app, o);
   add_jobs_flag(app, o, "Submissions judged at once (default: one per CPU)");
 }
 
-void add_reports_flag(CLI::App& app, Options& o, const char* what) { app.add_option("--reports", o.reports, what); }
-
-void add_spec_flag(CLI::App& app, Options& o) {
+void add_spec_flag(CLI::App& app, JudgingFlags& o) {
   app.add_option("--spec", o.spec,
                  "Grade against this lab (scenarios/lab.json's format: its numbers, step titles and files) instead of "
                  "the one built in");
 }
 
-void add_key_flags(CLI::App& app, Options& o, bool a_class) {
+void add_key_flags(CLI::App& app, GradingFlags& o, bool a_class) {
   app.add_option("--course-key", o.course_key,
                  a_class ? "The course's secret: each folder is graded on its student's own numbers (the folder's "
                            "name is the student, or --roster says)"
@@ -230,7 +222,7 @@ void add_key_flags(CLI::App& app, Options& o, bool a_class) {
                  "folder was handed in");
 }
 
-void add_program_flags(CLI::App& app, Options& o, SandboxFlags& sandbox) {
+void add_program_flags(CLI::App& app, GradingFlags& o, SandboxFlags& sandbox) {
   app.add_option("--run", o.run, "Start a fresh server, run this command (CB_SERVER, CB_DIR set), then grade");
   app.add_option("--timeout", o.timeout,
                  "--run: time limit; on expiry the command is killed and graded as far as it got")
@@ -265,7 +257,7 @@ void add_program_flags(CLI::App& app, Options& o, SandboxFlags& sandbox) {
   add_sandbox_flags(app, sandbox);
 }
 
-void add_grading_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool a_class) {
+void add_grading_flags(CLI::App& app, GradingFlags& o, SandboxFlags& sandbox, bool a_class) {
   add_program_flags(app, o, sandbox);
   add_spec_flag(app, o);
   add_key_flags(app, o, a_class);
@@ -276,10 +268,10 @@ void add_grading_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool a_
                               "most one per " +
                               std::to_string(kMemoryPerJob >> 20) + " MiB of its memory)"
                         : std::string("--conformance: traces run at once (default: one per CPU this process may use)"));
-  add_reports_flag(app, o,
-                   a_class ? "Keep each submission's reports (text, JSON, HTML), its record, its files and its "
-                             "conformance answers in DIR/NAME/, for the student and for regrade"
-                           : "Keep the reports (text, JSON, HTML) in DIR too");
+  app.add_option("--reports", o.reports,
+                 a_class ? "Keep each submission's reports (text, JSON, HTML), its record, its files and its "
+                           "conformance answers in DIR/NAME/, for the student and for regrade"
+                         : "Keep the reports (text, JSON, HTML) in DIR too");
   if (a_class) {
     add_gradebook_flags(app, o);
   } else {
@@ -287,7 +279,7 @@ void add_grading_flags(CLI::App& app, Options& o, SandboxFlags& sandbox, bool a_
   }
 }
 
-void add_one_submission_flags(CLI::App& app, Options& o, bool& max_score, bool& list) {
+void add_one_submission_flags(CLI::App& app, OneArgs& o) {
   app.add_option("--dir", o.dir, "The lab's output directory")->capture_default_str();
   app.add_option("--step", o.steps,
                  "Check what must hold right after step N (repeatable); default: every step, finished")
@@ -308,17 +300,16 @@ void add_one_submission_flags(CLI::App& app, Options& o, bool& max_score, bool& 
                "grading without a course key)");
   app.add_option("--submission-metadata", o.submission_metadata,
                  "With --course-key: the student is the one Gradescope's submission_metadata.json names");
-  app.add_flag("--max-score", max_score,
+  app.add_flag("--max-score", o.max_score,
                "Print the points a report is out of under --rubric (with --conformance: its part too), and exit");
-  app.add_flag("--list-checks", list,
+  app.add_flag("--list-checks", o.list,
                "Print every check, step by step (with --format json: as JSON), on the numbers graded on, and exit");
   app.add_option("--record", o.record_file, "Grade on a saved record (from --save-record) instead of a live server");
   app.add_option("--save-record", o.save_record, "Keep the server's record this grade was given on, as JSON");
 }
 
-void add_class_flags(CLI::App& app, Options& o, bool in_shards) {
-  app.add_option("--batch-files", o.batch_files, "Where the lab's files are inside each submission")
-      ->capture_default_str();
+void add_class_flags(CLI::App& app, ClassArgs& o, bool in_shards) {
+  app.add_option("--batch-files", o.files, "Where the lab's files are inside each submission")->capture_default_str();
   if (!in_shards) return;
   app.add_flag("--resume", o.resume,
                "With --reports DIR: grade only the submissions DIR holds no whole grade of from a class graded with "
@@ -330,7 +321,11 @@ void add_class_flags(CLI::App& app, Options& o, bool in_shards) {
                  "SLURM_ARRAY_TASK_COUNT; `cb-grade merge` joins the shards' --reports");
 }
 
-Result<Asked> read_flags(const CLI::App& app, Options& o) {
+namespace {
+
+// `conformance_only`: --conformance with nothing that points at the lab's files or evidence (one
+// submission's --run, --server, --record, --step, --dir): the conformance part alone is graded.
+Result<Asked> read_grading(const CLI::App& app, const GradingFlags& o, bool a_class, bool conformance_only) {
   Asked a;
   const auto format = parse_format(o.format);
   if (!format)
@@ -339,10 +334,7 @@ Result<Asked> read_flags(const CLI::App& app, Options& o) {
   auto timeout = duration_flag("--timeout", o.timeout, "60s");
   if (!timeout) return timeout.error();
   a.timeout = *timeout;
-  // --conformance alone grades only the conformance part; with anything that points at the
-  // lab's files or evidence, it is one more part beside the steps.
-  a.conformance_only = !o.conformance.empty() && o.run.empty() && o.server.empty() && o.record_file.empty() &&
-                       o.steps.empty() && !given(app, "--dir") && o.mode == Mode::One;
+  a.conformance_only = conformance_only;
   auto trace_limit = duration_flag("--trace-timeout",
                                    a.conformance_only && given(app, "--timeout") ? o.timeout : o.trace_timeout, "5s");
   if (!trace_limit) return trace_limit.error();
@@ -350,14 +342,13 @@ Result<Asked> read_flags(const CLI::App& app, Options& o) {
   if (!conformance_limit) return conformance_limit.error();
   auto warm_up = duration_flag("--warm-up", o.warm_up, "20s", true);
   if (!warm_up) return warm_up.error();
-  a.grade.steps = {o.steps.begin(), o.steps.end()};
   // The rubric first: its id_field says who a student is.
   if (auto rubric = read_rubric(o, a); !rubric) return rubric.error();
   if (!o.id_field.empty() && !is_id_field(o.id_field))
     return Error{"--id-field: '" + o.id_field +
                  "' is not email, sid, folder or a roster's column (letters, digits, _)"};
   a.id_field = o.id_field.empty() ? a.grade.rubric.id_field : o.id_field;
-  if (auto lab = read_lab(o, a); !lab) return lab.error();
+  if (auto lab = read_lab(o, a_class, a); !lab) return lab.error();
   if (!o.conformance.empty()) {
     ConformanceRun c = read_conformance(app, o, a);
     // The rubric as applied: a flag that fixes the traces otherwise wins, and the grade is judged
@@ -372,6 +363,37 @@ Result<Asked> read_flags(const CLI::App& app, Options& o) {
     a.conformance = std::move(c);
   }
   return a;
+}
+
+}  // namespace
+
+Result<Asked> read_flags(const CLI::App& app, const OneArgs& o) {
+  // --conformance alone grades only the conformance part; with anything that points at the
+  // lab's files or evidence, it is one more part beside the steps.
+  const bool conformance_only = !o.conformance.empty() && o.run.empty() && o.server.empty() && o.record_file.empty() &&
+                                o.steps.empty() && !given(app, "--dir");
+  auto a = read_grading(app, o, false, conformance_only);
+  if (a) a->grade.steps = {o.steps.begin(), o.steps.end()};
+  return a;
+}
+
+Result<Asked> read_flags(const CLI::App& app, const ClassArgs& o) { return read_grading(app, o, true, false); }
+
+Result<GradeOptions> read_judging(const JudgingFlags& o) {
+  GradeOptions g;
+  if (!o.rubric.empty()) {
+    const auto text = read_bounded_file(o.rubric, kMaxRubricBytes, "rubric");
+    if (!text) return text.error();
+    auto rubric = Rubric::parse(*text);
+    if (!rubric) return Error{o.rubric + ": " + rubric.error().message};
+    g.rubric = *rubric;
+  }
+  if (!o.spec.empty()) {
+    auto spec = load_lab_spec(o.spec);
+    if (!spec) return spec.error();
+    g.spec = *spec;
+  }
+  return g;
 }
 
 }  // namespace cb::grade

@@ -29,49 +29,37 @@ inline int could_not_run(const std::string& message) {
 // from which flags were given.
 enum class Mode : std::uint8_t { One, Class, Regrade, Merge, Verify, QueuePush, QueueWork, QueueStatus, QueueCollect };
 
-// Every mode's flags as given: each mode declares its own (modes.cpp) and reads only those.
 // A default duration as its flag takes it ("60s"): the defaults are the library's own, written once
 // (gather.h), and --help shows them from there.
 inline std::string duration_flag_text(std::chrono::milliseconds d) {
   return format_seconds(std::chrono::duration_cast<std::chrono::microseconds>(d)) + "s";
 }
 
-struct Options {
-  Mode mode = Mode::One;
-  std::string dir = "./cb";
-  std::vector<int> steps;
-  std::string server;
-  std::string run;
-  std::string timeout = duration_flag_text(Submission{}.timeout);
+// The flags as given, in the groups cli_flags.h declares, and a value of each mode's own made of
+// the groups it takes: a mode's function is handed its value and can read no flag it does not
+// take. Read and checked once by read_flags() / read_judging() (cli_flags.h).
+
+// Where the result goes (-o, else standard output), and as what: a report's format (one
+// submission, queue status) or a gradebook's (the modes that grade or judge a class).
+struct OutputFlags {
   std::string format = "text";
   std::string gradebook_format = "csv";
   std::string output;
+};
+
+// What judging takes, whether it runs programs or only reads what was kept: the rubric, the lab,
+// and how many are judged at once.
+struct JudgingFlags {
   std::string rubric;
-  std::string batch;
-  std::string batch_files = ".";
-  std::string reports;
-  std::string regrade;
-  bool resume = false;
-  std::string shard;
-  std::vector<std::string> merge;  // cb-grade merge SHARD...: the shards' --reports folders
-  std::string verify;              // cb-grade verify REPORTS
-  std::string verify_gradebook;    // ... --gradebook BOOK.json: held to the kept grades too
-  // cb-grade queue push|work|status|collect (queue_command.h)
-  std::string redis;
-  std::string queue_name;
-  std::string lane = "bulk";
-  std::string manifest;   // queue push --manifest FILE
-  std::string heartbeat;  // queue work: the defaults are queue.h's (queue_command.cpp)
-  std::string poll;
-  std::string worker;
-  std::string work_dir;
-  bool until_done = false;
-  bool wait = false;
-  bool watch = false;
-  std::string record_file;
-  std::string save_record;
+  std::string spec;
   int jobs = 0;
-  bool any_port = false;
+};
+
+// The grading flags, one group every mode that grades takes (add_grading_flags): how each program
+// runs, whose numbers it is graded on, and what is kept.
+struct GradingFlags : JudgingFlags, OutputFlags {
+  std::string run;
+  std::string timeout = duration_flag_text(Submission{}.timeout);
   std::string conformance;
   int traces = TraceSet{}.count;
   std::uint64_t seed = 0;
@@ -79,15 +67,84 @@ struct Options {
   std::string conformance_timeout = duration_flag_text(ConformanceRun{}.time_limit);
   std::string refuse_prebuilt;  // empty: the rubric's
   std::string warm_up = duration_flag_text(ConformanceRun{}.warm_up);
-  std::string submission = ".";
-  std::string spec;
-  std::string student;
   std::string course_key;
-  std::string roster;
   std::string id_field;  // empty: the rubric's
+  std::string roster;    // a class's
+  std::string reports;
+  // One submission's, which read_lab() reads with the rest: the folder (and the lab-settings.json
+  // in it), and whose numbers.
+  std::string submission = ".";
+  std::string student;
   std::string submission_metadata;
   std::string settings;
   bool handout_numbers = false;
+};
+
+// cb-grade [flags]: one submission.
+struct OneArgs : GradingFlags {
+  std::string dir = "./cb";
+  std::vector<int> steps;
+  std::string server;
+  std::string record_file;
+  std::string save_record;
+  bool any_port = false;
+  bool max_score = false;  // print and exit
+  bool list = false;       // --list-checks: print and exit
+};
+
+// cb-grade class ROOT: a folder a submission. The queue's push and work grade a class too.
+struct ClassArgs : GradingFlags {
+  std::string root;
+  std::string files = ".";  // --batch-files: where the lab's files are in each
+  bool resume = false;
+  std::string shard;
+};
+
+// cb-grade regrade REPORTS.
+struct RegradeArgs : JudgingFlags, OutputFlags {
+  std::string kept;
+};
+
+// cb-grade merge SHARD... --reports DIR.
+struct MergeArgs : JudgingFlags, OutputFlags {
+  std::vector<std::string> shards;
+  std::string reports;
+};
+
+// cb-grade verify REPORTS [--gradebook BOOK].
+struct VerifyArgs : JudgingFlags {
+  std::string reports;
+  std::string gradebook;
+};
+
+// cb-grade queue ...: which queue.
+struct QueueFlags {
+  std::string redis;
+  std::string queue_name;
+};
+
+struct QueuePushArgs : ClassArgs, QueueFlags {
+  std::string lane = "bulk";
+  std::string manifest;
+  bool repair = false;  // push --resume: repairs the queue (not a --reports folder)
+};
+
+struct QueueWorkArgs : ClassArgs, QueueFlags {
+  std::string heartbeat;  // the defaults are queue.h's (queue_command.cpp)
+  std::string poll;
+  std::string worker;
+  std::string work_dir;
+  bool until_done = false;
+};
+
+struct QueueStatusArgs : QueueFlags {
+  bool watch = false;
+  std::string format = "text";
+};
+
+struct QueueCollectArgs : JudgingFlags, OutputFlags, QueueFlags {
+  std::string reports;
+  bool wait = false;
 };
 
 // The folder -o's file is written in ("." when it names none).
@@ -96,16 +153,15 @@ inline std::string output_folder(const std::string& output) {
   return slash == std::string::npos ? "." : slash == 0 ? "/" : output.substr(0, slash);
 }
 
-// To -o's file (atomically), or to standard output. A file inside the folder handed in (the
-// submission, or a batch's folder of them) is reached without following a link on its way: a
+// To -o's file (atomically), or to standard output. A file inside the folder handed in (a
+// submission, or a class's folder of them) is reached without following a link on its way: a
 // link there is a student's, and the grader may be root.
-inline int emit(const Options& o, const std::string& text) {
+inline int emit(const OutputFlags& o, const std::string& handed_in, const std::string& text) {
   if (o.output.empty()) {
     std::cout << text;
     std::cout.flush();
     return 0;
   }
-  const std::string& handed_in = o.batch.empty() ? o.submission : o.batch;
   const auto slash = o.output.rfind('/');
   const std::string parent = output_folder(o.output);
   if (inside(parent, handed_in)) {

@@ -5,52 +5,52 @@
 namespace cb::grade {
 namespace {
 
-CLI::App* mode(CLI::App& app, const char* name, const char* what, Options& o, Mode m) {
+CLI::App* mode(CLI::App& app, const char* name, const char* what, Command& c, Mode m) {
   CLI::App* sub = app.add_subcommand(name, what);
-  sub->parse_complete_callback([&o, m] { o.mode = m; });
+  sub->parse_complete_callback([&c, m] { c.mode = m; });
   return sub;
 }
 
 }  // namespace
 
 void declare_modes(CLI::App& app, Command& c) {
-  Options& o = c.o;
-  add_one_submission_flags(app, o, c.max_score, c.list);
-  add_grading_flags(app, o, c.sandbox, false);
+  add_one_submission_flags(app, c.one);
+  add_grading_flags(app, c.one, c.sandbox, false);
 
   CLI::App* cls = mode(app, "class", "Grade every folder of ROOT, a submission each, into one gradebook (CSV or JSON)",
-                       o, Mode::Class);
-  cls->add_option("root", o.batch, "The class: a folder a submission")->required();
-  add_grading_flags(*cls, o, c.sandbox, true);
-  add_class_flags(*cls, o, true);
+                       c, Mode::Class);
+  cls->add_option("root", c.cls.root, "The class: a folder a submission")->required();
+  add_grading_flags(*cls, c.cls, c.sandbox, true);
+  add_class_flags(*cls, c.cls, true);
 
   CLI::App* regrade = mode(app, "regrade",
                            "Grade a class again from what `cb-grade class --reports DIR` kept, running nothing (with "
                            "--rubric or --spec: the new ones); rewrites the reports and says what changed",
-                           o, Mode::Regrade);
-  regrade->add_option("reports", o.regrade, "A --reports folder (of a class, a merge or a regrade)")->required();
-  add_spec_flag(*regrade, o);
-  add_judging_flags(*regrade, o);
-  add_gradebook_flags(*regrade, o);
+                           c, Mode::Regrade);
+  regrade->add_option("reports", c.regrade.kept, "A --reports folder (of a class, a merge or a regrade)")->required();
+  add_spec_flag(*regrade, c.regrade);
+  add_judging_flags(*regrade, c.regrade);
+  add_gradebook_flags(*regrade, c.regrade);
 
   CLI::App* merge = mode(app, "merge",
                          "Join the --reports folders of a class graded in shards (class --shard I/N) into --reports "
                          "DIR, with one gradebook (-o); what no shard graded is named, and the exit is 3",
-                         o, Mode::Merge);
-  merge->add_option("shards", o.merge, "Each shard's --reports folder")->required();
-  add_reports_flag(*merge, o, "Where the class joined is kept (each submission's reports and the class page)");
-  add_judging_flags(*merge, o);
-  add_gradebook_flags(*merge, o);
+                         c, Mode::Merge);
+  merge->add_option("shards", c.merge.shards, "Each shard's --reports folder")->required();
+  merge->add_option("--reports", c.merge.reports,
+                    "Where the class joined is kept (each submission's reports and the class page)");
+  add_judging_flags(*merge, c.merge);
+  add_gradebook_flags(*merge, c.merge);
 
   CLI::App* verify = mode(app, "verify",
                           "Judge every grade a --reports folder keeps again, from its evidence, rewriting nothing, "
                           "and name each that does not follow from it (exit 1)",
-                          o, Mode::Verify);
-  verify->add_option("reports", o.verify, "A --reports folder (of a class, a merge or a regrade)")->required();
-  verify->add_option("--gradebook", o.verify_gradebook,
+                          c, Mode::Verify);
+  verify->add_option("reports", c.verify.reports, "A --reports folder (of a class, a merge or a regrade)")->required();
+  verify->add_option("--gradebook", c.verify.gradebook,
                      "A gradebook of that class (-o gradebook.csv or .json): each row, and its digest, held to what "
                      "the kept grades give");
-  add_judging_flags(*verify, o);
+  add_judging_flags(*verify, c.verify);
 }
 
 void say_the_modes(CLI::App& app) {

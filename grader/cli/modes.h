@@ -11,12 +11,21 @@
 
 namespace cb::grade {
 
-// What the command line gave, whichever mode it named.
+// What the command line gave: the mode it named, and that mode's value (cli_options.h). Every
+// mode has its own, bound to its own flags, so a flag of another mode never reaches it.
 struct Command {
-  Options o;
-  SandboxFlags sandbox;
-  bool max_score = false;  // --max-score: print and exit
-  bool list = false;       // --list-checks: print and exit
+  Mode mode = Mode::One;
+  OneArgs one;
+  ClassArgs cls;
+  RegradeArgs regrade;
+  MergeArgs merge;
+  VerifyArgs verify;
+  QueuePushArgs push;
+  QueueWorkArgs work;
+  QueueStatusArgs status;
+  QueueCollectArgs collect;
+  std::string queue_before;  // `queue --queue NAME ACTION`: the name, for an action that gives none
+  SandboxFlags sandbox;      // the box of every mode that runs programs (one mode runs a command line)
 };
 
 // All but the queue's, which main.cpp adds where the program is built with it (add_queue_commands).

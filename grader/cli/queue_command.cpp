@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <mutex>
 #include <thread>
@@ -26,12 +27,18 @@
 namespace cb::grade {
 namespace {
 
-void add_queue_flags(CLI::App* c, Options& o, Mode mode) {
+// Which queue, and what is done once the action's flags are read (`then`): the mode named, and a
+// --queue given before the action (`queue --queue NAME work`) taken when the action gave none.
+void add_queue_flags(CLI::App* c, QueueFlags& o, Mode mode, Command& command, std::function<void()> then = {}) {
   c->add_option("--redis", o.redis, "The queue's Redis: redis://HOST:PORT or unix:///PATH")->required();
   c->add_option(
       "--queue", o.queue_name,
       mode == Mode::QueuePush ? "The queue's name (the class folder's name unless told)" : "The queue's name");
-  c->parse_complete_callback([&o, mode] { o.mode = mode; });
+  c->parse_complete_callback([&o, mode, &command, then = std::move(then)] {
+    command.mode = mode;
+    if (o.queue_name.empty()) o.queue_name = command.queue_before;
+    if (then) then();
+  });
 }
 
 Result<std::chrono::milliseconds> millis(const std::string& flag, const std::string& text) {
@@ -40,7 +47,7 @@ Result<std::chrono::milliseconds> millis(const std::string& flag, const std::str
   return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
 }
 
-QueueAddress address(const Options& o) { return {o.redis, o.queue_name}; }
+QueueAddress address(const QueueFlags& o) { return {o.redis, o.queue_name}; }
 
 void say(const std::string& line) { std::cerr << "cb-grade: " << line << '\n'; }
 
@@ -65,17 +72,15 @@ Result<std::vector<std::string>> read_manifest(const std::string& path) {
   return names;
 }
 
-int push(const Options& o, const Asked& asked) {
-  Options batch = o;
-  batch.resume = false;  // a push's --resume repairs the queue, not a reports folder
-  auto b = batch_options(batch, asked);
+int push(const QueuePushArgs& o, const Asked& asked) {
+  auto b = batch_options(o, asked);
   if (!b) return could_not_run("queue push: " + b.error().message);
   PushOptions p;
   p.queue = address(o);
-  if (p.queue.name.empty()) p.queue.name = class_name(o.batch);
+  if (p.queue.name.empty()) p.queue.name = class_name(o.root);
   p.batch = std::move(*b);
   p.lane = o.lane;
-  p.resume = o.resume;
+  p.resume = o.repair;
   if (!o.manifest.empty()) {
     auto listed = read_manifest(o.manifest);
     if (!listed) return could_not_run("queue push: " + listed.error().message);
@@ -92,7 +97,7 @@ int push(const Options& o, const Asked& asked) {
                      std::to_string(pushed->same) + " pushed before with the same bytes";
   if (const std::size_t n = pushed->older.size() + pushed->dropped.size(); n > 0)
     line += ", " + std::to_string(n) + " superseded by the same student's later hand-in";
-  if (o.resume)
+  if (o.repair)
     line += ", " + std::to_string(pushed->requeued) + " whose entry Redis had lost queued again, " +
             std::to_string(pushed->revived) + " dead-lettered given " + std::to_string(kMaxDeliveries) +
             " more deliveries";
@@ -163,7 +168,7 @@ Result<void> note_work_dir(const std::string& dir) {
   return write_file_atomically(note_path(::getpid()), absolute);
 }
 
-int work(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
+int work(const QueueWorkArgs& o, const Asked& asked, sandbox::Sandbox& sandbox) {
   if (o.queue_name.empty()) return could_not_run("queue work: --queue NAME: which queue to take jobs from");
   auto b = batch_options(o, asked);
   if (!b) return could_not_run("queue work: " + b.error().message);
@@ -236,7 +241,7 @@ Result<QueueStatus> wait_for(const QueueAddress& q, bool show) {
   }
 }
 
-int status(const Options& o) {
+int status(const QueueStatusArgs& o) {
   if (o.queue_name.empty()) return could_not_run("queue status: --queue NAME: which queue");
   auto s = o.watch ? wait_for(address(o), true) : queue_status(address(o));
   if (!s) return could_not_run("queue status: " + s.error().message);
@@ -264,7 +269,7 @@ int status(const Options& o) {
   return 0;
 }
 
-int collect(const Options& o, const GradeOptions& grade) {
+int collect(const QueueCollectArgs& o, const GradeOptions& grade) {
   if (o.queue_name.empty()) return could_not_run("queue collect: --queue NAME: which queue");
   if (o.reports.empty()) return could_not_run("queue collect: --reports DIR: where the class's reports go");
   const auto started = std::chrono::steady_clock::now();
@@ -292,60 +297,63 @@ int collect(const Options& o, const GradeOptions& grade) {
 
 }  // namespace
 
-void add_queue_commands(CLI::App& app, Options& o, SandboxFlags& sandbox) {
+void add_queue_commands(CLI::App& app, Command& c) {
   CLI::App* q = app.add_subcommand("queue", "Grade a class through a queue on Redis, by workers on many machines");
   q->require_subcommand(1);
   // Before the action too (`queue --queue NAME work ...`), as scripts have it.
-  q->add_option("--queue", o.queue_name, "The queue's name (push: the class folder's name unless told)");
+  q->add_option("--queue", c.queue_before, "The queue's name (push: the class folder's name unless told)");
+  QueuePushArgs& p = c.push;
   CLI::App* push = q->add_subcommand("push", "Send each submission of ROOT to the queue, with how it is to be graded");
-  push->add_option("root", o.batch, "The class: a folder a submission")->required();
-  push->add_option("--lane", o.lane, "interactive (taken first) or bulk")->capture_default_str();
-  push->add_option("--manifest", o.manifest, "Only the folders this file names, one a line (# starts a comment)");
-  push->add_flag("--resume", o.resume,
+  push->add_option("root", p.root, "The class: a folder a submission")->required();
+  push->add_option("--lane", p.lane, "interactive (taken first) or bulk")->capture_default_str();
+  push->add_option("--manifest", p.manifest, "Only the folders this file names, one a line (# starts a comment)");
+  push->add_flag("--resume", p.repair,
                  "Repair the queue: queue again each job whose entry Redis lost, and give each dead-lettered one " +
                      std::to_string(kMaxDeliveries) + " more deliveries");
-  add_queue_flags(push, o, Mode::QueuePush);
-  add_grading_flags(*push, o, sandbox, true);
-  add_class_flags(*push, o, false);
+  add_queue_flags(push, p, Mode::QueuePush, c);
+  add_grading_flags(*push, p, c.sandbox, true);
+  add_class_flags(*push, p, false);
+  QueueWorkArgs& w = c.work;
   CLI::App* work = q->add_subcommand("work", "Take jobs from the queue and grade them, -j at a time, until stopped");
-  o.heartbeat = duration_flag_text(WorkOptions{}.heartbeat);
-  o.poll = std::to_string(WorkOptions{}.poll.count()) + "ms";
+  w.heartbeat = duration_flag_text(WorkOptions{}.heartbeat);
+  w.poll = std::to_string(WorkOptions{}.poll.count()) + "ms";
   work->add_option(
-          "--heartbeat", o.heartbeat,
+          "--heartbeat", w.heartbeat,
           "How often the jobs held are said to be alive; " + std::to_string(kMissedHeartbeats) + " missed: taken back")
       ->capture_default_str();
-  work->add_option("--poll", o.poll, "How often an idle worker asks for a job")->capture_default_str();
-  work->add_option("--worker", o.worker, "This worker's name (host:pid unless told)");
-  work->add_option("--work-dir", o.work_dir, "Where submissions are unpacked (made; removed after)");
-  work->add_flag("--until-done", o.until_done, "Stop once no job is queued or running");
-  add_queue_flags(work, o, Mode::QueueWork);
-  add_grading_flags(*work, o, sandbox, true);
-  add_class_flags(*work, o, false);
+  work->add_option("--poll", w.poll, "How often an idle worker asks for a job")->capture_default_str();
+  work->add_option("--worker", w.worker, "This worker's name (host:pid unless told)");
+  work->add_option("--work-dir", w.work_dir, "Where submissions are unpacked (made; removed after)");
+  work->add_flag("--until-done", w.until_done, "Stop once no job is queued or running");
   // A worker grades as a class is graded, in a folder of its own.
-  work->parse_complete_callback([&o] {
-    o.mode = Mode::QueueWork;
-    if (o.work_dir.empty()) o.work_dir = temp_folder() + "/" + kWorkDirPrefix + std::to_string(::getpid());
-    o.batch = o.work_dir;
+  add_queue_flags(work, w, Mode::QueueWork, c, [&w] {
+    if (w.work_dir.empty()) w.work_dir = temp_folder() + "/" + kWorkDirPrefix + std::to_string(::getpid());
+    w.root = w.work_dir;
   });
+  add_grading_flags(*work, w, c.sandbox, true);
+  add_class_flags(*work, w, false);
+  QueueStatusArgs& s = c.status;
   CLI::App* status = q->add_subcommand("status", "How far the queue is: queued, running per worker, done, dead");
-  status->add_flag("--watch", o.watch, "A line a second until every job is done");
-  status->add_option("--format", o.format, "text, or json (the counts, each worker's jobs and heartbeat)")
+  status->add_flag("--watch", s.watch, "A line a second until every job is done");
+  status->add_option("--format", s.format, "text, or json (the counts, each worker's jobs and heartbeat)")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json"}));
-  add_queue_flags(status, o, Mode::QueueStatus);
+  add_queue_flags(status, s, Mode::QueueStatus, c);
+  QueueCollectArgs& k = c.collect;
   CLI::App* collect = q->add_subcommand("collect", "Write the reports and gradebook of what the workers graded");
-  collect->add_flag("--wait", o.wait, "Wait until every job is done or dead first");
-  add_queue_flags(collect, o, Mode::QueueCollect);
-  add_reports_flag(*collect, o, "Write each submission's reports (text, JSON, HTML) and the class page in DIR/NAME/");
-  add_gradebook_flags(*collect, o);
-  add_judging_flags(*collect, o);
+  collect->add_flag("--wait", k.wait, "Wait until every job is done or dead first");
+  add_queue_flags(collect, k, Mode::QueueCollect, c);
+  collect->add_option("--reports", k.reports,
+                      "Write each submission's reports (text, JSON, HTML) and the class page in DIR/NAME/");
+  add_gradebook_flags(*collect, k);
+  add_judging_flags(*collect, k);
 }
 
-int run_queue(const Options& o, const Asked& asked, sandbox::Sandbox& sandbox) {
-  if (o.mode == Mode::QueuePush) return push(o, asked);
-  if (o.mode == Mode::QueueWork) return work(o, asked, sandbox);
-  if (o.mode == Mode::QueueStatus) return status(o);
-  return collect(o, asked.grade);
+int run_queue_push(const QueuePushArgs& o, const Asked& asked) { return push(o, asked); }
+int run_queue_work(const QueueWorkArgs& o, const Asked& asked, sandbox::Sandbox& sandbox) {
+  return work(o, asked, sandbox);
 }
+int run_queue_status(const QueueStatusArgs& o) { return status(o); }
+int run_queue_collect(const QueueCollectArgs& o, const GradeOptions& grade) { return collect(o, grade); }
 
 }  // namespace cb::grade

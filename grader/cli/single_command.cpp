@@ -20,7 +20,7 @@ constexpr std::size_t kMaxRecordBytes = 64 << 20;
 
 // Without a run: the record --record or a live server holds, and how it was taken. `needed`: the
 // grading cannot go on without one (a server named, or step 1, which asks whether one runs).
-Result<Evidence> record_found(const Options& o, bool needed) {
+Result<Evidence> record_found(const OneArgs& o, bool needed) {
   Evidence e;
   if (!o.record_file.empty()) {
     const auto text = read_bounded_file(o.record_file, kMaxRecordBytes, "record");
@@ -54,7 +54,7 @@ Result<Evidence> record_found(const Options& o, bool needed) {
 
 // --dir's files, without a run: opened once, and where it lies in the folder handed in, no link
 // on its way is followed. `--step 1` (does the server run?) is asked before any file is written.
-Result<SubmissionDir> files_found(const Options& o, const GradeOptions& g) {
+Result<SubmissionDir> files_found(const OneArgs& o, const GradeOptions& g) {
   auto dir = open_in_or_beside(o.dir, o.submission, false);
   if (dir) return SubmissionDir::adopt(std::move(dir).value(), o.dir);
   bool reads_files = g.steps.empty();
@@ -64,7 +64,7 @@ Result<SubmissionDir> files_found(const Options& o, const GradeOptions& g) {
 }
 
 // What is graded, as the flags say; without a run, with the files and record found.
-Result<Submission> submission_of(const Options& o, Asked& a) {
+Result<Submission> submission_of(const OneArgs& o, Asked& a) {
   Submission s;
   s.folder = o.submission;
   s.files_path = o.dir;
@@ -102,7 +102,7 @@ Result<Submission> submission_of(const Options& o, Asked& a) {
   return s;
 }
 
-int keep_reports(const Options& o, const Report& report) {
+int keep_reports(const OneArgs& o, const Report& report) {
   if (o.reports.empty()) return 0;
   // Inside the folder handed in, no link on the way is followed (it would be the student's).
   auto dir = open_in_or_beside(o.reports, o.submission, true);
@@ -112,7 +112,7 @@ int keep_reports(const Options& o, const Report& report) {
 }
 
 // The evidence judged, the report written and kept, the record saved: one grading's end.
-int report_on(const Options& o, const Asked& a, std::chrono::steady_clock::time_point started,
+int report_on(const OneArgs& o, const Asked& a, std::chrono::steady_clock::time_point started,
               const Evidence& evidence) {
   if (!o.save_record.empty()) {
     if (!evidence.record)
@@ -125,7 +125,7 @@ int report_on(const Options& o, const Asked& a, std::chrono::steady_clock::time_
   if (!a.numbers_note.empty()) report.notes.insert(report.notes.begin(), a.numbers_note);
   const bool colour = a.format == Format::Text && o.output.empty() && ::isatty(STDOUT_FILENO) != 0 &&
                       std::getenv("NO_COLOR") == nullptr;
-  if (const int rc = emit(o, render(report, a.format, colour)); rc != 0) return rc;
+  if (const int rc = emit(o, o.submission, render(report, a.format, colour)); rc != 0) return rc;
   // A report written to a file leaves the terminal empty: the verdict is said there anyway.
   if (!o.output.empty()) std::cout << score_line(report) << " The report: " << o.output << '\n';
   if (const int rc = keep_reports(o, report); rc != 0) return rc;
@@ -138,7 +138,7 @@ int report_on(const Options& o, const Asked& a, std::chrono::steady_clock::time_
 
 }  // namespace
 
-int run_one(const Options& o, Asked a, sandbox::Sandbox& sandbox) {
+int run_one(const OneArgs& o, Asked a, sandbox::Sandbox& sandbox) {
   const auto started = std::chrono::steady_clock::now();
   // A try the grader fails (it stalled, no box could be made) is no grade: tried again,
   // kGradingTries in all, and the report says so.

@@ -9,6 +9,6 @@
 
 namespace cb::grade {
 
-int run_one(const Options& o, Asked asked, sandbox::Sandbox& sandbox);
+int run_one(const OneArgs& o, Asked asked, sandbox::Sandbox& sandbox);
 
 }  // namespace cb::grade

@@ -164,17 +164,17 @@ Result<std::vector<std::string>> gradebook_differences(const std::string& path, 
 
 }  // namespace
 
-int run_verify(const Options& o, const GradeOptions& grade) {
-  auto names = submission_folders(o.verify);
+int run_verify(const VerifyArgs& o, const GradeOptions& grade) {
+  auto names = submission_folders(o.reports);
   if (!names) return could_not_run("verify: " + names.error().message);
   // The grades are held to the rubric they were given: another one would change every score.
   std::optional<nlohmann::json> stamp;
-  for (std::size_t i = 0; i < names->size() && !stamp; ++i) stamp = kept_batch_stamp(o.verify + "/" + (*names)[i]);
+  for (std::size_t i = 0; i < names->size() && !stamp; ++i) stamp = kept_batch_stamp(o.reports + "/" + (*names)[i]);
   if (stamp && stamp->value("rubric_sha256", "") != grade.rubric.sha256)
     return could_not_run("verify: the class was graded with another rubric (SHA-256 " +
                          stamp->value("rubric_sha256", "") + "): give verify the --rubric it was graded with");
   RegradeOptions r;
-  r.dir = o.verify;
+  r.dir = o.reports;
   r.grade = stamp ? as_kept(grade, *stamp) : grade;
   r.jobs = o.jobs;
   r.rewrite = false;
@@ -198,11 +198,11 @@ int run_verify(const Options& o, const GradeOptions& grade) {
             << (not_following == 0 ? std::string("every grade follows from its evidence")
                                    : std::to_string(not_following) + " do not")
             << '\n';
-  if (!o.verify_gradebook.empty()) {
-    auto differences = gradebook_differences(o.verify_gradebook, *rows);
+  if (!o.gradebook.empty()) {
+    auto differences = gradebook_differences(o.gradebook, *rows);
     if (!differences) return could_not_run("verify: --gradebook: " + differences.error().message);
     for (const std::string& d : *differences) std::cout << d << '\n';
-    std::cerr << "cb-grade: " << o.verify_gradebook << ": "
+    std::cerr << "cb-grade: " << o.gradebook << ": "
               << (differences->empty() ? std::string("every row is what its kept grade gives")
                                        : std::to_string(differences->size()) +
                                              (differences->size() == 1 ? " difference" : " differences") +

@@ -24,8 +24,10 @@ struct Command {
   QueueWorkArgs work;
   QueueStatusArgs status;
   QueueCollectArgs collect;
-  std::string queue_before;  // `queue --queue NAME ACTION`: the name, for an action that gives none
-  SandboxFlags sandbox;      // the box of every mode that runs programs (one mode runs a command line)
+  // `queue --queue NAME ACTION`: the name, for an action that gives none. Read once the whole line
+  // is (run_mode.cpp): CLI11 sets an option's variable when its own command's parse ends.
+  std::string queue_before;
+  SandboxFlags sandbox;  // the box of every mode that runs programs (one mode runs a command line)
 };
 
 // All but the queue's, which main.cpp adds where the program is built with it (add_queue_commands).

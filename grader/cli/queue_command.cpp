@@ -27,16 +27,14 @@
 namespace cb::grade {
 namespace {
 
-// Which queue, and what is done once the action's flags are read (`then`): the mode named, and a
-// --queue given before the action (`queue --queue NAME work`) taken when the action gave none.
+// Which queue, and what is done once the action's flags are read (`then`) besides naming the mode.
 void add_queue_flags(CLI::App* c, QueueFlags& o, Mode mode, Command& command, std::function<void()> then = {}) {
   c->add_option("--redis", o.redis, "The queue's Redis: redis://HOST:PORT or unix:///PATH")->required();
   c->add_option(
       "--queue", o.queue_name,
       mode == Mode::QueuePush ? "The queue's name (the class folder's name unless told)" : "The queue's name");
-  c->parse_complete_callback([&o, mode, &command, then = std::move(then)] {
+  c->parse_complete_callback([mode, &command, then = std::move(then)] {
     command.mode = mode;
-    if (o.queue_name.empty()) o.queue_name = command.queue_before;
     if (then) then();
   });
 }

@@ -24,8 +24,7 @@ struct Command {
   QueueWorkArgs work;
   QueueStatusArgs status;
   QueueCollectArgs collect;
-  // `queue --queue NAME ACTION`: the name, for an action that gives none. Read once the whole line
-  // is (run_mode.cpp): CLI11 sets an option's variable when its own command's parse ends.
+  // `queue --queue NAME ACTION`: the name, for an action that gives none (queue_command.cpp).
   std::string queue_before;
   SandboxFlags sandbox;  // the box of every mode that runs programs (one mode runs a command line)
 };

@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <initializer_list>
 #include <iostream>
 #include <mutex>
 #include <thread>
@@ -70,7 +71,9 @@ Result<std::vector<std::string>> read_manifest(const std::string& path) {
   return names;
 }
 
-int push(const QueuePushArgs& o, const Asked& asked) {
+}  // namespace
+
+int run_queue_push(const QueuePushArgs& o, const Asked& asked) {
   auto b = batch_options(o, asked);
   if (!b) return could_not_run("queue push: " + b.error().message);
   PushOptions p;
@@ -102,6 +105,8 @@ int push(const QueuePushArgs& o, const Asked& asked) {
   say(line);
   return static_cast<int>(pushed->refused.empty() ? ExitCode::Ok : ExitCode::Failed);
 }
+
+namespace {
 
 constexpr const char* kWorkDirPrefix = "cb-grade-queue-";
 
@@ -166,7 +171,9 @@ Result<void> note_work_dir(const std::string& dir) {
   return write_file_atomically(note_path(::getpid()), absolute);
 }
 
-int work(const QueueWorkArgs& o, const Asked& asked, sandbox::Sandbox& sandbox) {
+}  // namespace
+
+int run_queue_work(const QueueWorkArgs& o, const Asked& asked, sandbox::Sandbox& sandbox) {
   if (o.queue_name.empty()) return could_not_run("queue work: --queue NAME: which queue to take jobs from");
   auto b = batch_options(o, asked);
   if (!b) return could_not_run("queue work: " + b.error().message);
@@ -215,6 +222,8 @@ int work(const QueueWorkArgs& o, const Asked& asked, sandbox::Sandbox& sandbox) 
   return 0;
 }
 
+namespace {
+
 // Until every job pushed is done or dead: a line a second, in place on a terminal; in a log, a
 // line when it has moved and ten seconds have passed.
 Result<QueueStatus> wait_for(const QueueAddress& q, bool show) {
@@ -239,7 +248,9 @@ Result<QueueStatus> wait_for(const QueueAddress& q, bool show) {
   }
 }
 
-int status(const QueueStatusArgs& o) {
+}  // namespace
+
+int run_queue_status(const QueueStatusArgs& o) {
   if (o.queue_name.empty()) return could_not_run("queue status: --queue NAME: which queue");
   auto s = o.watch ? wait_for(address(o), true) : queue_status(address(o));
   if (!s) return could_not_run("queue status: " + s.error().message);
@@ -267,7 +278,7 @@ int status(const QueueStatusArgs& o) {
   return 0;
 }
 
-int collect(const QueueCollectArgs& o, const GradeOptions& grade) {
+int run_queue_collect(const QueueCollectArgs& o, const GradeOptions& grade) {
   if (o.queue_name.empty()) return could_not_run("queue collect: --queue NAME: which queue");
   if (o.reports.empty()) return could_not_run("queue collect: --reports DIR: where the class's reports go");
   const auto started = std::chrono::steady_clock::now();
@@ -293,13 +304,17 @@ int collect(const QueueCollectArgs& o, const GradeOptions& grade) {
   return finish_joined(o, got->rows, got->missing);
 }
 
-}  // namespace
-
 void add_queue_commands(CLI::App& app, Command& c) {
   CLI::App* q = app.add_subcommand("queue", "Grade a class through a queue on Redis, by workers on many machines");
   q->require_subcommand(1);
-  // Before the action too (`queue --queue NAME work ...`), as scripts have it.
+  // Before the action too (`queue --queue NAME work ...`), as scripts have it. CLI11 sets this
+  // command's variable when its own parse ends, after its action's: the name is passed on then,
+  // to an action that gave none.
   q->add_option("--queue", c.queue_before, "The queue's name (push: the class folder's name unless told)");
+  q->parse_complete_callback([&c] {
+    for (QueueFlags* action : std::initializer_list<QueueFlags*>{&c.push, &c.work, &c.status, &c.collect})
+      if (action->queue_name.empty()) action->queue_name = c.queue_before;
+  });
   QueuePushArgs& p = c.push;
   CLI::App* push = q->add_subcommand("push", "Send each submission of ROOT to the queue, with how it is to be graded");
   push->add_option("root", p.root, "The class: a folder a submission")->required();
@@ -346,12 +361,5 @@ void add_queue_commands(CLI::App& app, Command& c) {
   add_gradebook_flags(*collect, k);
   add_judging_flags(*collect, k);
 }
-
-int run_queue_push(const QueuePushArgs& o, const Asked& asked) { return push(o, asked); }
-int run_queue_work(const QueueWorkArgs& o, const Asked& asked, sandbox::Sandbox& sandbox) {
-  return work(o, asked, sandbox);
-}
-int run_queue_status(const QueueStatusArgs& o) { return status(o); }
-int run_queue_collect(const QueueCollectArgs& o, const GradeOptions& grade) { return collect(o, grade); }
 
 }  // namespace cb::grade

@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <initializer_list>
 #include <iostream>
 
 #include "cb/grade/grade.h"
@@ -84,9 +83,7 @@ int judging(const Args& o, Run run) {
 }
 
 #ifdef CB_GRADE_QUEUE
-int queue_action(const CLI::App& mode, Command& c) {
-  for (QueueFlags* q : std::initializer_list<QueueFlags*>{&c.push, &c.work, &c.status, &c.collect})
-    if (q->queue_name.empty()) q->queue_name = c.queue_before;
+int queue_action(const CLI::App& mode, const Command& c) {
   switch (c.mode) {
     case Mode::QueuePush: {
       auto asked = read_flags(mode, c.push);
@@ -107,7 +104,7 @@ int queue_action(const CLI::App& mode, Command& c) {
 
 }  // namespace
 
-int run_mode(const CLI::App& mode, Command& c) {
+int run_mode(const CLI::App& mode, const Command& c) {
   switch (c.mode) {
     case Mode::One: return one_submission(mode, c);
     case Mode::Class: return a_class(mode, c);

@@ -11,6 +11,6 @@
 namespace cb::grade {
 
 // `mode`: the subcommand parsed (mode_app()), whose flags were given.
-[[nodiscard]] int run_mode(const CLI::App& mode, Command& c);
+[[nodiscard]] int run_mode(const CLI::App& mode, const Command& c);
 
 }  // namespace cb::grade

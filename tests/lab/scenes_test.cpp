@@ -201,6 +201,17 @@ TEST_CASE("cb-lab scene payments --live: the real server tells the simulation's 
   CHECK(d["steps"][0]["results"][0]["agrees_with_simulation"] == true);
   CHECK(d["steps"][1]["results"][0]["agrees_with_simulation"] == true);
   CHECK(d["steps"][2]["results"][0]["agrees_with_simulation"] == true);
+  // The breaker keeps the scene's time, not the wall's: every charge reaches it at the moment the
+  // simulation sends it, so a busy machine's late sends and late cuts cannot move a trial.
+  const auto r_sim = cb::testing::run({CB_LAB_BIN, "scene", "payments", "--json"});
+  const json sim = json::parse(r_sim.out);
+  for (std::size_t step = 0; step < 3; ++step)
+    for (std::size_t c = 0; c < 10; ++c) {
+      CAPTURE(step);
+      CAPTURE(c);
+      CHECK(d["steps"][step]["results"][0]["charges"][c]["sent_s"] ==
+            sim["steps"][step]["results"][0]["charges"][c]["sent_s"]);
+    }
 }
 
 TEST_CASE("cb-lab scene toggle --live: short periods against a real toggling server") {

@@ -1,6 +1,9 @@
 // The payments story's "Predict first": charges one at a time, each in a timeout, through a breaker (or
 // none), against payments that hang and recover. Simulated on a manual clock, or live against
 // the flaky server (/fast when payments answer, /hang when they hang) with time scaled down.
+// Live, the breaker still keeps the scene's time (a charge is at its scheduled moment, a timeout
+// lasts exactly the timeout): what is real is each answer, so a slow machine, which sends late and
+// cuts a hang late, never changes which charge is a trial or refused.
 #include <algorithm>
 #include <memory>
 #include <type_traits>
@@ -79,26 +82,22 @@ Simulated simulate_payments(const ChargesSpec& spec, Micros at) {
   return {};
 }
 
-// The scene's clock and its breaker: a manual clock stepped charge by charge, or live, every
-// duration shrunk by the scale (the breaker's included) and scene time scaled back up.
+// The scene's clock and its breaker: a manual clock stepped charge by charge, in scene time. Live,
+// the calls are real, each sent when its scene time comes round (scaled down) in a timeout scaled
+// the same way, and the manual clock is stepped by the schedule and the answers, never read off
+// the wall.
 class ChargeRun {
  public:
   static Result<std::unique_ptr<ChargeRun>> make(const ChargesSpec& spec, const std::optional<BreakerOptions>& options,
                                                  const SceneRun& how) {
     std::unique_ptr<ChargeRun> run(new ChargeRun(spec, how));
-    std::optional<BreakerOptions> live_options = options;
     if (how.live) {
       auto url = parse_url(how.server);
       if (!url) return url.error();
       run->server_ = *url;
-      run->timeout_ = run->scaled(spec.timeout);
-      if (live_options) {
-        live_options->cooldown.base = run->scaled(live_options->cooldown.base);
-        live_options->half_open.max_wait = run->scaled(live_options->half_open.max_wait);
-      }
     }
-    if (live_options) {
-      auto b = CircuitBreaker::create(*live_options, run->clock());
+    if (options) {
+      auto b = CircuitBreaker::create(*options, run->manual_);
       if (!b) return b.error();
       run->breaker_ = std::move(b).value();
     }
@@ -114,86 +113,72 @@ class ChargeRun {
     Micros free_at{0};
     for (std::size_t i = 0; i < spec_.send_at.size(); ++i) {
       rows.push_back(send(static_cast<int>(i + 1), std::max(spec_.send_at[i], free_at)));
-      free_at = how_.live ? now() : rows.back().sent + took_;
+      free_at = rows.back().sent + took_;
     }
     return rows;
   }
 
  private:
-  ChargeRun(const ChargesSpec& spec, const SceneRun& how) : spec_(spec), how_(how), timeout_(spec.timeout) {}
+  ChargeRun(const ChargesSpec& spec, const SceneRun& how) : spec_(spec), how_(how) {}
 
-  const Clock& clock() const {
-    return how_.live ? static_cast<const Clock&>(steady_) : static_cast<const Clock&>(manual_);
-  }
   Micros scaled(Micros d) const {
     return Micros{static_cast<Micros::rep>(static_cast<double>(d.count()) * how_.scale)};
   }
-  // Scene time now: the manual clock's, or live time since the start, scaled back up.
-  Micros now() const {
-    if (!how_.live) return manual_.now().time_since_epoch();
-    const auto real = std::chrono::duration_cast<Micros>(SteadyClock::now() - live_start_);
-    return Micros{static_cast<Micros::rep>(static_cast<double>(real.count()) / how_.scale)};
+  Micros unscaled(Micros d) const {
+    return Micros{static_cast<Micros::rep>(static_cast<double>(d.count()) / how_.scale)};
   }
 
   // One charge, sent at scene time `at` (took_: how long it held the line).
   Row send(int charge, Micros at) {
     Row row;
     row.charge = charge;
+    row.sent = at;
     took_ = Micros{0};
-    if (how_.live) {
-      std::this_thread::sleep_until(live_start_ + scaled(at));
-      row.sent = now();
-    } else {
-      manual_.set(TimePoint{at});
-      row.sent = at;
-    }
+    if (how_.live) std::this_thread::sleep_until(live_start_ + scaled(at));
+    manual_.set(TimePoint{at});
     std::optional<Admission> admission;
     if (breaker_) {
       admission = breaker_->try_acquire();
       if (!*admission) {
         row.happened = "refused at once";
-        row.reply = fallback_for(spec_.fallback, row.charge, clock().now());
+        row.reply = fallback_for(spec_.fallback, row.charge, manual_.now());
         row.state_after = std::string(to_string(breaker_->state()));
         return row;
       }
       row.trial = admission->ticket.admitted_in == State::HalfOpen;
     }
-    const Simulated outcome = how_.live ? call_payments(row.sent) : simulated(at);
+    const Simulated outcome = how_.live ? call_payments(at) : simulate_payments(spec_, at);
     took_ = outcome.took;
+    manual_.set(TimePoint{at + outcome.took});
     if (breaker_)
       (void)breaker_->record(admission->ticket, {outcome.failed ? Verdict::Failure : Verdict::Success, outcome.took});
     row.happened = outcome.timed_out ? "waited out the timeout" : outcome.failed ? "error" : "answered";
-    row.reply = outcome.failed ? fallback_for(spec_.fallback, row.charge, clock().now())
+    row.reply = outcome.failed ? fallback_for(spec_.fallback, row.charge, manual_.now())
                                : Reply<Receipt>{Answered<Receipt>{{row.charge, "charged"}}};
     row.state_after = breaker_ ? std::string(to_string(breaker_->state())) : "-";
     return row;
   }
 
-  // Live: the scripted phase picks the endpoint; the real server and the real timeout decide.
-  Simulated call_payments(Micros sent) const {
-    const BackendPhase& p = phase_at(spec_.backend, sent);
+  // Live: the scripted phase picks the endpoint; the real server, in the real (scaled) timeout,
+  // decides the answer. A timeout holds the line for the timeout exactly, however late the machine
+  // cut it; an answer for its real time, scaled back up, and never longer than the timeout.
+  Simulated call_payments(Micros at) const {
+    const BackendPhase& p = phase_at(spec_.backend, at);
     const std::string_view path = p.answer == BackendPhase::Answer::Ok     ? flaky::path::kFast
                                   : p.answer == BackendPhase::Answer::Hang ? flaky::path::kHang
                                                                            : flaky::path::kAlways500;
     const HttpAnswer a = http_request(*server_, "GET", std::string(path),
-                                      std::chrono::duration_cast<std::chrono::milliseconds>(timeout_));
-    return {std::chrono::duration_cast<Micros>(a.elapsed),
-            classify::Classifier::http().classify(a.observation) == Verdict::Failure,
-            a.observation.origin == classify::Origin::Timeout};
-  }
-
-  Simulated simulated(Micros at) {
-    const Simulated sim = simulate_payments(spec_, at);
-    manual_.set(TimePoint{at + sim.took});
-    return sim;
+                                      std::chrono::duration_cast<std::chrono::milliseconds>(scaled(spec_.timeout)));
+    const bool timed_out = a.observation.origin == classify::Origin::Timeout;
+    const Micros took =
+        timed_out ? spec_.timeout : std::min(spec_.timeout, unscaled(std::chrono::duration_cast<Micros>(a.elapsed)));
+    return {took, classify::Classifier::http().classify(a.observation) == Verdict::Failure, timed_out};
   }
 
   const ChargesSpec& spec_;
   const SceneRun& how_;
-  Micros timeout_;
   std::optional<ServerUrl> server_;
   ManualClock manual_;
-  cb::SteadyClock steady_;
   std::unique_ptr<CircuitBreaker> breaker_;
   SteadyClock::time_point live_start_{};
   Micros took_{0};

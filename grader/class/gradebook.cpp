@@ -30,6 +30,10 @@ std::string fixed(double v, const char* format) {
   return buf;
 }
 
+// A row with no grade of its own has no score, not a zero an LMS would record: a superseded
+// folder's grade is its student's later one, and a not_graded row is the grader's failure.
+bool scoreless(RowStatus s) { return s == RowStatus::Superseded || s == RowStatus::NotGraded; }
+
 }  // namespace
 
 const char* to_string(RowStatus s) noexcept {
@@ -85,7 +89,7 @@ std::string gradebook_csv(const std::vector<BatchRow>& rows) {
     if (variants) out += "," + csv_cell(row.student) + "," + csv_cell(r != nullptr ? r->numbers : std::string());
     out += std::string(",") + to_string(row.status);
     if (r == nullptr) {
-      out += std::string(row.status == RowStatus::Superseded ? ",," : ",0,") + points(row.max_score) + ",false";
+      out += std::string(scoreless(row.status) ? ",," : ",0,") + points(row.max_score) + ",false";
       for (int s = 1; s <= kGradedSteps; ++s) out += ",,,";
       out += ",,,,,,,,,,";
     } else {
@@ -138,7 +142,7 @@ nlohmann::json gradebook_row_json(const BatchRow& row) {
     j["changes"] = row.changes;
   }
   if (!row.report) {
-    j["score"] = row.status == RowStatus::Superseded ? nlohmann::json(nullptr) : nlohmann::json(0);
+    j["score"] = scoreless(row.status) ? nlohmann::json(nullptr) : nlohmann::json(0);
     j["max_score"] = row.max_score;
     j["passed"] = false;
     return j;

@@ -281,6 +281,19 @@ std::size_t run_start(const Record& record, const LabSpec& spec) {
   return 0;
 }
 
+// The seq of step 4's closing /count: the second /count after the first failing call (the
+// first is its "before", which ends step 3's burst). None when the run has no such /count.
+std::optional<std::uint64_t> step4_end_seq(const Record& record, std::size_t start, const LabSpec& spec) {
+  bool failed = false;
+  int counts = 0;
+  for (std::size_t i = start; i < record.entries.size(); ++i) {
+    const RecordEntry& e = record.entries[i];
+    if (e.counted && e.path == spec.script.fail_path) failed = true;
+    if (failed && e.path == flaky::path::kCount && ++counts == 2) return e.seq;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 LabRun analyse(const Record& record, const LabSpec& spec, bool kept) {
@@ -357,11 +370,15 @@ LabRun analyse(const Record& record, const LabSpec& spec, bool kept) {
   if (run.last_500) {
     // The wait is measured from where the rules open the breaker (the burst's failure that
     // reaches the rate, or its last if it has fewer): calls that leaked through OPEN after it are
-    // step 4's to charge, and do not restart the cool-down.
+    // step 4's to charge, and do not restart the cool-down. Step 5's first call is the first after
+    // step 4 ended: whatever reached the server before step 4's closing /count (its "after"),
+    // of any path, step 4 has charged already (s4.before_after).
     const std::size_t rule_trip =
         std::min<std::size_t>(static_cast<std::size_t>(std::max(spec.trip_at, 1)), run.burst.size());
     const RecordEntry& opened = run.burst.empty() ? *run.lab[*run.last_500] : *run.burst[rule_trip - 1];
-    const std::size_t next = *run.last_500 + 1;
+    std::size_t next = *run.last_500 + 1;
+    if (const auto end = step4_end_seq(record, start, spec))
+      while (next < run.lab.size() && run.lab[next]->seq < *end) ++next;
     if (next < run.lab.size() && (!first_bad || next < *first_bad)) {
       run.gap_after_open_ms = run.lab[next]->t_ms - (opened.t_ms + opened.duration_ms.value_or(0.0));
     }

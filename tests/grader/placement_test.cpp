@@ -241,5 +241,28 @@ TEST_CASE("placement: requests a kept server saw before the run's first /count, 
   CHECK(all.fast_before_first_500 == 3);
 }
 
+// A call that reached the server while OPEN is step 4's to charge (its before/after counts any
+// path), once: step 5's wait is measured to the first call after step 4's closing /count, not to
+// the leaked one ("the next call reached the server 0.004 s after the breaker opened", charged a
+// second time), and the leaked call is no trial of step 6.
+TEST_CASE("placement: a call leaked while OPEN is step 4's, not step 5's first call nor a trial") {
+  std::vector<std::pair<std::string, double>> reqs{{"/count", 0}};
+  for (int i = 0; i < 3; ++i) reqs.emplace_back("/fast", 1 + i);
+  for (int i = 0; i < 5; ++i) reqs.emplace_back("/always500", 10 + i);
+  reqs.emplace_back("/count", 20);  // step 4's before
+  reqs.emplace_back("/fast", 24);   // leaked while OPEN (a program of its own calls /fast in step 4)
+  reqs.emplace_back("/count", 30);  // step 4's after
+  for (int i = 0; i < 3; ++i) reqs.emplace_back("/fast", 3100 + i);
+  const LabRun run = analyse(record_of(reqs), lab_spec(), false);
+  REQUIRE(run.gap_after_open_ms);
+  CHECK(*run.gap_after_open_ms >= 3000);
+  CHECK(run.trials.size() == 3);
+  // Without step 4's closing /count, nothing tells the leaked call from the first trial.
+  reqs.erase(reqs.begin() + 11);
+  const LabRun unclosed = analyse(record_of(reqs), lab_spec(), false);
+  REQUIRE(unclosed.gap_after_open_ms);
+  CHECK(*unclosed.gap_after_open_ms < 3000);
+}
+
 }  // namespace
 }  // namespace cb::grade

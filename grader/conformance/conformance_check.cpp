@@ -350,6 +350,18 @@ std::string whole_seconds(std::chrono::milliseconds t) {
   return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(t).count()) + " s";
 }
 
+// Why a part whose every trace was answered rightly is still not passed.
+std::string not_probed_message(const ConformancePart& part) {
+  std::string ids;
+  for (std::size_t i = 0; i < part.not_probed.size(); ++i)
+    ids += (i == 0 ? "" : i + 1 == part.not_probed.size() ? " and " : ", ") + part.not_probed[i];
+  return "answered all " + std::to_string(part.agreed) +
+         " traces rightly, but one call at a time: it never said \"in_flight\": true, so " + ids +
+         ", which only calls in flight can reach, were never probed, and a rule not probed is not passed; put "
+         "\"in_flight\": true in your first answer and answer the begin and end lines (docs/CONTRACTS.md, \"Calls "
+         "in flight\"; the starter kits' replay does)";
+}
+
 }  // namespace
 
 ConformancePart check_conformance(const ConformanceOptions& o, const Programs& programs) {
@@ -447,6 +459,13 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Programs& p
   part.in_flight = in_flight;
   if (!in_flight)
     for (Rule r : {Rule::TrialCap, Rule::LateResult}) part.not_probed.emplace_back(id(r));
+  // No opting out: a rule a program keeps from being probed is not passed by default. A breaker
+  // with no cap on its trials would otherwise earn the part by never saying "in_flight".
+  if (part.status == Status::Pass && !part.not_probed.empty()) {
+    part.status = Status::Fail;
+    part.rule = "not_probed";
+    part.message = not_probed_message(part);
+  }
   part.cuts = judge.cuts();
   if (programs.processes) part.processes = programs.processes();
   part.score = part.status == Status::Pass ? o.points : 0;

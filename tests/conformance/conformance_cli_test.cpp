@@ -334,16 +334,25 @@ TEST_CASE("conformance: a progress line on a terminal, and none in a pipe") {
 namespace cb::testing {
 namespace {
 
-TEST_CASE(
-    "conformance: calls in flight reach the cap on trials, and a program that takes none is told what was not probed") {
-  // Calls one at a time never have two trials in flight: a breaker with no cap passes those.
-  const json blind = conformance(kBentHere + " --mistake no-cap --one-at-a-time", {"--seed", "1"}, 0);
+TEST_CASE("conformance: calls in flight reach the cap on trials, and a program that takes none cannot pass by it") {
+  // Calls one at a time never have two trials in flight: a breaker with no cap answers every one
+  // of those rightly. Not saying "in_flight" is no way out: the rules it kept from being probed
+  // are not passed, and the part says which, why, and how to speak the protocol.
+  const json blind = conformance(kBentHere + " --mistake no-cap --one-at-a-time", {"--seed", "1"}, 1);
   const json& b = blind["conformance"];
-  CHECK(b["status"] == "pass");
+  CHECK(b["status"] == "fail");
+  CHECK(b["rule"] == "not_probed");
+  CHECK(b["agreed"] == CB_CONFORMANCE_TRACES);
   CHECK(b["in_flight"] == false);
   CHECK(b["not_probed"] == json::array({"half_open_cap", "late_result"}));
+  CHECK(b["message"].get<std::string>().find("half_open_cap and late_result, which only calls in flight can reach") !=
+        std::string::npos);
   CHECK(graded_text(kBentHere + " --mistake no-cap --one-at-a-time", {"--seed", "1"})
-            .find("not probed (it does not say \"in_flight\": true") != std::string::npos);
+            .find("[not_probed] answered all " + std::to_string(CB_CONFORMANCE_TRACES) +
+                  " traces rightly, but one call at a time") != std::string::npos);
+  // So is a right breaker that makes every call one at a time: nothing shows it right there.
+  CHECK(conformance(kBentHere + " --mistake none --one-at-a-time", {"--seed", "1"}, 1)["conformance"]["rule"] ==
+        "not_probed");
   // The same breaker taking calls in flight fails, on every seed, for its own rule.
   for (int seed = 1; seed <= 5; ++seed) {
     CAPTURE(seed);

@@ -42,7 +42,12 @@ ConformancePart first_run(ConformanceEvidence& c,
 
 // A first run of a right breaker (the model itself), recorded into `c`.
 void record_right(ConformanceEvidence& c) {
-  const Program right = [](const conformance::Trace& t) { return conformance::model_answers(t.settings, t.calls); };
+  // The rules themselves, taking calls in flight as a right program says it does.
+  const Program right = [](const conformance::Trace& t) {
+    conformance::Replies r(conformance::model_answers(t.settings, t.calls));
+    r.in_flight = true;
+    return r;
+  };
   c.traces = {"right", kTraces, kSeed, ""};
   ConformanceOptions co;
   co.traces = c.traces;

@@ -210,8 +210,8 @@ TEST_CASE("lab spec: the lab's numbers, step titles and file names are written i
 TEST_CASE("lab spec: every title and message of the checks names only the lab's values and the moment's") {
   const LabSpec& spec = grade::lab_spec();
   // What is left in braces is what the code fills in at the moment it speaks.
-  static const std::set<std::string> at_the_moment{"got",   "got_nth",   "got_trials", "line",
-                                                   "stamp", "precision", "low_nth",    "other"};
+  static const std::set<std::string> at_the_moment{"got",       "got_nth", "got_trials", "line", "open_line", "stamp",
+                                                   "precision", "low_nth", "low",        "high", "other"};
   const std::regex name(R"(\{([a-z_]+)\})");
   std::size_t templates = 0;
   for (const auto& e : std::filesystem::directory_iterator(std::string(CB_SOURCE_DIR) + "/grader/checks")) {

@@ -59,6 +59,7 @@ ConformancePart judge_conformance(const ConformanceEvidence& c, const Rubric& ru
   // stops where its time ran out, after the traces it judged.
   co.replay_cuts = c.cuts.value_or(conformance::TimeCuts{});
   co.time_limit = c.time_limit;
+  co.jobs = c.jobs;
   if (too_slow && !c.cuts) co.stop_after = c.judged;
   conformance::AnswerLog log = c.answers;  // a replay notes what it missed; the evidence stays as it was
   ConformancePart part = check_conformance(co, log.replaying());

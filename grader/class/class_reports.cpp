@@ -58,6 +58,7 @@ nlohmann::json inputs_json(const Evidence& in) {
                                                                               {"judged", c->judged}}},
                         {"shrink_cut", c->shrink_cut},
                         {"time_limit_ms", c->time_limit.count()},
+                        {"jobs", c->jobs},
                         {"cuts", c->cuts ? nlohmann::json{{"part", c->cuts->part},
                                                           {"experiments", c->cuts->experiments},
                                                           {"shrinking", c->cuts->shrinking}}
@@ -100,6 +101,7 @@ Result<void> inputs_of(const nlohmann::json& j, const std::string& name, Evidenc
       kept.answers = *answers;
       kept.shrink_cut = c->value("shrink_cut", false);
       kept.time_limit = std::chrono::milliseconds{c->value("time_limit_ms", std::int64_t{0})};
+      kept.jobs = std::clamp(c->value("jobs", 1), 1, 1024);
       if (const auto cuts = c->find("cuts"); cuts != c->end() && cuts->is_object())
         kept.cuts = conformance::TimeCuts{cuts->at("part").get<int>(), cuts->at("experiments").get<int>(),
                                           cuts->at("shrinking").get<int>()};

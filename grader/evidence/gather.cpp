@@ -103,6 +103,7 @@ ConformanceEvidence run_conformance(const ConformanceRun& c, const std::optional
   out.seconds = live.seconds;
   out.shrink_cut = !live.shrunk_fully;
   out.cuts = live.cuts;
+  out.jobs = co.jobs;
   out.time_limit = c.time_limit;
   if (live.rule == "too_slow") {
     out.refused = {live.rule, live.message};

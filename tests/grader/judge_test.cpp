@@ -3,6 +3,7 @@
 // answer nobody could have given. The programs are the model with one setting bent, in process.
 #include <doctest/doctest.h>
 
+#include <mutex>
 #include <utility>
 
 #include "cb/grade/conformance_check.h"
@@ -101,31 +102,42 @@ TEST_CASE("judge: a part that was too slow is judged on the traces answered befo
   CHECK(part.score == 0);
 }
 
-// A program on a clock of its own: every run of it takes `each` of that clock's time.
+// A program on a clock of its own: every run of it takes `each` of that clock's time (runs side
+// by side, with jobs, take theirs one after another: a machine with one CPU for them).
 struct Timed {
+  std::mutex mu;
   std::chrono::steady_clock::time_point now{};
   std::chrono::milliseconds each{1000};
   int runs = 0;
   Program of(Program p) {
     return [this, p = std::move(p)](const conformance::Trace& t) {
-      now += each;
-      ++runs;
+      {
+        const std::lock_guard lock(mu);
+        now += each;
+        ++runs;
+      }
       return p(t);
     };
   }
+  std::chrono::steady_clock::time_point read() {
+    const std::lock_guard lock(mu);
+    return now;
+  }
 };
 
-// A first run, live on `clock`, recorded into `c` as gather() keeps it.
+// A first run, live on `clock`, recorded into `c` as gather() keeps it; `jobs` traces at once.
 ConformancePart timed_run(ConformanceEvidence& c, Timed& clock, const Program& p, std::chrono::milliseconds limit,
-                          conformance::ShrinkBudget shrink) {
+                          conformance::ShrinkBudget shrink, int jobs = 1) {
   c.traces = {"timed", kTraces, kSeed, ""};
   ConformanceOptions co;
   co.traces = c.traces;
   co.shrink = std::move(shrink);
   co.time_limit = limit;
-  co.now = [&clock] { return clock.now; };
+  co.jobs = jobs;
+  co.now = [&clock] { return clock.read(); };
   const Program timed = clock.of(p);
   ConformancePart live = check_conformance(co, c.answers.recording(Programs{timed, timed, {}, {}}));
+  c.jobs = jobs;
   c.shrink_cut = !live.shrunk_fully;
   c.cuts = live.cuts;
   c.time_limit = limit;
@@ -173,11 +185,35 @@ TEST_CASE("judge: no run starts after the part's time, however many it has left 
   const ConformancePart live = timed_run(c, clock, one_trial(), limit, {5000, std::chrono::seconds{600}, {}});
   REQUIRE(live.status == Status::Fail);
   CHECK(live.rule == "trials_judged_together");
-  CHECK(clock.now - std::chrono::steady_clock::time_point{} <= limit + clock.each);
+  CHECK(clock.read() - std::chrono::steady_clock::time_point{} <= limit + clock.each);
   CHECK(live.judged < kTraces);
   CHECK(live.cuts.part > 0);
   CHECK(live.message.find("(--conformance-timeout) ran out, and the other") != std::string::npos);
   same_part(judge_conformance(c, Rubric::equal()), live);
+}
+
+TEST_CASE("judge: a first run cut by its time while it ran traces side by side is replayed in the same rounds") {
+  // A slow machine: the part's time runs out after some rounds of `jobs` traces. The replay asks
+  // the time at the same points only if it runs the same rounds: in rounds of one it met the cut
+  // sooner, and judged fewer traces than the grading it replays.
+  const Program right = [](const conformance::Trace& t) {
+    conformance::Replies r(conformance::model_answers(t.settings, t.calls));
+    r.in_flight = true;
+    return r;
+  };
+  for (const int jobs : {2, 4, 8}) {
+    CAPTURE(jobs);
+    ConformanceEvidence c;
+    Timed clock;
+    clock.each = std::chrono::seconds{5};
+    const auto limit = std::chrono::seconds{60};
+    const ConformancePart live = timed_run(c, clock, right, limit, {5000, std::chrono::seconds{600}, {}}, jobs);
+    REQUIRE(live.rule == "too_slow");
+    CHECK(live.cuts.part > 0);
+    const ConformancePart judged = judge_conformance(c, Rubric::equal());
+    CHECK(judged.rule != "not_kept");
+    same_part(judged, live);
+  }
 }
 
 TEST_CASE("judge: three traces in a row with no answer in time end the part, and the rest are said not to be run") {

@@ -42,6 +42,9 @@ struct ConformanceEvidence {
   // regrade stops at the same points. nullopt: kept before these were.
   std::optional<conformance::TimeCuts> cuts;
   std::chrono::milliseconds time_limit{0};
+  // How many traces ran at once: the rounds the first grading asked its times at, which a
+  // regrade runs again so that a cut falls at the same trace (1: kept before this was).
+  int jobs = 1;
   double seconds = 0;  // how long the program took to answer, as first graded
 };
 

@@ -189,6 +189,58 @@ Trace generate_in_flight(std::uint64_t seed, int index) {
   return t;
 }
 
+Trace generate_held_across(std::uint64_t seed, int index) {
+  Rng r((seed * 1'000'003U + static_cast<std::uint64_t>(static_cast<unsigned>(index))) ^ 0x5851'f42d'4c95'7f2dU);
+  Trace t;
+  t.settings = draw_settings(r, index + 1);  // never the lab's own: one failure must trip it
+  t.settings.minimum_calls = 1;
+  Model m(t.settings);
+  double now = 0;
+  auto push = [&](Call c) {
+    (void)m.step(c);
+    t.calls.push_back(c);
+  };
+  // A few ordinary calls first, then the call that is held: let through in CLOSED.
+  for (int i = r.between(0, 3); i > 0; --i) {
+    now += r.between(0, 50);
+    push(Call{now, 200, false});
+  }
+  now += r.between(0, 50);
+  push(Call{now, 200, false, Phase::Begin, 1});
+  // Failures until it trips (the calls before may hold the rate under the threshold for a few),
+  // the wait passes, every trial succeeds: CLOSED again, with an empty window and a new
+  // generation.
+  for (int k = 0; k < 64 && m.state() != State::Open; ++k) {
+    now += r.between(1, 50);
+    push(Call{now, 500 + r.between(0, 4), false});
+  }
+  now += t.settings.wait_in_open_ms + (r.chance(50) ? 0 : r.between(1, 500));
+  for (int k = 0; k < t.settings.permitted_in_half_open; ++k) {
+    push(Call{now, 200, false});
+    now += r.between(0, 20);
+  }
+  // The held call comes back, failed. Late: the rules count nothing of it, so CLOSED it stays; a
+  // breaker that counts it (its permit the state's name, or no generation outside HALF_OPEN)
+  // trips on it, its window holding that failure alone.
+  now += r.between(0, 50);
+  Call late{now, 500 + r.between(0, 4), r.chance(20), Phase::End, 1};
+  if (late.timed_out) late.status = 200;
+  push(late);
+  // Then the ordinary traffic of any trace.
+  for (int i = r.between(5, 30); i > 0; --i) {
+    now = next_time(r, m, t.settings, now, -1);
+    Call c{now, 200, false};
+    draw_result(r, c, m.state() == State::HalfOpen);
+    push(c);
+  }
+  return t;
+}
+
+Trace trace_for(std::uint64_t seed, int index, bool in_flight) {
+  if (!in_flight || index % 4 != 2) return generate(seed, index);
+  return index / 4 < kHeldAcrossTraces ? generate_held_across(seed, index) : generate_in_flight(seed, index);
+}
+
 std::vector<Answer> model_answers(const Settings& settings, const std::vector<Call>& calls) {
   Model m(settings);
   std::vector<Answer> out;

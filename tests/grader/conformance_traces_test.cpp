@@ -43,6 +43,41 @@ std::optional<Found> first_failure(const Program& p, std::uint64_t seed, int tra
   return std::nullopt;
 }
 
+TEST_CASE("conformance traces: every seed's held-across traces hold a call over a whole cycle, which tells") {
+  // On every seed, each of them: a call begun in CLOSED ends, failed, after the breaker opened,
+  // waited and closed again. The rules drop it (CLOSED after it); counted, as a breaker whose
+  // permit is the state's name counts it, that failure alone trips the breaker.
+  for (std::uint64_t seed = 1; seed <= 200; ++seed)
+    for (int k = 0; k < kHeldAcrossTraces; ++k) {
+      const int index = 2 + 4 * k;
+      CAPTURE(seed);
+      CAPTURE(index);
+      const Trace t = trace_for(seed, index, true);
+      const auto end =
+          std::find_if(t.calls.begin(), t.calls.end(), [](const Call& c) { return c.phase == Phase::End; });
+      REQUIRE(end != t.calls.end());
+      Model m(t.settings);
+      bool opened = false;
+      for (auto c = t.calls.begin(); c != end; ++c) opened = m.step(*c).state == State::Open || opened;
+      CHECK(opened);
+      CHECK(m.state() == State::Closed);
+      Model counted = m;
+      const Step dropped = m.step(*end);
+      CHECK(dropped.rule == Rule::LateResult);
+      CHECK(dropped.state == State::Closed);
+      CHECK(counted.step(Call{end->t_ms, end->status, end->timed_out}).state == State::Open);
+    }
+  // The others with calls in flight are generate_in_flight's, and without, generate()'s.
+  const auto same = [](const Trace& a, const Trace& b) {
+    return a.calls.size() == b.calls.size() &&
+           std::equal(a.calls.begin(), a.calls.end(), b.calls.begin(), [](const Call& x, const Call& y) {
+             return x.t_ms == y.t_ms && x.status == y.status && x.phase == y.phase && x.id == y.id;
+           });
+  };
+  CHECK(same(trace_for(7, 2 + 4 * kHeldAcrossTraces, true), generate_in_flight(7, 2 + 4 * kHeldAcrossTraces)));
+  CHECK(same(trace_for(7, 2, false), generate(7, 2)));
+}
+
 TEST_CASE("conformance traces: a right breaker agrees on every trace of 20 seeds") {
   const Program right = bent([](Settings&) {});
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {

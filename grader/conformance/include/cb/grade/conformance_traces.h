@@ -88,6 +88,21 @@ struct Programs {
 // Every call it lets through ends before the trace does.
 [[nodiscard]] Trace generate_in_flight(std::uint64_t seed, int index);
 
+// A trace aimed at one rule, so that no seed misses it: a call let through in CLOSED is held
+// while the breaker trips (a minimum of one call), waits, and closes again on its trials, then
+// comes back failed. The rules drop it as late; a breaker whose permit is the state's name, or
+// that drops late results only in HALF_OPEN, counts it and trips. Ordinary traffic follows.
+[[nodiscard]] Trace generate_held_across(std::uint64_t seed, int index);
+
+// How many of a run's traces with calls in flight are generate_held_across's (the first ones),
+// before generate_in_flight's.
+inline constexpr int kHeldAcrossTraces = 5;
+
+// Trace number `index` of a run seeded `seed`: generate()'s, or for a program that takes calls in
+// flight, every 4th (from the 3rd) one with calls in flight, the first kHeldAcrossTraces of those
+// aimed at late results.
+[[nodiscard]] Trace trace_for(std::uint64_t seed, int index, bool in_flight);
+
 // Drops each End whose call the rules did not let through when it began, or whose Begin is not
 // in the trace (the protocol sends no end for those): what a shrunk trace is made into.
 void drop_orphan_ends(Trace& t);

@@ -1,10 +1,12 @@
 #include "cb/sandbox/cgroup.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -112,6 +114,7 @@ Result<void> leave_own_group(const std::string& own) {
     const std::string leaf = own + "/cb-grade-self";
     if (::mkdir(leaf.c_str(), 0755) != 0 && errno != EEXIST) return Error{leaf + ": " + std::strerror(errno)};
     if (auto moved = write_text(leaf + "/cgroup.procs", "0"); !moved) return moved;
+    (void)write_text(own + "/cgroup.subtree_control", "+cpu");  // where delegated: boxes share CPU evenly
     return write_text(own + "/cgroup.subtree_control", "+memory +pids");
   }();
   return *done;
@@ -146,7 +149,36 @@ Result<std::string> v2_parent(const CgroupLayout& layout) {
   if (::mkdir(parent.c_str(), 0755) != 0 && errno != EEXIST) return Error{parent + ": " + std::strerror(errno)};
   if (!lists(parent + "/cgroup.subtree_control", "memory", "pids"))
     if (auto on = write_text(parent + "/cgroup.subtree_control", "+memory +pids"); !on) return on.error();
+  // The cpu controller where the kernel has it: each box then one scheduling entity. Without it
+  // the boxes share CPU as their processes do.
+  if (lists(base + "/cgroup.controllers", "cpu", "cpu")) {
+    (void)write_text(base + "/cgroup.subtree_control", "+cpu");
+    (void)write_text(parent + "/cgroup.subtree_control", "+cpu");
+  }
   return parent;
+}
+
+// The boxes under `parent` (its subfolders).
+std::size_t groups_in(const std::string& parent) {
+  std::size_t n = 0;
+  if (DIR* d = ::opendir(parent.c_str())) {
+    while (const dirent* e = ::readdir(d))
+      n += e->d_type == DT_DIR && std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0 ? 1 : 0;
+    ::closedir(d);
+  }
+  return n;
+}
+
+// The `cb-grade` folder weighs as much as its boxes would beside the machine's other work, one
+// default share each: grouping them under it changes nothing of what the boxes together get,
+// only how they share it (a box of many sessions no longer takes one share a session). Another
+// grader's boxes in the same folder count too; each make and removal sets it again.
+void weigh_parent(const std::string& parent, int version) {
+  const auto boxes = static_cast<std::uint64_t>(std::max<std::size_t>(1, groups_in(parent)));
+  if (version == 1)
+    (void)write_text(parent + "/cpu.shares", std::to_string(std::min<std::uint64_t>(1024 * boxes, 262'144)));
+  else
+    (void)write_text(parent + "/cpu.weight", std::to_string(std::min<std::uint64_t>(100 * boxes, 10'000)));
 }
 
 }  // namespace
@@ -183,7 +215,7 @@ std::map<std::string, std::string, std::less<>> own_cgroups(std::string_view sel
 
 CgroupLayout cgroup_layout(std::string_view mountinfo, std::string_view self_cgroup, bool root) {
   CgroupLayout out;
-  std::optional<Mount> v2, memory, pids;
+  std::optional<Mount> v2, memory, pids, cpu;
   for (std::size_t i = 0; i < mountinfo.size();) {
     const std::size_t nl = std::min(mountinfo.find('\n', i), mountinfo.size());
     const auto w = words(mountinfo.substr(i, nl - i));
@@ -195,6 +227,7 @@ CgroupLayout cgroup_layout(std::string_view mountinfo, std::string_view self_cgr
     if (w[dash + 1] == "cgroup2" && !v2) v2 = m;
     if (w[dash + 1] == "cgroup" && in_comma_list(w[dash + 3], "memory") && !memory) memory = m;
     if (w[dash + 1] == "cgroup" && in_comma_list(w[dash + 3], "pids") && !pids) pids = m;
+    if (w[dash + 1] == "cgroup" && in_comma_list(w[dash + 3], "cpu") && !cpu) cpu = m;
   }
   auto own = own_cgroups(self_cgroup);
   if (memory) {  // v1 (a hybrid machine's v2 has no memory controller: v1 holds it)
@@ -209,6 +242,7 @@ CgroupLayout cgroup_layout(std::string_view mountinfo, std::string_view self_cgr
     out.version = 1;
     out.memory_dir = under(*memory, own["memory"]);
     if (pids && own.count("pids") > 0) out.pids_dir = under(*pids, own["pids"]);
+    if (cpu && own.count("cpu") > 0) out.cpu_dir = under(*cpu, own["cpu"]);
     return out;
   }
   if (v2 && own.count("") > 0) {
@@ -216,6 +250,7 @@ CgroupLayout cgroup_layout(std::string_view mountinfo, std::string_view self_cgr
     out.delegated = !root;
     out.memory_dir = root ? v2->point : under(*v2, own[""]);
     out.pids_dir = out.memory_dir;
+    out.cpu_dir = out.memory_dir;
     return out;
   }
   out.why_none = "no cgroup hierarchy is mounted";
@@ -290,7 +325,32 @@ Result<std::unique_ptr<BoxCgroup>> BoxCgroup::make(const std::string& name, std:
     if (fd < 0) return Error{dir + "/cgroup.procs: " + std::strerror(errno)};
     g->join_fds_.push_back(fd);
   }
+  g->take_cpu(layout, name);
   return g;
+}
+
+void BoxCgroup::take_cpu(const CgroupLayout& layout, const std::string& name) {
+  if (layout.cpu_dir.empty()) return;
+  if (version_ == 2) {
+    // The box's one group, where its parent handed it the cpu controller.
+    if (!lists(dirs_.front() + "/cgroup.controllers", "cpu", "cpu")) return;
+    cpu_dir_ = dirs_.front();
+    if (!parents_.empty()) weigh_parent(parents_.front(), 2);
+    return;
+  }
+  const std::string parent = layout.cpu_dir + "/cb-grade";
+  const std::string dir = parent + "/" + name;
+  if (::mkdir(parent.c_str(), 0755) != 0 && errno != EEXIST) return;
+  if (!remove_group(dir, 1) || ::mkdir(dir.c_str(), 0755) != 0) return;
+  const int fd = ::open((dir + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) {
+    (void)::rmdir(dir.c_str());
+    return;
+  }
+  join_fds_.push_back(fd);
+  cpu_dir_ = dir;
+  cpu_parent_ = parent;
+  weigh_parent(parent, 1);
 }
 
 CgroupCounts BoxCgroup::counts() const {
@@ -330,6 +390,12 @@ bool BoxCgroup::kill_all() const {
 BoxCgroup::~BoxCgroup() {
   for (int fd : join_fds_) ::close(fd);
   for (const std::string& dir : dirs_) (void)remove_group(dir, version_);
+  if (!cpu_parent_.empty()) {
+    (void)remove_group(cpu_dir_, 1);
+    if (::rmdir(cpu_parent_.c_str()) != 0) weigh_parent(cpu_parent_, 1);
+  } else if (!cpu_dir_.empty() && !parents_.empty()) {
+    weigh_parent(parents_.front(), 2);
+  }
   // The grader's own `cb-grade` folder goes with its last box: nothing of a grading stays in a
   // parent that is not the grader's (a Slurm job's group, whose end finds it empty). Another
   // box in it keeps it (EBUSY), and a grader making one makes it again.

@@ -253,7 +253,8 @@ Result<jail::Plan> make_plan(const Policy& policy, Kind kind, const Box& box, co
     else
       return filter.error();
     if (group != nullptr)
-      for (std::size_t i = 0; i < group->join_fds().size() && i < 2; ++i) plan.cgroup_fds[i] = group->join_fds()[i];
+      for (std::size_t i = 0; i < group->join_fds().size() && i < std::size(plan.cgroup_fds); ++i)
+        plan.cgroup_fds[i] = group->join_fds()[i];
     const std::uint64_t nproc =
         kind == Kind::Fallback && !box.own_uid() ? processes_of(::getuid()) + l.processes : l.processes;
     const auto cpu = static_cast<std::uint64_t>(l.cpu.count());

@@ -64,7 +64,8 @@ std::string Containment::describe() const {
   s += ", " + std::to_string(limits.processes) + " processes, a box of " + size_text(limits.box_bytes) + " and " +
        std::to_string(limits.box_files) + " files (" + (box_tmpfs ? "a tmpfs" : "counted: " + box_unbounded_why) +
        "), " + std::to_string(limits.open_files) + " open files, files up to " + size_text(limits.file_bytes) + ", " +
-       std::to_string(limits.cpu.count()) + " s of CPU)";
+       std::to_string(limits.cpu.count()) + " s of CPU" +
+       (cpu_group ? ", an even share of the CPU beside the other boxes, however many processes it runs)" : ")");
   return s;
 }
 

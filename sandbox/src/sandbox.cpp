@@ -146,6 +146,7 @@ Containment Sandbox::containment(const Box& box) {
   c.uid_inside = box.uid();
   if (c.kind == Kind::None) return c;
   c.cgroup_version = box.cgroup() != nullptr ? box.cgroup()->version() : 0;
+  c.cpu_group = box.cgroup() != nullptr && !box.cgroup()->cpu_dir().empty();
   c.no_cgroup_why = box.no_cgroup_why();
   c.box_tmpfs = box.bounded();
   c.box_unbounded_why = box.unbounded_why();

@@ -25,8 +25,10 @@ constexpr const char* kHybridMounts =
     "25 1 0:23 / /sys/fs/cgroup ro,nosuid - tmpfs tmpfs ro,mode=755\n"
     "26 25 0:24 / /sys/fs/cgroup/unified rw,nosuid shared:5 - cgroup2 cgroup2 rw\n"
     "30 25 0:28 / /sys/fs/cgroup/memory rw,nosuid shared:9 - cgroup cgroup rw,memory\n"
-    "31 25 0:29 / /sys/fs/cgroup/pids rw,nosuid shared:10 - cgroup cgroup rw,pids\n";
-constexpr const char* kHybridSelf = "8:pids:/user.slice\n4:memory:/job/42\n0::/user.slice/session-1.scope\n";
+    "31 25 0:29 / /sys/fs/cgroup/pids rw,nosuid shared:10 - cgroup cgroup rw,pids\n"
+    "32 25 0:30 / /sys/fs/cgroup/cpu,cpuacct rw,nosuid shared:11 - cgroup cgroup rw,cpu,cpuacct\n";
+constexpr const char* kHybridSelf =
+    "9:cpu,cpuacct:/\n8:pids:/user.slice\n4:memory:/job/42\n0::/user.slice/session-1.scope\n";
 
 constexpr const char* kV2Mounts =
     "29 23 0:26 / /sys/fs/cgroup rw,nosuid,nodev shared:4 - cgroup2 cgroup2 rw,nsdelegate\n";
@@ -37,6 +39,7 @@ TEST_CASE("cgroup layout: v1 memory and pids under the grader's own groups, as r
   CHECK(root.version == 1);
   CHECK(root.memory_dir == "/sys/fs/cgroup/memory/job/42");
   CHECK(root.pids_dir == "/sys/fs/cgroup/pids/user.slice");
+  CHECK(root.cpu_dir == "/sys/fs/cgroup/cpu,cpuacct");  // mounted with cpuacct, as systemd does
   const CgroupLayout user = cgroup_layout(kHybridMounts, kHybridSelf, false);
   CHECK(user.version == 0);
   CHECK(user.why_none == "cgroup v1 is divided only by root");
@@ -46,6 +49,7 @@ TEST_CASE("cgroup layout: v2 at the top as root, the grader's own group when del
   const CgroupLayout root = cgroup_layout(kV2Mounts, kV2Self, true);
   CHECK(root.version == 2);
   CHECK(root.memory_dir == "/sys/fs/cgroup");
+  CHECK(root.cpu_dir == root.memory_dir);
   CHECK_FALSE(root.delegated);
   const CgroupLayout user = cgroup_layout(kV2Mounts, kV2Self, false);
   CHECK(user.version == 2);
@@ -88,6 +92,7 @@ TEST_CASE("box cgroup: made with its limits, joined, emptied and removed (root)"
     return;
   const std::string name = "box-test-" + std::to_string(::getpid());
   std::string dir;
+  std::string cpu_dir;
   {
     auto g = BoxCgroup::make(name, 64ULL << 20, 16);
     REQUIRE_MESSAGE(g.ok(), g.error().message);
@@ -104,9 +109,16 @@ TEST_CASE("box cgroup: made with its limits, joined, emptied and removed (root)"
     CHECK(WIFSIGNALED(status));
     CHECK(WTERMSIG(status) == SIGKILL);
     CHECK((*g)->counts().oom_kills == 0);
+    // Where the kernel has a cpu controller, the box is one scheduling entity of its own.
+    cpu_dir = (*g)->cpu_dir();
+    if (!machine_cgroups().cpu_dir.empty() && machine_cgroups().version == 1) {
+      CHECK(cpu_dir.substr(cpu_dir.size() - name.size()) == name);
+      CHECK(slurp(cpu_dir + "/cpu.shares") == "1024\n");
+    }
   }
   struct stat st {};
   CHECK(::stat(dir.c_str(), &st) != 0);  // removed with the box
+  if (!cpu_dir.empty()) CHECK(::stat(cpu_dir.c_str(), &st) != 0);
 }
 
 TEST_CASE("box cgroup: one left by a dead grader, a process still in it, is emptied and replaced (root)") {

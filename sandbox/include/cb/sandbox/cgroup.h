@@ -31,6 +31,7 @@ struct CgroupLayout {
   int version = 0;         // 1 or 2; 0: none usable
   std::string memory_dir;  // the grader's own group in the memory hierarchy (v2: the only one)
   std::string pids_dir;    // v1: in the pids hierarchy; v2: the same as memory_dir
+  std::string cpu_dir;     // v1: in the cpu hierarchy (empty: not mounted); v2: the same as memory_dir
   bool delegated = false;  // v2, not root: the grader's own group is its user's to divide
   std::string why_none;    // version 0: why
 };
@@ -76,6 +77,10 @@ class BoxCgroup {
   [[nodiscard]] int version() const noexcept { return version_; }
   // Its directories: memory's (v1), then pids'; v2 has one.
   [[nodiscard]] const std::vector<std::string>& dirs() const noexcept { return dirs_; }
+  // Its group in the cpu hierarchy (v1; v2: dirs()'s, with its cpu controller), one scheduling
+  // entity however many processes and sessions it makes, weighted as every other box; empty
+  // where the kernel gives no cpu controller to divide.
+  [[nodiscard]] const std::string& cpu_dir() const noexcept { return cpu_dir_; }
   // cgroup.procs of each of its hierarchies, open for writing (close-on-exec): a process that
   // writes "0" to each joins the box (the sandbox's child does, before anything else).
   [[nodiscard]] const std::vector<int>& join_fds() const noexcept { return join_fds_; }
@@ -85,9 +90,12 @@ class BoxCgroup {
 
  private:
   BoxCgroup() = default;
+  void take_cpu(const CgroupLayout& layout, const std::string& name);
   int version_ = 0;
   std::vector<std::string> dirs_;     // v1: memory's, then pids'; v2: one
   std::vector<std::string> parents_;  // the grader's `cb-grade` folders above them, removed when empty
+  std::string cpu_dir_;
+  std::string cpu_parent_;  // v1: the `cb-grade` folder in the cpu hierarchy, removed when empty
   std::vector<int> join_fds_;
 };
 

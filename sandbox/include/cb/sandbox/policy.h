@@ -61,6 +61,8 @@ struct Containment {
   // What held its memory: a control group of the box (its version; the whole box's memory, as
   // the kernel counts it), else RLIMIT_DATA on each process, and why no group could be had.
   int cgroup_version = 0;
+  // The box is one scheduling entity of its own (a cpu group), weighted as every other box.
+  bool cpu_group = false;
   std::string no_cgroup_why;
   // What held the box's size: a tmpfs of it (the kernel refuses past it), else the grader's count
   // while the program ran (and why no tmpfs).

@@ -158,6 +158,19 @@ Result<std::string> v2_parent(const CgroupLayout& layout) {
   return parent;
 }
 
+// The box's group `name` under `parent` (a `cb-grade` folder), made anew: one of that name a dead
+// grader left is emptied first. The parent may be removed by another grader whose last box just
+// went (see ~BoxCgroup): it is made again, and the box's group with it.
+Result<std::string> make_group(const std::string& parent, const std::string& name, int version) {
+  const std::string dir = parent + "/" + name;
+  for (int tries = 0;; ++tries) {
+    if (::mkdir(parent.c_str(), 0755) != 0 && errno != EEXIST) return Error{parent + ": " + std::strerror(errno)};
+    if (!remove_group(dir, version)) return Error{dir + ": left by another grader, and cannot be emptied"};
+    if (::mkdir(dir.c_str(), 0755) == 0) return dir;
+    if (errno != ENOENT || tries == 2) return Error{dir + ": " + std::strerror(errno)};
+  }
+}
+
 // The boxes under `parent` (its subfolders).
 std::size_t groups_in(const std::string& parent) {
   std::size_t n = 0;
@@ -290,16 +303,9 @@ Result<std::unique_ptr<BoxCgroup>> BoxCgroup::make(const std::string& name, std:
     if (!layout.pids_dir.empty()) parents.push_back(layout.pids_dir + "/cb-grade");
   }
   for (const std::string& parent : parents) {
-    const std::string dir = parent + "/" + name;
-    // The parent may be removed by another grader whose last box just went (see ~BoxCgroup): it is
-    // made again, and the box's group with it.
-    for (int tries = 0;; ++tries) {
-      if (::mkdir(parent.c_str(), 0755) != 0 && errno != EEXIST) return Error{parent + ": " + std::strerror(errno)};
-      if (!remove_group(dir, layout.version)) return Error{dir + ": left by another grader, and cannot be emptied"};
-      if (::mkdir(dir.c_str(), 0755) == 0) break;
-      if (errno != ENOENT || tries == 2) return Error{dir + ": " + std::strerror(errno)};
-    }
-    g->dirs_.push_back(dir);
+    auto dir = make_group(parent, name, layout.version);
+    if (!dir) return dir.error();
+    g->dirs_.push_back(*dir);
     if (layout.version == 1 || !layout.delegated) g->parents_.push_back(parent);
   }
   const std::string& mem = g->dirs_.front();
@@ -339,16 +345,15 @@ void BoxCgroup::take_cpu(const CgroupLayout& layout, const std::string& name) {
     return;
   }
   const std::string parent = layout.cpu_dir + "/cb-grade";
-  const std::string dir = parent + "/" + name;
-  if (::mkdir(parent.c_str(), 0755) != 0 && errno != EEXIST) return;
-  if (!remove_group(dir, 1) || ::mkdir(dir.c_str(), 0755) != 0) return;
-  const int fd = ::open((dir + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
+  auto dir = make_group(parent, name, 1);
+  if (!dir) return;
+  const int fd = ::open((*dir + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) {
-    (void)::rmdir(dir.c_str());
+    (void)::rmdir(dir->c_str());
     return;
   }
   join_fds_.push_back(fd);
-  cpu_dir_ = dir;
+  cpu_dir_ = *dir;
   cpu_parent_ = parent;
   weigh_parent(parent, 1);
 }

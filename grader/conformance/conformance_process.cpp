@@ -112,8 +112,8 @@ class Launcher {
     thread_.join();
   }
 
-  Result<sandbox::Child> start(sandbox::Sandbox& sb, const sandbox::Box& box, const sandbox::Program& program) {
-    std::packaged_task<Result<sandbox::Child>()> task([&] { return sb.start(box, program); });
+  Result<sandbox::Child, sandbox::StartError> start(sandbox::Sandbox& sb, const sandbox::Box& box, const sandbox::Program& program) {
+    std::packaged_task<Result<sandbox::Child, sandbox::StartError>()> task([&] { return sb.start(box, program); });
     auto started = task.get_future();
     {
       const std::lock_guard lock(mu_);
@@ -126,7 +126,7 @@ class Launcher {
  private:
   void loop() {
     for (;;) {
-      std::packaged_task<Result<sandbox::Child>()> task;
+      std::packaged_task<Result<sandbox::Child, sandbox::StartError>()> task;
       {
         std::unique_lock lock(mu_);
         wake_.wait(lock, [this] { return stop_ || !queue_.empty(); });
@@ -140,7 +140,7 @@ class Launcher {
 
   std::mutex mu_;
   std::condition_variable wake_;
-  std::deque<std::packaged_task<Result<sandbox::Child>()>> queue_;
+  std::deque<std::packaged_task<Result<sandbox::Child, sandbox::StartError>()>> queue_;
   bool stop_ = false;
   std::thread thread_;  // last: it starts once the rest is ready
 };
@@ -196,7 +196,12 @@ class Session {
     auto child = launcher_.start(*o_.sandbox, *o_.box, program);
     ::close(sv[1]);
     ::close(err[1]);
-    if (!child) return graders(child.error().message);
+    if (!child) {
+      // What the box already runs (the program's own processes, up to its limit) is the
+      // program's doing: this trace fails on it, as a fork of its own would have.
+      if (child.error().box_full) return fail("could not be started: " + child.error().message);
+      return graders(child.error().message);
+    }
     child_ = *child;
     // Readable once the program exits, so a wait for output also ends at its exit.
     pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, child_.pid, 0));

@@ -81,7 +81,7 @@ Result<void> run_in(sandbox::Sandbox& sandbox, const sandbox::Box& box, const st
   program.err_fd = fds[1];
   auto child = sandbox.start(box, program);
   ::close(fds[1]);
-  if (!child) return child.error();
+  if (!child) return Error{child.error().message};
   const auto deadline = Clock::now() + kBuildLimit;
   OutputTail tail;
   char buf[4096];

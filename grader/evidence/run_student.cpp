@@ -301,7 +301,7 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
   ::close(pipe_fds[1]);
   if (!child) {
     ::close(pipe_fds[0]);
-    return child.error();
+    return Error{child.error().message};
   }
   const pid_t pid = child->pid;
   const auto deadline = started + o.timeout;

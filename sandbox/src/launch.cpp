@@ -41,15 +41,15 @@ void abandon(pid_t pid) {
 
 }  // namespace
 
-Result<Child> launch(const Policy& policy, Kind kind, const Box& box, const Program& program) {
+Result<Child, StartError> launch(const Policy& policy, Kind kind, const Box& box, const Program& program) {
   auto made = make_plan(policy, kind, box, program);
-  if (!made) return made.error();
+  if (!made) return StartError{made.error()};
   jail::Plan plan = std::move(made).value();
   plan.seal();  // here, once it is where it stays: it points into its own strings
   const bool root = ::geteuid() == 0;
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
-    return Error{std::string("cannot start the program: socketpair: ") + std::strerror(errno)};
+    return StartError{Error{std::string("cannot start the program: socketpair: ") + std::strerror(errno)}};
   plan.control = sv[1];
   // Opened here, not in the child (it makes raw system calls on the plan only).
   plan.devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -69,7 +69,7 @@ Result<Child> launch(const Policy& policy, Kind kind, const Box& box, const Prog
   if (plan.devnull >= 0) ::close(plan.devnull);
   if (pid < 0) {
     ::close(sv[0]);
-    return Error{std::string("clone: ") + std::strerror(clone_errno)};
+    return StartError{Error{std::string("clone: ") + std::strerror(clone_errno)}};
   }
   Child child;
   child.pid = static_cast<pid_t>(pid);
@@ -78,6 +78,7 @@ Result<Child> launch(const Policy& policy, Kind kind, const Box& box, const Prog
   // The conversation: a socket to serve (the full sandbox with a server), then the end of the
   // control socket, which its close-on-exec gives at the exec; or why it failed.
   Result<void> outcome;
+  bool box_full = false;
   for (;;) {
     pollfd pfd{sv[0], POLLIN, 0};
     if (::poll(&pfd, 1, 10'000) <= 0) {
@@ -101,6 +102,9 @@ Result<Child> launch(const Policy& policy, Kind kind, const Box& box, const Prog
     }
     if (m.kind == jail::Message::Failed) {
       outcome = Error{failure_text(plan, m)};
+      // The exec, past the box's own uid, refused for the processes that uid already runs.
+      box_full = static_cast<jail::Step>(m.step) == jail::Step::Exec && m.error == EAGAIN &&
+                 (box.own_uid() || kind == Kind::Namespaces);
       break;
     }
     int fd = -1;
@@ -122,7 +126,11 @@ Result<Child> launch(const Policy& policy, Kind kind, const Box& box, const Prog
   ::close(sv[0]);
   if (!outcome) {
     abandon(child.pid);
-    return outcome.error();
+    if (box_full)
+      return StartError{outcome.error().message + " (the box already runs as many processes as it may: " +
+                            std::to_string(policy.limits.processes) + ", all started by its own programs)",
+                        true};
+    return StartError{outcome.error()};
   }
   return child;
 }

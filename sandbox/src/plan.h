@@ -24,6 +24,6 @@ inline constexpr unsigned kInsideId = 1000;
 [[nodiscard]] Result<jail::Plan> make_plan(const Policy& policy, Kind kind, const Box& box, const Program& program);
 
 // Clones the child in `kind`'s namespaces, serves its socket, and returns once its program runs.
-[[nodiscard]] Result<Child> launch(const Policy& policy, Kind kind, const Box& box, const Program& program);
+[[nodiscard]] Result<Child, StartError> launch(const Policy& policy, Kind kind, const Box& box, const Program& program);
 
 }  // namespace cb::sandbox

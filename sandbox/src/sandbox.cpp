@@ -161,11 +161,12 @@ Containment Sandbox::containment(const Box& box) {
   return c;
 }
 
-Result<Child> Sandbox::start(const Box& box, const Program& program) {
+Result<Child, StartError> Sandbox::start(const Box& box, const Program& program) {
   auto decision = decide();
-  if (!decision) return decision.error();
+  if (!decision) return StartError{decision.error()};
   auto child = launch(policy_, decision->kind, box, program);
-  if (!child) return Error{"cannot start the program in the sandbox: " + child.error().message};
+  if (!child)
+    return StartError{"cannot start the program in the sandbox: " + child.error().message, child.error().box_full};
   return child;
 }
 

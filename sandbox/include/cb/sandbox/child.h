@@ -48,6 +48,19 @@ struct Child {
   [[nodiscard]] std::chrono::microseconds cpu_used() const noexcept;
 };
 
+// Why a program did not start. `box_full`: the kernel refused the program's exec because the
+// box's own uid already runs as many processes as the box may (EAGAIN once the box's identity
+// took effect). Only the box's programs can have started those, so what the box holds, not the
+// grader, kept this one from starting: a verdict on the program, never a grading to try again.
+// Where the box shares the grader's uid (the fallback without a uid of its own) nobody can tell
+// whose processes those are, and it is never set.
+struct StartError {
+  std::string message;
+  bool box_full = false;
+  StartError(Error e) : message(std::move(e.message)) {}  // NOLINT(google-explicit-constructor)
+  StartError(std::string m, bool full) : message(std::move(m)), box_full(full) {}
+};
+
 // Reaps the child if it has exited, without waiting; true once it is reaped.
 bool reap_if_exited(Child& child);
 

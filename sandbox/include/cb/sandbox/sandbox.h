@@ -45,8 +45,9 @@ class Sandbox {
   [[nodiscard]] Containment containment(const Box& box);
 
   // Starts the program in the box. It has begun to run (past the sandbox's set-up) when this
-  // returns; a set-up step that fails is an error naming it.
-  [[nodiscard]] Result<Child> start(const Box& box, const Program& program);
+  // returns; a set-up step that fails is an error naming it, and says when what the box already
+  // runs kept it from starting (StartError::box_full).
+  [[nodiscard]] Result<Child, StartError> start(const Box& box, const Program& program);
 
   // Where the box's programs are told to write, and where they work, as they see it.
   [[nodiscard]] std::string visible_out(const Box& box);

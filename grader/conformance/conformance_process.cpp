@@ -17,12 +17,14 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 #include <nlohmann/json.hpp>
 
 #include "cb/grade/conformance_process.h"
 #include "cb/grade/output_tail.h"
+#include "cb/sandbox/cgroup.h"
 
 namespace cb::grade::conformance {
 namespace {
@@ -112,7 +114,8 @@ class Launcher {
     thread_.join();
   }
 
-  Result<sandbox::Child, sandbox::StartError> start(sandbox::Sandbox& sb, const sandbox::Box& box, const sandbox::Program& program) {
+  Result<sandbox::Child, sandbox::StartError> start(sandbox::Sandbox& sb, const sandbox::Box& box,
+                                                    const sandbox::Program& program) {
     std::packaged_task<Result<sandbox::Child, sandbox::StartError>()> task([&] { return sb.start(box, program); });
     auto started = task.get_future();
     {
@@ -167,6 +170,8 @@ class Session {
     limit_ = limit;
     warm_up_ = warm_up;
     until_ = Clock::now() + limit;
+    began_ = Clock::now();
+    cpu_from_ = cgroup() != nullptr ? cgroup()->cpu_time() : std::nullopt;
     out.shared = traces_ > 0;
     ++traces_;
   }
@@ -228,6 +233,7 @@ class Session {
       const Pumped p = pump();
       if (p == Pumped::Limit) {
         out_->timed_out = true;
+        if (starved()) return std::nullopt;
         return fail("gave no answer within " + limit_said()), std::nullopt;
       }
       if (p == Pumped::Exited) return fail("exited without answering" + ended()), std::nullopt;
@@ -256,7 +262,7 @@ class Session {
       fail("printed more lines than there were calls");
     } else if (!child_.reaped) {
       out_->timed_out = true;
-      fail("did not exit within " + limit_said());
+      if (!starved()) fail("did not exit within " + limit_said());
     } else if (child_.exit_code() != 0) {
       fail("exited with " + std::to_string(child_.exit_code()) + " at the end of its input");
     }
@@ -282,6 +288,24 @@ class Session {
   bool graders(const std::string& why) {
     if (o_.grader_failed) o_.grader_failed(why);
     return fail("the grader could not start it: " + why);
+  }
+
+  [[nodiscard]] const sandbox::BoxCgroup* cgroup() const { return o_.box != nullptr ? o_.box->cgroup() : nullptr; }
+
+  // A trace out of time while the machine kept the box from the CPU shows nothing of the
+  // program (sandbox::starved): said as the trace's problem, and told to the grading as the
+  // grader's failure, to be graded again.
+  bool starved() {
+    if (!cpu_from_) return false;
+    const auto now = cgroup()->cpu_time();
+    const auto wall = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - began_);
+    if (!now || !sandbox::starved(*cpu_from_, *now, wall)) return false;
+    const std::string why = "a trace ran out of its " + limit_said() +
+                            " while the machine kept the box from the CPU (" +
+                            sandbox::describe_starved(*cpu_from_, *now, wall) + ")";
+    if (o_.grader_failed) o_.grader_failed(why);
+    fail(why);
+    return true;
   }
 
   // "5 s, the time limit of one trace"; a first trace's says what its time was for.
@@ -353,6 +377,8 @@ class Session {
   std::chrono::milliseconds limit_{};
   std::chrono::milliseconds warm_up_{};
   Clock::time_point until_;
+  Clock::time_point began_;
+  std::optional<sandbox::CpuTime> cpu_from_;  // the box's CPU when the trace began (where the kernel counts it)
   sandbox::Child child_;
   int io_ = -1;
   int err_ = -1;

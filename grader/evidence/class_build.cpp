@@ -8,12 +8,14 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "cb/bounded_file.h"
 #include "cb/dir_handle.h"
 #include "cb/kit_files.h"
 #include "cb/owned_fd.h"
 #include "cb/grade/output_tail.h"
+#include "cb/sandbox/cgroup.h"
 
 namespace cb::grade {
 namespace {
@@ -82,7 +84,9 @@ Result<void> run_in(sandbox::Sandbox& sandbox, const sandbox::Box& box, const st
   auto child = sandbox.start(box, program);
   ::close(fds[1]);
   if (!child) return Error{child.error().message};
-  const auto deadline = Clock::now() + kBuildLimit;
+  const auto began = Clock::now();
+  const auto cpu_before = box.cgroup() != nullptr ? box.cgroup()->cpu_time() : std::nullopt;
+  const auto deadline = began + kBuildLimit;
   OutputTail tail;
   char buf[4096];
   bool open_pipe = true;
@@ -95,8 +99,17 @@ Result<void> run_in(sandbox::Sandbox& sandbox, const sandbox::Box& box, const st
     }
   }
   const bool ended = child->reaped;
+  // Said before the box is emptied: a build out of time for want of CPU is the machine's.
+  std::string starved;
+  if (const auto cpu_now = !ended && cpu_before ? box.cgroup()->cpu_time() : std::nullopt; cpu_now) {
+    const auto wall = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - began);
+    if (sandbox::starved(*cpu_before, *cpu_now, wall))
+      starved = " while the machine kept its box from the CPU (" +
+                sandbox::describe_starved(*cpu_before, *cpu_now, wall) + ")";
+  }
   (void)sandbox::end_child(*child);
-  if (!ended) return Error{"'" + command + "' took longer than " + std::to_string(kBuildLimit.count()) + " s"};
+  if (!ended)
+    return Error{"'" + command + "' took longer than " + std::to_string(kBuildLimit.count()) + " s" + starved};
   if (child->exit_code() != 0) {
     const std::string said = last_line(tail.take());
     return Error{"'" + command + "' exited with " + std::to_string(child->exit_code()) +

@@ -43,6 +43,9 @@ Result<void, GradingFailure> run_lab(const Submission& s, const LabSpec& spec, s
     return program_failed(
         "a process the program started could not be stopped (it forks faster than it dies); not graded");
   CB_TRY_VOID(ran_throughout(began, "the lab run"));
+  if (ran->timed_out && !ran->starved.empty())
+    return grader_failed("the lab run reached its time limit while the machine kept its box from the CPU (" +
+                         ran->starved + "): the time ran out for want of CPU, not in the program");
   if (ran->limit_hit == sandbox::LimitHit::OutsideMemory)
     return grader_failed("the program was killed for memory by " +
                          sandbox::describe(ran->containment.limits, ran->limit_hit, true) +

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -256,6 +258,7 @@ CgroupLayout cgroup_layout(std::string_view mountinfo, std::string_view self_cgr
     out.memory_dir = under(*memory, own["memory"]);
     if (pids && own.count("pids") > 0) out.pids_dir = under(*pids, own["pids"]);
     if (cpu && own.count("cpu") > 0) out.cpu_dir = under(*cpu, own["cpu"]);
+    if (v2 && own.count("") > 0) out.pressure_dir = under(*v2, own[""]);
     return out;
   }
   if (v2 && own.count("") > 0) {
@@ -331,6 +334,9 @@ Result<std::unique_ptr<BoxCgroup>> BoxCgroup::make(const std::string& name, std:
     if (fd < 0) return Error{dir + "/cgroup.procs: " + std::strerror(errno)};
     g->join_fds_.push_back(fd);
   }
+  // The pressure group is joined before the cpu group: a box's child, once in a starved cpu group,
+  // is kept waiting where nothing yet counts its wait.
+  g->take_pressure(layout, name);
   g->take_cpu(layout, name);
   return g;
 }
@@ -356,6 +362,54 @@ void BoxCgroup::take_cpu(const CgroupLayout& layout, const std::string& name) {
   cpu_dir_ = *dir;
   cpu_parent_ = parent;
   weigh_parent(parent, 1);
+}
+
+void BoxCgroup::take_pressure(const CgroupLayout& layout, const std::string& name) {
+  if (version_ == 2) {
+    if (::access((dirs_.front() + "/cpu.pressure").c_str(), R_OK) == 0) pressure_dir_ = dirs_.front();
+    return;
+  }
+  if (layout.pressure_dir.empty()) return;
+  const std::string parent = layout.pressure_dir + "/cb-grade";
+  auto dir = make_group(parent, name, 2);
+  if (!dir) return;
+  const int fd = ::open((*dir + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0 || ::access((*dir + "/cpu.pressure").c_str(), R_OK) != 0) {
+    if (fd >= 0) ::close(fd);
+    (void)::rmdir(dir->c_str());
+    (void)::rmdir(parent.c_str());
+    return;
+  }
+  join_fds_.push_back(fd);
+  pressure_dir_ = *dir;
+  pressure_parent_ = parent;
+}
+
+std::optional<CpuTime> BoxCgroup::cpu_time() const {
+  if (pressure_dir_.empty()) return std::nullopt;
+  const std::string pressure = read_small(pressure_dir_ + "/cpu.pressure");
+  // "some avg10=0.00 avg60=0.00 avg300=0.00 total=N" first
+  const auto at = pressure.find("total=");
+  if (pressure.rfind("some", 0) != 0 || at == std::string::npos) return std::nullopt;
+  CpuTime t;
+  t.waited = std::chrono::microseconds{std::strtoll(pressure.c_str() + at + 6, nullptr, 10)};
+  t.used = std::chrono::microseconds{
+      static_cast<long long>(key_value(read_small(pressure_dir_ + "/cpu.stat"), "usage_usec"))};
+  return t;
+}
+
+bool starved(const CpuTime& from, const CpuTime& to, std::chrono::microseconds wall) {
+  return (to.waited - from.waited) * 4 >= wall && (to.used - from.used) * 4 < wall;
+}
+
+std::string describe_starved(const CpuTime& from, const CpuTime& to, std::chrono::microseconds wall) {
+  const auto s = [](std::chrono::microseconds d) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f s", std::chrono::duration<double>(d).count());
+    return std::string(buf);
+  };
+  return "given " + s(to.used - from.used) + " of CPU in " + s(wall) + ", and waited " + s(to.waited - from.waited) +
+         " for one";
 }
 
 CgroupCounts BoxCgroup::counts() const {
@@ -400,6 +454,10 @@ BoxCgroup::~BoxCgroup() {
     if (::rmdir(cpu_parent_.c_str()) != 0) weigh_parent(cpu_parent_, 1);
   } else if (!cpu_dir_.empty() && !parents_.empty()) {
     weigh_parent(parents_.front(), 2);
+  }
+  if (!pressure_parent_.empty()) {
+    (void)remove_group(pressure_dir_, 2);
+    (void)::rmdir(pressure_parent_.c_str());
   }
   // The grader's own `cb-grade` folder goes with its last box: nothing of a grading stays in a
   // parent that is not the grader's (a Slurm job's group, whose end finds it empty). Another

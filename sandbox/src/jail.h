@@ -85,7 +85,7 @@ struct Plan {
   int control = -1;  // the child's end of the control socket (close-on-exec)
   // The box's control group: cgroup.procs of each hierarchy (memory, pids, cpu), joined first
   // (-1: none).
-  int cgroup_fds[3] = {-1, -1, -1};
+  int cgroup_fds[4] = {-1, -1, -1, -1};
 
   // Namespaces: the user namespace's maps, written by the child itself (one id each, its own).
   bool user_namespace = false;

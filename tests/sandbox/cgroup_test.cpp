@@ -40,6 +40,8 @@ TEST_CASE("cgroup layout: v1 memory and pids under the grader's own groups, as r
   CHECK(root.memory_dir == "/sys/fs/cgroup/memory/job/42");
   CHECK(root.pids_dir == "/sys/fs/cgroup/pids/user.slice");
   CHECK(root.cpu_dir == "/sys/fs/cgroup/cpu,cpuacct");  // mounted with cpuacct, as systemd does
+  // The box's wait for the CPU is read where the kernel keeps it, the empty v2 beside.
+  CHECK(root.pressure_dir == "/sys/fs/cgroup/unified/user.slice/session-1.scope");
   const CgroupLayout user = cgroup_layout(kHybridMounts, kHybridSelf, false);
   CHECK(user.version == 0);
   CHECK(user.why_none == "cgroup v1 is divided only by root");
@@ -55,6 +57,24 @@ TEST_CASE("cgroup layout: v2 at the top as root, the grader's own group when del
   CHECK(user.version == 2);
   CHECK(user.delegated);
   CHECK(user.memory_dir == "/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/app.slice/grade.service");
+}
+
+// Starved: ready to run a quarter of the time or more, and given under a quarter of one CPU. Anything else
+// that ran out of time did so on its own (idle, or spinning on the CPU it was given).
+TEST_CASE("cpu time: a box is starved when it waited for the CPU and got little of it") {
+  using std::chrono::microseconds;
+  const CpuTime from{microseconds{1'000'000}, microseconds{500'000}};
+  const microseconds wall{4'000'000};
+  const auto after = [&](long used, long waited) {
+    return CpuTime{from.used + microseconds{used}, from.waited + microseconds{waited}};
+  };
+  CHECK(starved(from, after(100'000, 3'800'000), wall));          // a throttled or crowded-out box
+  CHECK(starved(from, after(999'999, 2'000'000), wall));          // just under a quarter, just half waited
+  CHECK_FALSE(starved(from, after(1'000'000, 3'000'000), wall));  // a quarter of a CPU is its own time
+  CHECK_FALSE(starved(from, after(100'000, 999'999), wall));      // idle most of the time: asleep, hung
+  CHECK_FALSE(starved(from, after(4'000'000, 4'000'000), wall));  // its own busy loops, each waiting on the rest
+  CHECK(describe_starved(from, after(100'000, 3'800'000), wall) ==
+        "given 0.1 s of CPU in 4.0 s, and waited 3.8 s for one");
 }
 
 TEST_CASE("cgroup layout: a cgroup namespace's mount of a subtree, and no hierarchy at all") {

@@ -14,6 +14,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -33,7 +34,10 @@ struct CgroupLayout {
   std::string pids_dir;    // v1: in the pids hierarchy; v2: the same as memory_dir
   std::string cpu_dir;     // v1: in the cpu hierarchy (empty: not mounted); v2: the same as memory_dir
   bool delegated = false;  // v2, not root: the grader's own group is its user's to divide
-  std::string why_none;    // version 0: why
+  // v1 beside a cgroup2 mount with no controllers (a hybrid machine): the grader's own group
+  // there, where a box's group has no limits but the kernel still counts its CPU and its wait.
+  std::string pressure_dir;
+  std::string why_none;  // version 0: why
 };
 
 // /proc/self/cgroup's text as a map: each controller (v1; "" for v2's one hierarchy) to the
@@ -63,6 +67,25 @@ struct CgroupCounts {
   std::uint64_t socket_peak = 0;
 };
 
+// The CPU a box's programs got, and the time they spent ready to run but given none, since its
+// group was made (cgroup v2's cpu.stat usage_usec and cpu.pressure "some" total).
+struct CpuTime {
+  std::chrono::microseconds used{0};
+  std::chrono::microseconds waited{0};
+};
+
+// Whether the box was starved over a stretch of `wall` (the difference of two readings): ready
+// to run, and given nothing, for at least a quarter of it, and given less than a quarter of one
+// CPU in all. (A quarter, not half: the stretch includes the box's start, and a spinning program
+// held to 2% of a CPU on a busy machine was seen waiting for 1.0 s of 2.) A program that
+// sleeps, hangs or waits for input is not ready to run; one that spins gets its share (its own
+// group weighs as much as any other box, whatever it runs inside). So a time limit reached so is
+// the machine's doing, never the program's.
+[[nodiscard]] bool starved(const CpuTime& from, const CpuTime& to, std::chrono::microseconds wall);
+
+// "given 0.3 s of CPU in 20 s, and waited 19.1 s for one": for the line that says why.
+[[nodiscard]] std::string describe_starved(const CpuTime& from, const CpuTime& to, std::chrono::microseconds wall);
+
 class BoxCgroup {
  public:
   // A group named `name` for one box, with its limits (kUnlimited memory: none). A group of that
@@ -85,17 +108,23 @@ class BoxCgroup {
   // writes "0" to each joins the box (the sandbox's child does, before anything else).
   [[nodiscard]] const std::vector<int>& join_fds() const noexcept { return join_fds_; }
   [[nodiscard]] CgroupCounts counts() const;
+  // What its programs got of the CPU so far; nothing where the kernel keeps no pressure for it
+  // (no cgroup2 hierarchy, or a kernel without PSI).
+  [[nodiscard]] std::optional<CpuTime> cpu_time() const;
   // SIGKILL to every process in it, until none is left (at most two seconds). False if some were.
   bool kill_all() const;
 
  private:
   BoxCgroup() = default;
   void take_cpu(const CgroupLayout& layout, const std::string& name);
+  void take_pressure(const CgroupLayout& layout, const std::string& name);
   int version_ = 0;
   std::vector<std::string> dirs_;     // v1: memory's, then pids'; v2: one
   std::vector<std::string> parents_;  // the grader's `cb-grade` folders above them, removed when empty
   std::string cpu_dir_;
-  std::string cpu_parent_;  // v1: the `cb-grade` folder in the cpu hierarchy, removed when empty
+  std::string cpu_parent_;       // v1: the `cb-grade` folder in the cpu hierarchy, removed when empty
+  std::string pressure_dir_;     // where cpu.stat and cpu.pressure are read (v2: dirs()'s)
+  std::string pressure_parent_;  // hybrid v1: the `cb-grade` folder in the cgroup2 hierarchy
   std::vector<int> join_fds_;
 };
 

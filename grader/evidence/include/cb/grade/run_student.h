@@ -33,7 +33,10 @@ struct RunOutcome {
   Result<Record> record = Record{};  // the server's record after the command ended
   int exit_code = 0;                 // the command's, or 128 + signal
   bool timed_out = false;            // killed at the time limit; graded as far as it got
-  std::string output_tail;           // the last 8 KiB of its stdout and stderr
+  // Timed out while its box was kept from the CPU (sandbox::starved): how, for the line that
+  // says the machine, not the program, ran out of time. Empty otherwise.
+  std::string starved;
+  std::string output_tail;  // the last 8 KiB of its stdout and stderr
   double seconds = 0;
   bool survivors = false;  // outside the full sandbox: something it started could not be killed
   sandbox::Containment containment;

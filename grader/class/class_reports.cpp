@@ -52,6 +52,7 @@ nlohmann::json inputs_json(const Evidence& in) {
     j["conformance"] = {{"command", c->traces.command},
                         {"traces", c->traces.count},
                         {"seed", c->traces.seed},
+                        {"trace_generation", c->traces.generation},
                         {"refused", c->refused.first.empty() ? nlohmann::json(nullptr)
                                                              : nlohmann::json{{"rule", c->refused.first},
                                                                               {"message", c->refused.second},
@@ -98,6 +99,7 @@ Result<void> inputs_of(const nlohmann::json& j, const std::string& name, Evidenc
       kept.traces.command = c->at("command").get<std::string>();
       kept.traces.count = c->at("traces").get<int>();
       kept.traces.seed = c->at("seed").get<std::uint64_t>();
+      kept.traces.generation = std::clamp(c->value("trace_generation", 1), 1, kTraceGeneration);
       kept.answers = *answers;
       kept.shrink_cut = c->value("shrink_cut", false);
       kept.time_limit = std::chrono::milliseconds{c->value("time_limit_ms", std::int64_t{0})};

@@ -385,7 +385,7 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Programs& p
     // A round of traces at once, judged in order, so what is found does not depend on `jobs`.
     std::vector<Trace> round;
     for (int j = i; j < std::min(o.traces.count, i + size); ++j)
-      round.push_back(trace_for(o.traces.seed, j, in_flight));
+      round.push_back(trace_for(o.traces.seed, j, in_flight, o.traces.generation));
     std::vector<std::future<Replies>> running;
     for (std::size_t j = 1; j < round.size(); ++j)
       running.push_back(std::async(std::launch::async, [&programs, &t = round[j]] { return programs.run(t); }));

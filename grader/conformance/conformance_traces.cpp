@@ -236,9 +236,57 @@ Trace generate_held_across(std::uint64_t seed, int index) {
   return t;
 }
 
-Trace trace_for(std::uint64_t seed, int index, bool in_flight) {
+Trace generate_rate_edge(std::uint64_t seed, int index) {
+  Rng r((seed * 1'000'003U + static_cast<std::uint64_t>(static_cast<unsigned>(index))) ^ 0x2545'f491'4f6c'dd1dU);
+  Trace t;
+  t.settings = draw_settings(r, index + 1);  // its wait and trials drawn; never the lab's own
+  // A full window of w calls, k of them failed, whose rate is exactly the threshold (the rules
+  // open), or a fraction of a percent under it that rounds up to it (the rules stay CLOSED).
+  const bool exact = (index / 4) % 2 == 0;
+  for (;;) {
+    const int w = r.between(3, 20);
+    const int k = r.between(1, w - 1);
+    const int rest = 100 * k % w;
+    if (exact ? rest != 0 : 2 * rest < w) continue;
+    const int percent = 100 * k / w + (exact ? 0 : 1);
+    if (percent < 10 || percent > 90) continue;
+    t.settings.window = w;
+    t.settings.minimum_calls = w;  // nothing is decided before the window is full
+    t.settings.failure_rate_percent = percent;
+    std::vector<char> failed(static_cast<std::size_t>(w), 0);
+    for (int placed = 0; placed < k;) {
+      char& f = failed[static_cast<std::size_t>(r.between(0, w - 1))];
+      placed += f != 0 ? 0 : 1;
+      f = 1;
+    }
+    double now = 0;
+    for (const char f : failed) {
+      now += r.between(1, 50);
+      t.calls.push_back(Call{now, f ? 500 + r.between(0, 4) : 200, false});
+    }
+    break;
+  }
+  // Then the ordinary traffic of any trace, from where the rules have it.
+  Model m(t.settings);
+  double opened_at = -1;
+  for (const Call& c : t.calls)
+    if (const Step s = m.step(c); s.rule == Rule::Tripped) opened_at = c.t_ms;
+  double now = t.calls.back().t_ms;
+  for (int i = r.between(10, 60); i > 0; --i) {
+    now = next_time(r, m, t.settings, now, opened_at);
+    Call c{now, 200, false};
+    draw_result(r, c, m.state() == State::HalfOpen);
+    if (const Step s = m.step(c); s.rule == Rule::Tripped || s.rule == Rule::ReopenedAfterTrials) opened_at = now;
+    t.calls.push_back(c);
+  }
+  return t;
+}
+
+Trace trace_for(std::uint64_t seed, int index, bool in_flight, int generation) {
+  const bool core = generation >= 2;
+  if (core && index % 4 == 1 && index / 4 < kRateEdgeTraces) return generate_rate_edge(seed, index);
   if (!in_flight || index % 4 != 2) return generate(seed, index);
-  return index / 4 < kHeldAcrossTraces ? generate_held_across(seed, index) : generate_in_flight(seed, index);
+  return core && index / 4 < kHeldAcrossTraces ? generate_held_across(seed, index) : generate_in_flight(seed, index);
 }
 
 std::vector<Answer> model_answers(const Settings& settings, const std::vector<Call>& calls) {

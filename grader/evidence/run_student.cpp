@@ -162,6 +162,15 @@ sandbox::LimitHit limit_that_ended(const RunOutcome& out, const sandbox::Sandbox
   return hit;
 }
 
+// How the machine starved the box since `from` (sandbox::starved), or nothing.
+std::string starved_since(const sandbox::Box& box, const std::optional<sandbox::CpuTime>& cpu_from,
+                          std::chrono::steady_clock::time_point from) {
+  const auto now = cpu_from ? box.cgroup()->cpu_time() : std::nullopt;
+  const auto wall = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - from);
+  if (!now || !sandbox::starved(*cpu_from, *now, wall)) return "";
+  return sandbox::describe_starved(*cpu_from, *now, wall);
+}
+
 }  // namespace
 
 SandboxInfo sandbox_info(const sandbox::Containment& c) {
@@ -296,7 +305,6 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
   program.env = {"CB_SERVER=" + out.server_url, "CB_DIR=" + sandbox.visible_out(box), "PYTHONUNBUFFERED=1"};
 
   const sandbox::CgroupCounts counted_before = counts_of(box);
-  const auto cpu_before = box.cgroup() != nullptr ? box.cgroup()->cpu_time() : std::nullopt;
   const auto started = Clock::now();
   auto child = sandbox.start(box, program);
   ::close(pipe_fds[1]);
@@ -326,11 +334,7 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left <= 0 && !out.timed_out && !box_over) {
       out.timed_out = true;
-      if (const auto cpu_now = cpu_before ? box.cgroup()->cpu_time() : std::nullopt; cpu_now) {
-        const auto wall = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started);
-        if (sandbox::starved(*cpu_before, *cpu_now, wall))
-          out.starved = sandbox::describe_starved(*cpu_before, *cpu_now, wall);
-      }
+      out.starved = starved_since(box, counted_before.cpu, started);
       ::kill(-pid, SIGQUIT);
       kill_at = Clock::now() + kStacksGrace;
     }

@@ -427,6 +427,7 @@ CgroupCounts BoxCgroup::counts() const {
     c.socket_peak = number_in(mem + "/memory.kmem.tcp.max_usage_in_bytes");
   }
   if (version_ == 2 || dirs_.size() > 1) c.pids_refused = key_value(read_small(dirs_.back() + "/pids.events"), "max");
+  c.cpu = cpu_time();
   return c;
 }
 

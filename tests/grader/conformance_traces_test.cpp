@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <limits>
 
@@ -41,6 +42,49 @@ std::optional<Found> first_failure(const Program& p, std::uint64_t seed, int tra
     if (auto d = compare(t, p(t).answers)) return Found{t, *d};
   }
   return std::nullopt;
+}
+
+TEST_CASE("conformance traces: every seed's rate-edge traces put a full window on the threshold's edge") {
+  // On every seed, each of them: a full window whose failures are exactly the threshold (the
+  // rules open; a breaker comparing with > does not) or under it by less than half a percent (the
+  // rules stay CLOSED; one that rounds the rate to a whole percent first opens).
+  for (std::uint64_t seed = 1; seed <= 200; ++seed)
+    for (int k = 0; k < kRateEdgeTraces; ++k) {
+      const int index = 1 + 4 * k;
+      CAPTURE(seed);
+      CAPTURE(index);
+      const Trace t = trace_for(seed, index, false);
+      const int w = t.settings.window;
+      REQUIRE(t.settings.minimum_calls == w);
+      REQUIRE(static_cast<int>(t.calls.size()) > w);
+      int failed = 0;
+      Model m(t.settings);
+      for (int i = 0; i < w; ++i) {
+        const Call& c = t.calls[static_cast<std::size_t>(i)];
+        failed += c.status >= 500 ? 1 : 0;
+        const Step s = m.step(c);
+        if (i + 1 < w) CHECK(s.state == State::Closed);
+      }
+      const int percent = t.settings.failure_rate_percent;
+      const bool opened = m.state() == State::Open;
+      const bool exact = failed * 100 == percent * w;
+      CHECK(opened == exact);
+      if (exact)
+        CHECK_FALSE(failed * 100 > percent * w);  // what > decides: it stays CLOSED
+      else
+        CHECK(std::lround(failed * 100.0 / w) >= percent);                 // what rounding decides: it opens
+      CHECK(trace_for(seed, index, true).calls.size() == t.calls.size());  // in flight or not
+    }
+  // Generation 1, a grading's kept before these cores: random traces in those places.
+  const auto same = [](const Trace& a, const Trace& b) {
+    return a.calls.size() == b.calls.size() &&
+           std::equal(a.calls.begin(), a.calls.end(), b.calls.begin(), [](const Call& x, const Call& y) {
+             return x.t_ms == y.t_ms && x.status == y.status && x.phase == y.phase && x.id == y.id;
+           });
+  };
+  CHECK(same(trace_for(7, 1, false, 1), generate(7, 1)));
+  CHECK(same(trace_for(7, 2, true, 1), generate_in_flight(7, 2)));
+  CHECK(same(trace_for(7, 1 + 4 * kRateEdgeTraces, false), generate(7, 1 + 4 * kRateEdgeTraces)));
 }
 
 TEST_CASE("conformance traces: every seed's held-across traces hold a call over a whole cycle, which tells") {

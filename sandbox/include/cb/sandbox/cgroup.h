@@ -52,6 +52,13 @@ struct CgroupLayout {
 // grader runs as root.
 [[nodiscard]] CgroupLayout cgroup_layout(std::string_view mountinfo, std::string_view self_cgroup, bool root);
 
+// The CPU a box's programs got, and the time they spent ready to run but given none, since its
+// group was made (cgroup v2's cpu.stat usage_usec and cpu.pressure "some" total).
+struct CpuTime {
+  std::chrono::microseconds used{0};
+  std::chrono::microseconds waited{0};
+};
+
 // What the kernel counted for a box so far.
 struct CgroupCounts {
   std::uint64_t oom_kills = 0;     // processes the kernel killed for the memory limit
@@ -65,13 +72,7 @@ struct CgroupCounts {
   // same limit). The kernel charges past the limit rather than count a failure: a peak at the
   // limit is how it shows that the box's sockets were held back.
   std::uint64_t socket_peak = 0;
-};
-
-// The CPU a box's programs got, and the time they spent ready to run but given none, since its
-// group was made (cgroup v2's cpu.stat usage_usec and cpu.pressure "some" total).
-struct CpuTime {
-  std::chrono::microseconds used{0};
-  std::chrono::microseconds waited{0};
+  std::optional<CpuTime> cpu;  // BoxCgroup::cpu_time()
 };
 
 // Whether the box was starved over a stretch of `wall` (the difference of two readings): ready

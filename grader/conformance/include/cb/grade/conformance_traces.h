@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cb/grade/conformance_model.h"
+#include "cb/grade/trace_set.h"
 #include "cb/grade/wording.h"
 
 namespace cb::grade::conformance {
@@ -98,10 +99,21 @@ struct Programs {
 // before generate_in_flight's.
 inline constexpr int kHeldAcrossTraces = 5;
 
-// Trace number `index` of a run seeded `seed`: generate()'s, or for a program that takes calls in
-// flight, every 4th (from the 3rd) one with calls in flight, the first kHeldAcrossTraces of those
-// aimed at late results.
-[[nodiscard]] Trace trace_for(std::uint64_t seed, int index, bool in_flight);
+// A trace aimed at the threshold's edge, so that no seed misses it: a full window whose failure
+// rate is exactly the threshold (the rules open: `>` does not), or under it by less than half a
+// percent (the rules stay CLOSED: a rate rounded to a whole percent first opens), alternately.
+// Ordinary traffic follows.
+[[nodiscard]] Trace generate_rate_edge(std::uint64_t seed, int index);
+
+// How many of a run's traces are generate_rate_edge's: every 4th from the 2nd, the first ones.
+inline constexpr int kRateEdgeTraces = 6;
+
+// Trace number `index` of a run seeded `seed`: generate()'s; every 4th from the 2nd, the first
+// kRateEdgeTraces of those, aimed at the threshold's edge; for a program that takes calls in
+// flight, every 4th from the 3rd with calls in flight, the first kHeldAcrossTraces of those aimed
+// at late results. Those two cores are generation 2's (TraceSet::generation); generation 1's
+// traces are the others' alone, as graders before them made.
+[[nodiscard]] Trace trace_for(std::uint64_t seed, int index, bool in_flight, int generation = grade::kTraceGeneration);
 
 // Drops each End whose call the rules did not let through when it began, or whose Begin is not
 // in the trace (the protocol sends no end for those): what a shrunk trace is made into.

@@ -428,7 +428,13 @@ ConformancePart check_conformance(const ConformanceOptions& o, const Programs& p
     const Failure& f = failures.back();
     part.status = Status::Fail;
     part.rule = "no_answer";
-    part.message = "your program did not answer the first call of the first trace: it " + f.replies.problem +
+    // Said of the trace it was: a program that answered traces before this one started, and
+    // spoke the protocol, and then stopped (it crashed, or could not be started again).
+    const std::string which = f.index == 0 ? "the first trace"
+                                           : "trace " + std::to_string(f.index + 1) + " (after answering " +
+                                                 std::to_string(part.agreed) + " of the " + std::to_string(f.index) +
+                                                 " before it rightly)";
+    part.message = "your program did not answer the first call of " + which + ": it " + f.replies.problem +
                    (program_words(f.replies.stderr_tail).empty() ? "" : ": " + program_words(f.replies.stderr_tail));
     part.stderr_tail = f.replies.stderr_tail;
   } else if (!failures.empty()) {

@@ -203,6 +203,20 @@ TEST_CASE("conformance: what a broken program did is said, never a grader crash"
           "within 0.3 s, the time limit of one trace");
     CHECK(c["rows"].empty());
   }
+  SUBCASE("a program that stops answering after some traces is told which trace, not the first") {
+    // Two traces answered rightly, one process each; from the third on it exits at once. A right
+    // Java kit on a starved machine was told it "did not answer the first call of the first
+    // trace" after two traces had been answered.
+    const std::string command =
+        "n=$(cat starts 2>/dev/null || echo 0); [ \"$n\" -ge 2 ] && exit 3; echo $((n + 1)) > starts; exec " +
+        kBentHere + " --one-trace";
+    const json c = conformance(command, {"--seed", "1", "--traces", "6", "-j", "1"}, 1)["conformance"];
+    CHECK(c["rule"] == "no_answer");
+    CHECK(c["message"].get<std::string>().rfind(
+              "your program did not answer the first call of trace 3 (after answering 2 of the 2 before it rightly): "
+              "it ",
+              0) == 0);
+  }
   SUBCASE("a first trace that ran out of its warm-up says what its time was for") {
     // A Java kit whose javac outlasted the first trace's time was told only "no answer within
     // 25 s, the time limit of one trace", which it is not.

@@ -5,6 +5,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "../kits/kits.h"
 #include "grading.h"
@@ -28,11 +30,11 @@ TEST_CASE("sandbox: a breaker that fills its box with processes gets its own 0, 
       hand_over(root.path(), s, false);
       TempDir out;
       hand_over(out.path(), s, true);
-      const auto ran = run(as(s, {grader_for(s), "--run", "sh run.sh", "--dir", out.path(), "--conformance",
-                                  "python3 box_full_replay.py", "-j", "8", "--traces", "60", "--seed", "5",
-                                  "--limit-processes", "32", "--submission", kit, "--sandbox", s.mode, "--format",
-                                  "json"}),
-                           "", {}, std::chrono::seconds{180});
+      std::vector<std::string> argv{grader_for(s), "--submission", kit, "--sandbox", s.mode, "--format", "json"};
+      argv.insert(argv.end(), {"--run", "sh run.sh", "--dir", out.path(), "--limit-processes", "32"});
+      argv.insert(argv.end(), {"--conformance", "python3 box_full_replay.py", "-j", "8", "--traces", "60"});
+      argv.insert(argv.end(), {"--seed", "5"});
+      const auto ran = run(as(s, argv), "", {}, std::chrono::seconds{180});
       INFO(ran.out, ran.err);
       CHECK(ran.exit_code == 1);
       CHECK(ran.err.find("grading again") == std::string::npos);

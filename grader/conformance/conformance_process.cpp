@@ -296,13 +296,10 @@ class Session {
   // program (sandbox::starved): said as the trace's problem, and told to the grading as the
   // grader's failure, to be graded again.
   bool starved() {
-    if (!cpu_from_) return false;
-    const auto now = cgroup()->cpu_time();
-    const auto wall = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - began_);
-    if (!now || !sandbox::starved(*cpu_from_, *now, wall)) return false;
-    const std::string why = "a trace ran out of its " + limit_said() +
-                            " while the machine kept the box from the CPU (" +
-                            sandbox::describe_starved(*cpu_from_, *now, wall) + ")";
+    const std::string how = sandbox::starved_since(cgroup(), cpu_from_, began_);
+    if (how.empty()) return false;
+    const std::string why =
+        "a trace ran out of its " + limit_said() + " while the machine kept the box from the CPU (" + how + ")";
     if (o_.grader_failed) o_.grader_failed(why);
     fail(why);
     return true;

@@ -99,17 +99,12 @@ Result<void> run_in(sandbox::Sandbox& sandbox, const sandbox::Box& box, const st
     }
   }
   const bool ended = child->reaped;
-  // Said before the box is emptied: a build out of time for want of CPU is the machine's.
-  std::string starved;
-  if (const auto cpu_now = !ended && cpu_before ? box.cgroup()->cpu_time() : std::nullopt; cpu_now) {
-    const auto wall = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - began);
-    if (sandbox::starved(*cpu_before, *cpu_now, wall))
-      starved = " while the machine kept its box from the CPU (" +
-                sandbox::describe_starved(*cpu_before, *cpu_now, wall) + ")";
-  }
+  // Read before the box is emptied: a build out of time for want of CPU is the machine's.
+  const std::string starved = ended ? "" : sandbox::starved_since(box.cgroup(), cpu_before, began);
   (void)sandbox::end_child(*child);
   if (!ended)
-    return Error{"'" + command + "' took longer than " + std::to_string(kBuildLimit.count()) + " s" + starved};
+    return Error{"'" + command + "' took longer than " + std::to_string(kBuildLimit.count()) + " s" +
+                 (starved.empty() ? "" : " while the machine kept its box from the CPU (" + starved + ")")};
   if (child->exit_code() != 0) {
     const std::string said = last_line(tail.take());
     return Error{"'" + command + "' exited with " + std::to_string(child->exit_code()) +

@@ -162,15 +162,6 @@ sandbox::LimitHit limit_that_ended(const RunOutcome& out, const sandbox::Sandbox
   return hit;
 }
 
-// How the machine starved the box since `from` (sandbox::starved), or nothing.
-std::string starved_since(const sandbox::Box& box, const std::optional<sandbox::CpuTime>& cpu_from,
-                          std::chrono::steady_clock::time_point from) {
-  const auto now = cpu_from ? box.cgroup()->cpu_time() : std::nullopt;
-  const auto wall = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - from);
-  if (!now || !sandbox::starved(*cpu_from, *now, wall)) return "";
-  return sandbox::describe_starved(*cpu_from, *now, wall);
-}
-
 }  // namespace
 
 SandboxInfo sandbox_info(const sandbox::Containment& c) {
@@ -334,7 +325,7 @@ Result<RunOutcome> run_student(const RunOptions& o, sandbox::Sandbox& sandbox, c
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left <= 0 && !out.timed_out && !box_over) {
       out.timed_out = true;
-      out.starved = starved_since(box, counted_before.cpu, started);
+      out.starved = sandbox::starved_since(box.cgroup(), counted_before.cpu, started);
       ::kill(-pid, SIGQUIT);
       kill_at = Clock::now() + kStacksGrace;
     }

@@ -412,6 +412,14 @@ std::string describe_starved(const CpuTime& from, const CpuTime& to, std::chrono
          " for one";
 }
 
+std::string starved_since(const BoxCgroup* group, const std::optional<CpuTime>& from,
+                          std::chrono::steady_clock::time_point since) {
+  const auto now = from && group != nullptr ? group->cpu_time() : std::nullopt;
+  const auto wall = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - since);
+  if (!now || !starved(*from, *now, wall)) return "";
+  return describe_starved(*from, *now, wall);
+}
+
 CgroupCounts BoxCgroup::counts() const {
   CgroupCounts c;
   const std::string& mem = dirs_.front();

@@ -87,6 +87,14 @@ struct CgroupCounts {
 // "given 0.3 s of CPU in 20 s, and waited 19.1 s for one": for the line that says why.
 [[nodiscard]] std::string describe_starved(const CpuTime& from, const CpuTime& to, std::chrono::microseconds wall);
 
+class BoxCgroup;
+
+// How the machine starved `group`'s box between `since` (when `from` was read) and now, said as
+// describe_starved does; empty when it was not, or where nothing was read. The one reading every
+// time limit of the grader's (a lab run, a trace, a build) is judged by.
+[[nodiscard]] std::string starved_since(const BoxCgroup* group, const std::optional<CpuTime>& from,
+                                        std::chrono::steady_clock::time_point since);
+
 class BoxCgroup {
  public:
   // A group named `name` for one box, with its limits (kUnlimited memory: none). A group of that

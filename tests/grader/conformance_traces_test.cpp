@@ -44,6 +44,14 @@ std::optional<Found> first_failure(const Program& p, std::uint64_t seed, int tra
   return std::nullopt;
 }
 
+// Whether two traces are the same calls at the same times.
+bool same(const Trace& a, const Trace& b) {
+  return a.calls.size() == b.calls.size() &&
+         std::equal(a.calls.begin(), a.calls.end(), b.calls.begin(), [](const Call& x, const Call& y) {
+           return x.t_ms == y.t_ms && x.status == y.status && x.phase == y.phase && x.id == y.id;
+         });
+}
+
 TEST_CASE("conformance traces: every seed's rate-edge traces put a full window on the threshold's edge") {
   // On every seed, each of them: a full window whose failures are exactly the threshold (the
   // rules open; a breaker comparing with > does not) or under it by less than half a percent (the
@@ -76,12 +84,6 @@ TEST_CASE("conformance traces: every seed's rate-edge traces put a full window o
       CHECK(trace_for(seed, index, true).calls.size() == t.calls.size());  // in flight or not
     }
   // Generation 1, a grading's kept before these cores: random traces in those places.
-  const auto same = [](const Trace& a, const Trace& b) {
-    return a.calls.size() == b.calls.size() &&
-           std::equal(a.calls.begin(), a.calls.end(), b.calls.begin(), [](const Call& x, const Call& y) {
-             return x.t_ms == y.t_ms && x.status == y.status && x.phase == y.phase && x.id == y.id;
-           });
-  };
   CHECK(same(trace_for(7, 1, false, 1), generate(7, 1)));
   CHECK(same(trace_for(7, 2, true, 1), generate_in_flight(7, 2)));
   CHECK(same(trace_for(7, 1 + 4 * kRateEdgeTraces, false), generate(7, 1 + 4 * kRateEdgeTraces)));
@@ -112,12 +114,6 @@ TEST_CASE("conformance traces: every seed's held-across traces hold a call over 
       CHECK(counted.step(Call{end->t_ms, end->status, end->timed_out}).state == State::Open);
     }
   // The others with calls in flight are generate_in_flight's, and without, generate()'s.
-  const auto same = [](const Trace& a, const Trace& b) {
-    return a.calls.size() == b.calls.size() &&
-           std::equal(a.calls.begin(), a.calls.end(), b.calls.begin(), [](const Call& x, const Call& y) {
-             return x.t_ms == y.t_ms && x.status == y.status && x.phase == y.phase && x.id == y.id;
-           });
-  };
   CHECK(same(trace_for(7, 2 + 4 * kHeldAcrossTraces, true), generate_in_flight(7, 2 + 4 * kHeldAcrossTraces)));
   CHECK(same(trace_for(7, 2, false), generate(7, 2)));
 }
